@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# System parts the Python install cannot bring: Debian chromium (for the reference
+# renderer) and the pinned p5 + p5.brush from npm. Idempotent; run by `make setup`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -f package-lock.json ]; then
+  if [ ! -d node_modules/p5.brush ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: install Debian's chromium (sudo apt-get install chromium)" >&2
+  fi
+fi

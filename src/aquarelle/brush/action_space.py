@@ -1,0 +1,67 @@
+"""Named allowlists of brush methods (the policy's action space).
+
+The published run advised ten methods in its prompt but never enforced them;
+here a call outside the episode's space is an error naming the method and space.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .commands import BRUSH_METHODS, SPECS, CommandError
+
+HF10 = (
+    "scaleBrushes",
+    "noStroke",
+    "fill",
+    "noFill",
+    "fillBleed",
+    "fillTexture",
+    "beginShape",
+    "vertex",
+    "endShape",
+    "circle",
+)
+
+
+@dataclass(frozen=True)
+class ActionSpace:
+    name: str
+    methods: frozenset[str]
+
+    def check(self, method: str) -> None:
+        """Raise CommandError if ``method`` is not allowed in this space."""
+        if method == "background":  # p5's own, always part of the skeleton
+            return
+        if method not in self.methods:
+            known = "" if method in SPECS else " (and it is not a p5.brush method)"
+            raise CommandError(f"{method} is not in the {self.name} action space{known}")
+
+    def __contains__(self, method: str) -> bool:
+        return method == "background" or method in self.methods
+
+
+SPACES: dict[str, ActionSpace] = {
+    "hf10": ActionSpace("hf10", frozenset(HF10)),
+    "full": ActionSpace("full", frozenset(BRUSH_METHODS)),
+}
+
+
+def get_space(spec: str | list[str] | tuple[str, ...] | ActionSpace | None, default: str = "full") -> ActionSpace:
+    """Resolve a space by name, or build a custom one from a list of method names."""
+    if spec is None:
+        spec = default
+    if isinstance(spec, ActionSpace):
+        return spec
+    if isinstance(spec, str):
+        if spec in SPACES:
+            return SPACES[spec]
+        if "," in spec:
+            spec = [s.strip() for s in spec.split(",") if s.strip()]
+        else:
+            raise CommandError(f"unknown action space {spec!r} (known: {', '.join(SPACES)}, or a comma-separated list)")
+    methods = list(spec)
+    unknown = [m for m in methods if m not in BRUSH_METHODS]
+    if unknown:
+        raise CommandError(f"custom action space names unknown method(s): {', '.join(map(str, unknown))}")
+    return ActionSpace("custom[" + ",".join(methods) + "]", frozenset(methods))

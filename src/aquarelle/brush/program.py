@@ -1,0 +1,106 @@
+"""The command program: a header plus a list of canonical commands.
+
+Every stored command is in one frame: canvas pixels, (0,0) top-left, the sketch's
+transforms already applied, angles in degrees. The JSON form round-trips:
+``Program.loads(p.dumps()) == p`` and ``dumps`` of a loaded canonical text is the
+same text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Iterable, Literal
+
+from pydantic import BaseModel, Field
+
+from .commands import SPECS, Command, CommandError, validate
+
+FORMAT_VERSION = 1
+
+
+class Program(BaseModel):
+    """A validated, replayable p5.brush program."""
+
+    version: int = FORMAT_VERSION
+    width: int = Field(600, ge=1, le=8192)
+    height: int = Field(600, ge=1, le=8192)
+    angle_mode: Literal["degrees"] = "degrees"  # stored angles are always degrees
+    seed: int | None = None
+    commands: list[Command] = []
+
+    # ---- building
+
+    @classmethod
+    def from_calls(cls, calls: Iterable[Any], **header: Any) -> "Program":
+        """Validate raw calls (``{"method", "args"}`` dicts or (method, args) pairs)."""
+        cmds = []
+        for i, c in enumerate(calls):
+            if isinstance(c, Command):
+                cmds.append(c)
+                continue
+            if isinstance(c, dict):
+                method, args = c.get("method"), c.get("args", [])
+            elif isinstance(c, (list, tuple)) and len(c) == 2:
+                method, args = c
+            else:
+                raise CommandError(f"call {i}: expected {{'method': ..., 'args': [...]}}, got {str(c)[:60]}")
+            cmds.append(validate(method, args))
+        return cls(commands=cmds, **header)
+
+    def recorded(self) -> "Program":
+        """The same program without query/no-op calls (what renderers consume)."""
+        keep = [c for c in self.commands if SPECS[c.method].kind not in ("query", "noop")]
+        return self.model_copy(update={"commands": keep})
+
+    # ---- JSON
+
+    def to_json(self) -> dict:
+        return {
+            "version": self.version,
+            "width": self.width,
+            "height": self.height,
+            "angle_mode": self.angle_mode,
+            "seed": self.seed,
+            "commands": [c.to_json() for c in self.commands],
+        }
+
+    def dumps(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_json(), indent=indent, separators=None if indent else (",", ":"))
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Program":
+        if not isinstance(data, dict):
+            raise CommandError("program JSON must be an object with a 'commands' list")
+        if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
+            raise CommandError(f"program version {data.get('version')!r} is not supported (expected {FORMAT_VERSION})")
+        header = {k: data[k] for k in ("width", "height", "seed") if k in data}
+        cmds = data.get("commands")
+        if not isinstance(cmds, list):
+            raise CommandError("program JSON needs a 'commands' list")
+        return cls.from_calls(cmds, **header)
+
+    @classmethod
+    def loads(cls, text: str) -> "Program":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CommandError(f"program is not valid JSON: {e.msg} at line {e.lineno}") from None
+        return cls.from_json(data)
+
+    # ---- summaries
+
+    def method_counts(self) -> dict[str, int]:
+        return dict(Counter(c.method for c in self.commands))
+
+    def summary(self) -> dict:
+        counts = self.method_counts()
+        shapes = sum(counts.get(m, 0) for m in ("endShape", "circle", "rect", "polygon", "arc", "endStroke", "line",
+                                                   "flowLine", "spline", "hatchArray", "massArray"))
+        colours: set[str] = set()
+        for c in self.commands:
+            idx = {"fill": 0, "wash": 0, "stroke": 0, "set": 1, "hatchStyle": 1, "mass": 1}.get(c.method)
+            if idx is not None and len(c.args) > idx and isinstance(c.args[idx], str):
+                colours.add(c.args[idx])
+        return {"commands": len(self.commands), "shapes": shapes, "colours": sorted(colours), "methods": counts,
+                "size": [self.width, self.height]}
