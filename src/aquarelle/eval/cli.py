@@ -1,0 +1,92 @@
+"""``aquarelle eval``, ``aquarelle report`` and ``aquarelle compare``.
+
+Only typer at module level: the evaluation code (numpy, scipy, matplotlib) is
+imported inside each command so ``aquarelle --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+
+def _fail(msg: str, code: int = 1) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    from .prompts import PromptError
+    from .run import RunError
+    from .sampling import SamplingError
+
+    return (RunError, PromptError, SamplingError, FileNotFoundError)
+
+
+def eval_cmd(
+    run: Path = typer.Argument(..., help="Run directory written by `aquarelle train`."),
+    prompts: str = typer.Option("heldout", "--prompts", help="Prompts to sample on: heldout, train or all."),
+    samples: int = typer.Option(8, "--samples", min=0,
+                                help="Paintings per policy (trained and starting) per prompt split; 0 = no sampling."),
+    samples_file: Optional[Path] = typer.Option(None, "--samples-file",
+                                                help="Evaluate pre-sampled paintings (JSONL rollouts with a `policy` "
+                                                     "key, trained|start) instead of sampling."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print only the eval JSON object on stdout."),
+) -> None:
+    """Evaluate a run: trend, scorer agreement, diversity, tool adherence, held-out; writes RUN/eval.json."""
+    import json
+
+    if prompts not in ("heldout", "train", "all"):
+        _fail(f"--prompts must be heldout, train or all, not {prompts!r}", 2)
+    from . import evaluate
+
+    try:
+        ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
+                               progress=not as_json or sys.stderr.isatty())
+    except _known_errors() as e:
+        _fail(str(e))
+    path = evaluate.write(run, ev)
+    if as_json:
+        sys.stdout.write(json.dumps(ev, allow_nan=False) + "\n")
+        return
+    evaluate.print_table(ev)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def report_cmd(
+    run: Path = typer.Argument(..., help="Run directory (its eval.json is used when present)."),
+    out: Path = typer.Option(Path("report.html"), "-o", "--out", help="HTML file to write."),
+) -> None:
+    """Write one static HTML report for a run: verdicts, curves, tables, gallery, held-out comparison."""
+    from .report import write_report
+
+    try:
+        path = write_report(run, out)
+    except _known_errors() as e:
+        _fail(str(e))
+    print(f"report: {path.resolve()}")
+
+
+def compare_cmd(
+    runs: List[Path] = typer.Argument(..., help="Two or more run directories (e.g. the three presets)."),
+    out: Path = typer.Option(Path("compare.html"), "-o", "--out", help="HTML file to write."),
+) -> None:
+    """Put several runs side by side on one page and in one table."""
+    from .compare import print_table, rows, write_compare
+
+    try:
+        path = write_compare(runs, out)
+        print_table(rows(runs))
+    except _known_errors() as e:
+        _fail(str(e))
+    print(f"compare: {path.resolve()}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)
+    app.command("report")(report_cmd)
+    app.command("compare")(compare_cmd)

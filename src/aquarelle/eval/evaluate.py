@@ -1,0 +1,185 @@
+"""``aquarelle eval RUN``: the run's metrics plus its trained and starting policies sampled on the same prompts.
+
+Writes RUN/eval.json (and RUN/eval_samples.jsonl with the sampled paintings
+under RUN/eval/) and prints a table. Everything the report and compare pages
+show comes from this one object.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import Any
+
+from . import images, metrics, verdicts
+from .run import Rollout, Run, load_run, load_samples
+
+EVAL_JSON = "eval.json"
+SAMPLES_JSONL = "eval_samples.jsonl"
+
+
+def loader(run: Run):
+    """Image loader for a run's rollouts (paths relative to the run)."""
+    return lambda r: images.load(run.image_path(r))
+
+
+def training_metrics(run: Run) -> dict[str, Any]:
+    """Every metric computed from the run's own rollouts (no sampling)."""
+    rs = [r for r in run.rollouts if r.policy is None]
+    load = loader(run)
+    return {
+        "reward_trend": metrics.reward_trend(rs),
+        "term_attribution": metrics.term_attribution(rs, run.weights),
+        "scorer_agreement": metrics.scorer_agreement(rs, run.judge_references),
+        "diversity": metrics.diversity(rs, load),
+        "tool_adherence": metrics.tool_adherence(rs, run.action_space),
+        "bad_rollouts": metrics.bad_rollouts(rs),
+        "coverage": metrics.coverage_stats(rs),
+    }
+
+
+def _late_training(run: Run) -> list[Rollout]:
+    rs = [r for r in run.rollouts if r.policy is None and r.split != "heldout"]
+    parts = metrics.thirds(rs)
+    return parts[2] if parts else rs
+
+
+def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
+    """Held-out vs training prompts for the trained policy, and trained vs starting policy on held-out prompts."""
+    load = loader(run)
+    space = run.action_space
+    pick = lambda pol, split: [r for r in samples if r.policy == pol and r.split == split]  # noqa: E731
+    trained_ho, start_ho = pick("trained", "heldout"), pick("start", "heldout")
+    trained_tr = pick("trained", "train")
+    if trained_tr:
+        train_side, source = trained_tr, "trained policy sampled on training prompts"
+    else:
+        train_side, source = _late_training(run), "training rollouts (last third of steps)"
+    if trained_ho:
+        out = metrics.heldout(train_side, trained_ho, load, space)
+    else:
+        out = {"train": metrics.summary(train_side, load, space), "heldout": None, "gap": {}, "holds": None,
+               "margin": metrics.HOLD_MARGIN, "reason": "no held-out samples (run `aquarelle eval RUN --prompts heldout`)"}
+    out["train_source"] = source
+    out["start"] = metrics.summary(start_ho, load, space) if start_ho else None
+    out["trained_vs_start"] = metrics.policy_comparison(trained_ho, start_ho) if trained_ho and start_ho else None
+    return out
+
+
+def policies_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
+    load = loader(run)
+    out: dict[str, Any] = {}
+    for pol in ("trained", "start"):
+        out[pol] = {}
+        for split in ("heldout", "train"):
+            rs = [r for r in samples if r.policy == pol and r.split == split]
+            if rs:
+                out[pol][split] = metrics.summary(rs, load, run.action_space)
+    tr = [r for r in samples if r.split == "train"]
+    out["train_comparison"] = metrics.policy_comparison([r for r in tr if r.policy == "trained"],
+                                                        [r for r in tr if r.policy == "start"]) if tr else None
+    return out
+
+
+def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8, samples_file: str | Path | None = None,
+             seed: int = 0, progress: bool = True) -> dict[str, Any]:
+    """Compute the eval object for a run, sampling the policies unless ``samples_file`` or ``samples == 0``."""
+    run = load_run(run_dir)
+    ev: dict[str, Any] = {
+        "run": run.name, "path": str(run.path), "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "preset": run.preset, "weights": run.weights, "mode": run.config.get("mode"), "action_space": run.action_space,
+        "steps": len(metrics.steps_of(run.rollouts)), "rollouts": len(run.rollouts), "skipped_lines": run.skipped_lines,
+    }
+    ev.update(training_metrics(run))
+
+    sampled: list[Rollout] = []
+    sampling: dict[str, Any] = {"prompts": prompts, "samples": samples, "source": None, "reason": None, "errors": []}
+    if samples_file is not None:
+        path = Path(samples_file)
+        if not path.exists():
+            raise FileNotFoundError(f"samples file {path} does not exist")
+        sampled = load_samples(path)
+        if prompts != "all":
+            sampled = [r for r in sampled if r.split == prompts]
+        sampling["source"] = str(path)
+    elif samples > 0:
+        from . import prompts as prompt_mod
+        from .sampling import sample_policies
+
+        chosen = prompt_mod.select(run, prompts)
+        if prompts == "all":  # K per policy on each split
+            by_split = {s: [p for p in chosen if p.split == s] for s in ("train", "heldout")}
+            rows: list[dict] = []
+            for s, ps in by_split.items():
+                if ps:
+                    _, r = sample_policies(run, ps, samples, seed=seed, progress=progress)
+                    rows += r
+        else:
+            _, rows = sample_policies(run, chosen, samples, seed=seed, progress=progress)
+        with (run.path / SAMPLES_JSONL).open("w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        sampled = load_samples(run.path / SAMPLES_JSONL)
+        sampling["source"] = SAMPLES_JSONL
+    else:
+        sampling["reason"] = "--samples 0: metrics from the training rollouts only"
+    sampling["errors"] = [r.extra.get("error") for r in sampled if r.reward is None and r.extra.get("error")][:20]
+    sampling["unscored"] = sum(r.reward is None for r in sampled)
+    sampling["n"] = len(sampled)
+    ev["sampling"] = sampling
+    ev["heldout"] = heldout_section(run, sampled)
+    ev["policies"] = policies_section(run, sampled)
+    ev["verdicts"] = verdicts.all_verdicts(ev)
+    return ev
+
+
+def write(run_dir: str | Path, ev: dict[str, Any]) -> Path:
+    path = Path(run_dir) / EVAL_JSON
+    path.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
+    return path
+
+
+def read(run_dir: str | Path) -> dict[str, Any] | None:
+    """A run's eval.json, or None when it has none (or an unreadable one)."""
+    path = Path(run_dir) / EVAL_JSON
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) and "verdicts" in data else None
+
+
+def print_table(ev: dict[str, Any], console=None) -> None:
+    """The eval object as a short rich table: the verdicts and the numbers behind them."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    head = Table(title=f"aquarelle eval: {ev['run']} ({ev.get('preset') or 'custom'}, {ev['steps']} steps, "
+                       f"{ev['rollouts']} rollouts)", show_lines=True)
+    head.add_column("question", style="bold", max_width=28)
+    head.add_column("answer")
+    head.add_column("why", overflow="fold")
+    colour = {"yes": "green", "no": "red", "unclear": "yellow"}
+    for key, v in ev["verdicts"].items():
+        ans = v["answer"]
+        if key == "gamed":  # "yes" is the bad answer here
+            colour_ = {"yes": "red", "no": "green"}.get(ans, "yellow")
+        else:
+            colour_ = colour[ans]
+        head.add_row(v["question"], f"[{colour_}]{ans}[/]", v["text"])
+    console.print(head)
+    h = ev.get("heldout") or {}
+    if h.get("heldout") or h.get("start"):
+        t = Table(title="held-out: trained vs starting policy")
+        for c in ("", "reward", "judge", "preference", "bad rate", "coverage", "errors/ep"):
+            t.add_column(c)
+        for name, s in (("trained (held-out)", h.get("heldout")), ("start (held-out)", h.get("start")),
+                        ("trained (train prompts)", h.get("train"))):
+            if s:
+                t.add_row(name, *[("n/a" if s.get(k) is None else f"{s[k]:.3f}") for k in
+                                  ("reward", "judge", "preference", "bad_rate", "coverage", "errors_per_episode")])
+        console.print(t)

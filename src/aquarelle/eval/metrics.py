@@ -1,0 +1,567 @@
+"""Metrics over rollouts: pure functions from lists of rollouts to JSON-ready dicts.
+
+Each answers one of the questions the published work answered by hand: does the
+reward rise steadily (and which term drives it), do the two scorers agree or is
+one being gamed, do the paintings stay diverse, are the tools used as given, and
+does it hold on prompts training never saw. A statistic a short run cannot
+support (thirds of a 2-step run, a t-statistic from two points) is None, with a
+``reason``; it is never an error and never a made-up 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections import Counter, defaultdict
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from aquarelle.brush.action_space import get_space
+from aquarelle.brush.commands import SPECS, CommandError
+
+from . import images
+from .run import TERMS, Rollout
+
+#: A rollout below this total reward counts as a bad painting (the published runs improved mostly by having fewer).
+BAD_REWARD = 0.3
+#: A change between the first and last third smaller than this is "flat" for the scorer-gaming flags.
+RISE = 0.03
+#: Mean thumbnail distance inside GRPO groups below this: the group paints the same picture (no learning signal).
+COLLAPSE_WITHIN = 0.02
+#: Mean distance between paintings of different prompts below this: one picture whatever the prompt.
+COLLAPSE_ACROSS = 0.03
+#: Held-out reward may trail training prompts by this much and still "hold".
+HOLD_MARGIN = 0.05
+#: A slope t-statistic above this counts as a real trend.
+T_SIGNIFICANT = 2.0
+#: The coverage floor of the published gate.
+MIN_COVERAGE = 0.005
+
+ImageLoader = Callable[[Rollout], "tuple[np.ndarray, np.ndarray] | None"]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _mean(xs: Iterable[float | None]) -> float | None:
+    v = [x for x in xs if x is not None]
+    return float(np.mean(v)) if v else None
+
+
+def _round(x: float | None, nd: int = 4) -> float | None:
+    if x is None or not math.isfinite(x):
+        return None
+    return round(float(x), nd)
+
+
+def _delta(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def steps_of(rollouts: Sequence[Rollout]) -> list[int]:
+    return sorted({r.step for r in rollouts})
+
+
+def thirds(rollouts: Sequence[Rollout]) -> list[list[Rollout]] | None:
+    """Rollouts split into the first, middle and last third of the training steps; None below 3 steps."""
+    steps = steps_of(rollouts)
+    if len(steps) < 3:
+        return None
+    parts = np.array_split(np.array(steps), 3)
+    where = {int(s): i for i, part in enumerate(parts) for s in part}
+    out: list[list[Rollout]] = [[], [], []]
+    for r in rollouts:
+        out[where[r.step]].append(r)
+    return out
+
+
+def _term(r: Rollout, term: str) -> float | None:
+    return r.reward if term == "total" else r.breakdown.get(term)
+
+
+def trend_stat(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
+    """Least-squares slope of y on x with its t-statistic; None entries when the points cannot support it."""
+    x_a, y_a = np.asarray(x, float), np.asarray(y, float)
+    n = len(x_a)
+    if n < 3 or np.ptp(x_a) == 0:
+        return {"slope": None, "t_stat": None, "p_value": None, "n": n,
+                "reason": f"{n} point(s): a slope's t-statistic needs at least 3 steps"}
+    from scipy import stats
+
+    res = stats.linregress(x_a, y_a)
+    slope = float(res.slope)
+    if not math.isfinite(res.stderr) or res.stderr == 0:
+        return {"slope": _round(slope, 6), "t_stat": None, "p_value": None, "n": n,
+                "reason": "no scatter around the line: the t-statistic is undefined"}
+    t = slope / float(res.stderr)
+    return {"slope": _round(slope, 6), "t_stat": _round(t, 3), "p_value": _round(float(res.pvalue), 6), "n": n,
+            "reason": None}
+
+
+def _per_step(rollouts: Sequence[Rollout], term: str) -> tuple[list[int], list[float]]:
+    by: dict[int, list[float]] = defaultdict(list)
+    for r in rollouts:
+        v = _term(r, term)
+        if v is not None:
+            by[r.step].append(v)
+    steps = sorted(by)
+    return steps, [float(np.mean(by[s])) for s in steps]
+
+
+def _corr(a: Sequence[float], b: Sequence[float], method: str = "pearson") -> float | None:
+    if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return None
+    from scipy import stats
+
+    r = stats.spearmanr(a, b)[0] if method == "spearman" else stats.pearsonr(a, b)[0]
+    return _round(float(r))
+
+
+SHORT_RUN = "fewer than 3 training steps: thirds need at least 3"
+
+
+# ---------------------------------------------------------------- reward trend
+
+
+def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
+    """Total and per-term means by thirds of training, and the per-step slope's t-statistic."""
+    parts = thirds(rollouts)
+    out: dict[str, Any] = {"n_steps": len(steps_of(rollouts)), "n_rollouts": len(rollouts),
+                           "n_scored": sum(r.reward is not None for r in rollouts)}
+    steps, means = _per_step(rollouts, "total")
+    out["per_step"] = [{"step": s, "reward": _round(m)} for s, m in zip(steps, means)]
+    if parts is None:
+        out["thirds"] = None
+        out["change"] = None
+    else:
+        out["thirds"] = {t: [_round(_mean(_term(r, t) for r in p)) for p in parts] for t in ("total",) + TERMS}
+        tot = out["thirds"]["total"]
+        out["change"] = _round(_delta(tot[0], tot[2]))
+    out["trend"] = trend_stat(steps, means)
+    out["term_trends"] = {}
+    for t in TERMS:
+        s, m = _per_step(rollouts, t)
+        out["term_trends"][t] = trend_stat(s, m)
+    t_stat = out["trend"]["t_stat"]
+    if parts is None or t_stat is None:
+        out["steady"] = None
+        out["reason"] = SHORT_RUN if parts is None else out["trend"]["reason"]
+    else:
+        tot = [v for v in out["thirds"]["total"] if v is not None]
+        monotone = len(tot) == 3 and tot[0] <= tot[1] <= tot[2]
+        out["steady"] = bool(monotone and t_stat > T_SIGNIFICANT)
+        out["reason"] = None
+    return out
+
+
+# ---------------------------------------------------------------- attribution
+
+
+def _gated(r: Rollout) -> bool:
+    g = r.breakdown.get("gate")
+    return (g is not None and g <= 0) or r.reward == 0
+
+
+def contributions(r: Rollout, weights: dict[str, float]) -> dict[str, float] | None:
+    """Each weighted term's share of one rollout's reward (all 0 when the gate failed); None if unscored."""
+    if r.reward is None:
+        return None
+    if _gated(r):
+        return {t: 0.0 for t in TERMS}
+    return {t: weights.get(t, 0.0) * (r.breakdown.get(t) or 0.0) for t in TERMS}
+
+
+def term_attribution(rollouts: Sequence[Rollout], weights: dict[str, float]) -> dict[str, Any]:
+    """How much each weighted term moved the total between the first and last third, and its correlation with it."""
+    scored = [r for r in rollouts if r.reward is not None]
+    contrib = [(r, contributions(r, weights)) for r in scored]
+    out: dict[str, Any] = {"weights": dict(weights)}
+    out["mean_contribution"] = {t: _round(_mean(c[t] for _, c in contrib)) for t in TERMS}
+    corr = {}
+    for t in TERMS:
+        pairs = [(r.breakdown[t], r.reward) for r in scored if r.breakdown.get(t) is not None]
+        corr[t] = _corr([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None
+    out["correlation_with_total"] = corr
+    parts = thirds(scored)
+    if parts is None:
+        out.update(change=None, term_change=None, share_of_change=None, residual=None, dominant=None,
+                   reason=SHORT_RUN)
+        return out
+    first, last = parts[0], parts[2]
+    cmap = {id(r): c for r, c in contrib}
+    d_total = _delta(_mean(r.reward for r in first), _mean(r.reward for r in last))
+    term_change = {t: _delta(_mean(cmap[id(r)][t] for r in first), _mean(cmap[id(r)][t] for r in last))
+                   for t in TERMS}
+    out["change"] = _round(d_total)
+    out["term_change"] = {t: _round(v) for t, v in term_change.items()}
+    if d_total is None or abs(d_total) < 1e-9:
+        out["share_of_change"] = None
+    else:
+        out["share_of_change"] = {t: _round(v / d_total) if v is not None else None for t, v in term_change.items()}
+    known = [v for v in term_change.values() if v is not None]
+    out["residual"] = _round(d_total - sum(known)) if d_total is not None else None
+    out["dominant"] = max(TERMS, key=lambda t: abs(term_change[t] or 0.0)) if known else None
+    out["reason"] = None
+    return out
+
+
+# ---------------------------------------------------------------- scorer agreement
+
+
+def _pair_agreement(groups: Iterable[list[Rollout]]) -> tuple[float | None, int]:
+    """Share of within-group pairs that judge and preference order the same way (ties left out)."""
+    agree = total = 0
+    for g in groups:
+        pts = [(r.breakdown["judge"], r.breakdown["preference"]) for r in g
+               if r.breakdown.get("judge") is not None and r.breakdown.get("preference") is not None]
+        for i in range(len(pts)):
+            for j in range(i + 1, len(pts)):
+                dj, dp = pts[i][0] - pts[j][0], pts[i][1] - pts[j][1]
+                if dj == 0 or dp == 0:
+                    continue
+                total += 1
+                agree += (dj > 0) == (dp > 0)
+    return (agree / total if total else None), total
+
+
+def scorer_agreement(rollouts: Sequence[Rollout], references: int = 4) -> dict[str, Any]:
+    """Rank agreement of judge and preference, rise/fall flags for a gamed scorer, the judge's position-bias rate."""
+    both = [r for r in rollouts if r.breakdown.get("judge") is not None and r.breakdown.get("preference") is not None]
+    out: dict[str, Any] = {"n_paired": len(both)}
+    out["spearman"] = _corr([r.breakdown["judge"] for r in both], [r.breakdown["preference"] for r in both],
+                            "spearman")
+    groups: dict[tuple[int, int], list[Rollout]] = defaultdict(list)
+    for r in both:
+        groups[r.group_key].append(r)
+    agreement, n_pairs = _pair_agreement(groups.values())
+    out["group_pair_agreement"] = _round(agreement)
+    out["group_pairs"] = n_pairs
+
+    parts = thirds(rollouts)
+    flags: list[str] = []
+    if parts is None:
+        out["judge_change"] = out["preference_change"] = None
+        out["gamed"] = None
+        out["reason"] = SHORT_RUN
+    else:
+        d = {t: _delta(_mean(r.breakdown.get(t) for r in parts[0]), _mean(r.breakdown.get(t) for r in parts[2]))
+             for t in ("judge", "preference")}
+        out["judge_change"], out["preference_change"] = _round(d["judge"]), _round(d["preference"])
+        if d["judge"] is None or d["preference"] is None:
+            out["gamed"] = None
+            out["reason"] = "one scorer has no scores in the first or last third"
+        else:
+            for up, down in (("preference", "judge"), ("judge", "preference")):
+                if d[up] > RISE and d[down] < -RISE:
+                    flags.append(f"{up} rises ({d[up]:+.3f}) while {down} falls ({d[down]:+.3f}): "
+                                 f"the policy may be gaming {up}")
+            out["gamed"] = bool(flags)
+            out["reason"] = None
+    out["flags"] = flags
+
+    biased = [r for r in rollouts if r.judge_position_bias is not None and r.breakdown.get("judge") is not None]
+    if biased:
+        flips = sum(r.judge_position_bias for r in biased)
+        pairs = sum(r.judge_pairs or references for r in biased)
+        out["position_bias_rate"] = _round(flips / pairs) if pairs else None
+        out["position_bias_pairs"] = pairs
+    else:
+        out["position_bias_rate"] = None
+        out["position_bias_pairs"] = 0
+    return out
+
+
+# ---------------------------------------------------------------- diversity
+
+
+def _group_distance(items: list[tuple[Rollout, np.ndarray]]) -> dict[tuple[int, int], float]:
+    groups: dict[tuple[int, int], list[np.ndarray]] = defaultdict(list)
+    for r, th in items:
+        groups[r.group_key].append(th)
+    out = {}
+    for k, ths in groups.items():
+        d = images.mean_pairwise(ths)
+        if d is not None:
+            out[k] = d
+    return out
+
+
+def _across_prompts(items: list[tuple[Rollout, np.ndarray]], max_per_prompt: int = 4) -> dict[int, float]:
+    """Per step: mean distance between paintings of different prompts."""
+    by_step: dict[int, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+    for r, th in items:
+        lst = by_step[r.step][r.prompt_id]
+        if len(lst) < max_per_prompt:
+            lst.append(th)
+    out = {}
+    for step, prompts in by_step.items():
+        if len(prompts) < 2:
+            continue
+        keys = sorted(prompts)
+        total, n = 0.0, 0
+        for i, a in enumerate(keys):
+            for b in keys[i + 1:]:
+                for x in prompts[a]:
+                    for y in prompts[b]:
+                        total += images.distance(x, y)
+                        n += 1
+        out[step] = total / n
+    return out
+
+
+def _by_thirds(values: dict[int, float], steps_parts: list[set[int]] | None) -> list[float | None] | None:
+    if steps_parts is None:
+        return None
+    return [_round(_mean(v for s, v in values.items() if s in part)) for part in steps_parts]
+
+
+def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
+    """Image distance within GRPO groups and across prompts, palette entropy, duplicate code, a collapse flag."""
+    items, entropies = [], []
+    missing = 0
+    for r in rollouts:
+        got = load(r)
+        if got is None:
+            missing += 1
+            continue
+        items.append((r, got[0]))
+        entropies.append((r.step, images.palette_entropy(got[1])))
+    parts = thirds(rollouts)
+    steps_parts = [{r.step for r in p} for p in parts] if parts is not None else None
+    out: dict[str, Any] = {"n_images": len(items), "missing_images": missing}
+
+    within = _group_distance(items)
+    within_by_step: dict[int, list[float]] = defaultdict(list)
+    for (step, _), d in within.items():
+        within_by_step[step].append(d)
+    within_step = {s: float(np.mean(v)) for s, v in within_by_step.items()}
+    across_step = _across_prompts(items)
+    ent_step: dict[int, list[float]] = defaultdict(list)
+    for s, e in entropies:
+        if e is not None:
+            ent_step[s].append(e)
+    ent_mean = {s: float(np.mean(v)) for s, v in ent_step.items()}
+
+    out["within_group"] = _round(_mean(within.values()))
+    out["within_group_thirds"] = _by_thirds(within_step, steps_parts)
+    out["across_prompts"] = _round(_mean(across_step.values()))
+    out["across_prompts_thirds"] = _by_thirds(across_step, steps_parts)
+    out["palette_entropy"] = _round(_mean(e for _, e in entropies))
+    out["palette_entropy_thirds"] = _by_thirds(ent_mean, steps_parts)
+    out["per_step"] = [{"step": s, "within_group": _round(within_step.get(s)), "across_prompts": _round(across_step.get(s)),
+                        "palette_entropy": _round(ent_mean.get(s))} for s in steps_of(rollouts)]
+
+    groups: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for r in rollouts:
+        groups[r.group_key].append(r.code)
+    dup = sum(c - 1 for g in groups.values() for c in Counter(g).values() if c > 1)
+    in_groups = sum(len(g) for g in groups.values() if len(g) > 1)
+    out["duplicate_code_rate"] = _round(dup / in_groups) if in_groups else None
+
+    # judge collapse on the late part of training (all of it when there are no thirds)
+    late_steps = steps_parts[2] if steps_parts is not None else set(steps_of(rollouts))
+    late_within = _mean(v for s, v in within_step.items() if s in late_steps)
+    late_across = _mean(v for s, v in across_step.items() if s in late_steps)
+    out["late_within_group"], out["late_across_prompts"] = _round(late_within), _round(late_across)
+    reasons = []
+    if late_within is not None and late_within < COLLAPSE_WITHIN:
+        reasons.append(f"paintings inside a GRPO group are near-identical (distance {late_within:.3f} < {COLLAPSE_WITHIN})")
+    if late_across is not None and late_across < COLLAPSE_ACROSS:
+        reasons.append(f"different prompts get the same painting (distance {late_across:.3f} < {COLLAPSE_ACROSS})")
+    if late_within is None and late_across is None:
+        out["collapsed"] = None
+        out["reason"] = "no pair of readable images to compare"
+    else:
+        out["collapsed"] = bool(reasons)
+        out["reason"] = None
+    out["collapse_reasons"] = reasons
+    return out
+
+
+# ---------------------------------------------------------------- tool adherence
+
+_OUTSIDE_RE = re.compile(r"(\w+) is not in the (\S+) action space( \(and it is not a p5\.brush method\))?")
+_UNKNOWN_RE = re.compile(r"(?:unknown (?:brush )?method|not a p5\.brush method)[: ]*'?\"?(\w+)", re.I)
+
+
+def _is_known(method: str) -> bool:
+    return method in SPECS
+
+
+def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> dict[str, Any]:
+    """Calls outside the action space, invented methods, errors per episode, how often each method is used."""
+    try:
+        space = get_space(action_space)
+    except CommandError:
+        space = get_space("full")
+    usage: Counter[str] = Counter()
+    outside: Counter[str] = Counter()
+    invented: Counter[str] = Counter()
+    for r in rollouts:
+        seen_in_methods = set()
+        for m, n in r.methods.items():
+            usage[m] += n
+            seen_in_methods.add(m)
+            if not _is_known(m):
+                invented[m] += n
+            elif m not in space:
+                outside[m] += n
+        for e in r.errors:
+            mo = _OUTSIDE_RE.search(e)
+            if mo and mo.group(1) not in seen_in_methods:
+                (invented if mo.group(3) or not _is_known(mo.group(1)) else outside)[mo.group(1)] += 1
+                continue
+            mu = _UNKNOWN_RE.search(e)
+            if mu and mu.group(1) not in seen_in_methods and not _is_known(mu.group(1)):
+                invented[mu.group(1)] += 1
+    calls = sum(usage.values())
+    n_calls = [r.n_calls for r in rollouts if r.n_calls is not None]
+    total_calls = max(calls, sum(n_calls)) if n_calls else calls
+    errs = [len(r.errors) for r in rollouts]
+    parts = thirds(rollouts)
+    out: dict[str, Any] = {
+        "action_space": space.name,
+        "episodes": len(rollouts),
+        "calls": total_calls,
+        "calls_per_episode": _round(_mean(n_calls)) if n_calls else _round(calls / len(rollouts)) if rollouts else None,
+        "outside_calls": sum(outside.values()),
+        "outside_rate": _round(sum(outside.values()) / total_calls) if total_calls else None,
+        "outside_methods": dict(outside.most_common()),
+        "invented_calls": sum(invented.values()),
+        "invented_rate": _round(sum(invented.values()) / total_calls) if total_calls else None,
+        "invented_methods": dict(invented.most_common()),
+        "errors_per_episode": _round(_mean(errs)),
+        "episodes_with_errors": _round(_mean(float(e > 0) for e in errs)),
+        "errors_per_episode_thirds": None if parts is None else [_round(_mean(len(r.errors) for r in p)) for p in parts],
+        "method_usage": {m: _round(n / calls) for m, n in usage.most_common()} if calls else {},
+        "methods_used": len(usage),
+    }
+    space_size = len(space.methods)
+    out["space_methods_used"] = _round(len([m for m in usage if m in space.methods]) / space_size) if space_size else None
+    return out
+
+
+# ---------------------------------------------------------------- bad rollouts, coverage
+
+
+def bad_rollouts(rollouts: Sequence[Rollout], threshold: float = BAD_REWARD) -> dict[str, Any]:
+    """Share of scored rollouts whose reward is below the threshold, overall and by third."""
+    scored = [r for r in rollouts if r.reward is not None]
+    parts = thirds(scored)
+
+    def rate(rs: Sequence[Rollout]) -> float | None:
+        return _round(_mean(float(r.reward < threshold) for r in rs)) if rs else None
+
+    return {"threshold": threshold, "rate": rate(scored), "n": len(scored),
+            "unscored": len(rollouts) - len(scored),
+            "thirds": None if parts is None else [rate(p) for p in parts],
+            "reason": SHORT_RUN if parts is None else None}
+
+
+def coverage_stats(rollouts: Sequence[Rollout]) -> dict[str, Any]:
+    """Painted-coverage distribution, by third, and whether the preference scorer cares about it at high reward."""
+    cov = [r for r in rollouts if r.coverage is not None]
+    if not cov:
+        return {"n": 0, "mean": None, "median": None, "p10": None, "p90": None, "min": None, "max": None,
+                "below_gate": None, "thirds": None, "corr_preference": None, "corr_preference_high_reward": None,
+                "reason": "no rollout has a coverage value"}
+    v = np.array([r.coverage for r in cov])
+    parts = thirds(cov)
+    pref = [(r.coverage, r.breakdown["preference"], r.reward) for r in cov if r.breakdown.get("preference") is not None]
+    high = []
+    if pref:
+        rewards = [p[2] for p in pref if p[2] is not None]
+        med = float(np.median(rewards)) if rewards else None
+        high = [p for p in pref if med is not None and p[2] is not None and p[2] >= med]
+    return {
+        "n": len(cov), "mean": _round(float(v.mean())), "median": _round(float(np.median(v))),
+        "p10": _round(float(np.percentile(v, 10))), "p90": _round(float(np.percentile(v, 90))),
+        "min": _round(float(v.min())), "max": _round(float(v.max())),
+        "below_gate": _round(float((v < MIN_COVERAGE).mean())),
+        "thirds": None if parts is None else [_round(_mean(r.coverage for r in p)) for p in parts],
+        "corr_preference": _corr([p[0] for p in pref], [p[1] for p in pref]) if pref else None,
+        "corr_preference_high_reward": _corr([p[0] for p in high], [p[1] for p in high]) if high else None,
+        "reason": None,
+    }
+
+
+# ---------------------------------------------------------------- held-out
+
+
+def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action_space: Any = "hf10") -> dict[str, Any]:
+    """The headline measures of one set of rollouts (one policy on one prompt split)."""
+    scored = [r for r in rollouts if r.reward is not None]
+    out: dict[str, Any] = {
+        "n": len(rollouts),
+        "prompts": len({r.prompt_id for r in rollouts}),
+        "reward": _round(_mean(r.reward for r in scored)),
+        "reward_std": _round(float(np.std([r.reward for r in scored]))) if len(scored) > 1 else None,
+        **{t: _round(_mean(r.breakdown.get(t) for r in rollouts)) for t in TERMS},
+        "bad_rate": bad_rollouts(rollouts)["rate"],
+        "coverage": _round(_mean(r.coverage for r in rollouts)),
+    }
+    ta = tool_adherence(rollouts, action_space)
+    out["errors_per_episode"] = ta["errors_per_episode"]
+    out["outside_rate"] = ta["outside_rate"]
+    out["invented_rate"] = ta["invented_rate"]
+    if load is not None:
+        ths, ents = [], []
+        for r in rollouts:
+            got = load(r)
+            if got is not None:
+                ths.append((r, got[0]))
+                ents.append(images.palette_entropy(got[1]))
+        # training rollouts span steps; compare prompts over all of them as one pool
+        flat = [(dataclasses.replace(r, step=0), t) for r, t in ths]
+        across = _across_prompts(flat)
+        out["across_prompts"] = _round(_mean(across.values()))
+        per_prompt: dict[str, list[np.ndarray]] = defaultdict(list)
+        for r, t in ths:
+            per_prompt[r.prompt_id].append(t)
+        out["within_prompt"] = _round(_mean(images.mean_pairwise(v) for v in per_prompt.values()))
+        out["palette_entropy"] = _round(_mean(ents))
+    return out
+
+
+_GAP_KEYS = ("reward", "judge", "preference", "bad_rate", "coverage", "errors_per_episode", "across_prompts",
+             "palette_entropy")
+
+
+def gap(train: dict[str, Any], heldout_: dict[str, Any]) -> dict[str, float | None]:
+    """Training-prompt value minus held-out value for each headline measure (positive reward gap = worse on new prompts)."""
+    return {k: _round(_delta(heldout_.get(k), train.get(k))) for k in _GAP_KEYS if k in train or k in heldout_}
+
+
+def heldout(train_rollouts: Sequence[Rollout], heldout_rollouts: Sequence[Rollout], load: ImageLoader | None = None,
+            action_space: Any = "hf10") -> dict[str, Any]:
+    """The same measures on held-out and training prompts, the gap, and whether the policy holds on new prompts."""
+    tr = summary(train_rollouts, load, action_space)
+    ho = summary(heldout_rollouts, load, action_space)
+    g = gap(tr, ho)
+    if tr["reward"] is None or ho["reward"] is None:
+        holds, reason = None, "no scored rollouts on " + ("training" if tr["reward"] is None else "held-out") + " prompts"
+    else:
+        holds, reason = bool(ho["reward"] >= tr["reward"] - HOLD_MARGIN), None
+    return {"train": tr, "heldout": ho, "gap": g, "holds": holds, "margin": HOLD_MARGIN, "reason": reason}
+
+
+def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> dict[str, Any]:
+    """Trained against starting policy on the same prompts: reward difference and per-prompt win rate."""
+    t_by: dict[str, list[float]] = defaultdict(list)
+    s_by: dict[str, list[float]] = defaultdict(list)
+    for r in trained:
+        if r.reward is not None:
+            t_by[r.prompt_id].append(r.reward)
+    for r in start:
+        if r.reward is not None:
+            s_by[r.prompt_id].append(r.reward)
+    common = sorted(set(t_by) & set(s_by))
+    wins = [float(np.mean(t_by[p]) > np.mean(s_by[p])) + 0.5 * float(np.mean(t_by[p]) == np.mean(s_by[p]))
+            for p in common]
+    t_mean = _mean(v for p in common for v in t_by[p])
+    s_mean = _mean(v for p in common for v in s_by[p])
+    return {"prompts": len(common), "trained_reward": _round(t_mean), "start_reward": _round(s_mean),
+            "improvement": _round(_delta(s_mean, t_mean)), "win_rate": _round(_mean(wins)),
+            "reason": None if common else "no prompt has scored samples from both policies"}

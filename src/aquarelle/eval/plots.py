@@ -1,0 +1,183 @@
+"""Matplotlib (Agg) figures for the report and compare pages, returned as PNG bytes."""
+
+from __future__ import annotations
+
+import io
+from collections import defaultdict
+from typing import Any, Sequence
+
+from . import metrics
+from .run import TERMS, Rollout
+
+TERM_COLOURS = {"gate": "#7f8c8d", "length": "#bdc3c7", "judge": "#c0392b", "preference": "#2980b9",
+                "total": "#2c3e50"}
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    _plt().close(fig)
+    return buf.getvalue()
+
+
+def _by_step(rollouts: Sequence[Rollout], value) -> tuple[list[int], list[float], list[float]]:
+    import numpy as np
+
+    by: dict[int, list[float]] = defaultdict(list)
+    for r in rollouts:
+        v = value(r)
+        if v is not None:
+            by[r.step].append(v)
+    steps = sorted(by)
+    return steps, [float(np.mean(by[s])) for s in steps], [float(np.std(by[s])) for s in steps]
+
+
+def _shade_thirds(ax, rollouts: Sequence[Rollout]) -> None:
+    parts = metrics.thirds(rollouts)
+    if parts is None:
+        return
+    for i, p in enumerate(parts):
+        if p and i % 2 == 1:
+            steps = [r.step for r in p]
+            ax.axvspan(min(steps) - 0.5, max(steps) + 0.5, color="#f3efe6", zorder=0)
+
+
+def reward_curve(rollouts: Sequence[Rollout], title: str = "reward per step") -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    _shade_thirds(ax, rollouts)
+    s, m, sd = _by_step(rollouts, lambda r: r.reward)
+    ax.plot(s, m, "-o", color=TERM_COLOURS["total"], ms=3, label="mean reward")
+    ax.fill_between(s, [a - b for a, b in zip(m, sd)], [a + b for a, b in zip(m, sd)], color="#95a5a6", alpha=0.3,
+                    label="+- 1 std in the step")
+    s2, bad, _ = _by_step([r for r in rollouts if r.reward is not None],
+                          lambda r: float(r.reward < metrics.BAD_REWARD))
+    ax.plot(s2, bad, "--", color="#e67e22", label="share of bad paintings (< 0.3)")
+    ax.set_xlabel("training step (shaded: middle third)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="best")
+    return _png(fig)
+
+
+def term_curves(rollouts: Sequence[Rollout]) -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    _shade_thirds(ax, rollouts)
+    for t in TERMS:
+        s, m, _ = _by_step(rollouts, lambda r, t=t: r.breakdown.get(t))
+        if s:
+            ax.plot(s, m, "-o", ms=3, color=TERM_COLOURS[t], label=t)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training step")
+    ax.set_title("reward terms per step (unweighted means)")
+    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    return _png(fig)
+
+
+def contribution_stack(rollouts: Sequence[Rollout], weights: dict[str, float]) -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    series = {}
+    steps: list[int] = []
+    for t in TERMS:
+        steps, m, _ = _by_step(rollouts, lambda r, t=t: (metrics.contributions(r, weights) or {}).get(t))
+        series[t] = m
+    if steps:
+        ax.stackplot(steps, *[series[t] for t in TERMS], labels=[f"{t} (w={weights.get(t, 0):.2f})" for t in TERMS],
+                     colors=[TERM_COLOURS[t] for t in TERMS], alpha=0.85)
+    ax.set_xlabel("training step")
+    ax.set_title("weighted contribution of each term to the reward")
+    ax.legend(fontsize=7, loc="upper left")
+    return _png(fig)
+
+
+def diversity_curve(div: dict[str, Any]) -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.0))
+    rows = div.get("per_step") or []
+    for key, colour, label in (("within_group", "#8e44ad", "within a GRPO group"),
+                               ("across_prompts", "#16a085", "across prompts")):
+        pts = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=3, color=colour, label=label)
+    ax.axhline(metrics.COLLAPSE_WITHIN, color="#c0392b", lw=0.8, ls=":", label="collapse threshold (group)")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("mean image distance")
+    ax.set_title("diversity of the paintings")
+    ax.legend(fontsize=7)
+    return _png(fig)
+
+
+def scorer_scatter(rollouts: Sequence[Rollout]) -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    pts = [(r.breakdown["judge"], r.breakdown["preference"], r.step) for r in rollouts
+           if r.breakdown.get("judge") is not None and r.breakdown.get("preference") is not None]
+    if pts:
+        sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], c=[p[2] for p in pts], cmap="viridis", s=12)
+        fig.colorbar(sc, ax=ax, label="step")
+    ax.set_xlabel("judge")
+    ax.set_ylabel("preference")
+    ax.set_title("judge vs preference, same paintings")
+    return _png(fig)
+
+
+def training_stats(metrics_rows: Sequence[dict[str, Any]]) -> bytes | None:
+    """Loss, step time and env time share from metrics.jsonl; None when the run logged none."""
+    keys = [k for k in ("loss", "grad_norm", "step_time", "env_time_share", "frac_reward_zero_std") if
+            any(isinstance(m.get(k), (int, float)) for m in metrics_rows)]
+    if not keys:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(keys), figsize=(2.2 * len(keys) + 0.6, 2.4), squeeze=False)
+    for ax, k in zip(axes[0], keys):
+        pts = [(m.get("step", i), m[k]) for i, m in enumerate(metrics_rows) if isinstance(m.get(k), (int, float))]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=2, color="#34495e")
+        ax.set_title(k, fontsize=8)
+        ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def policy_bars(groups: dict[str, dict[str, Any] | None], title: str) -> bytes:
+    """Reward, judge and preference of several policies (or runs) side by side."""
+    import numpy as np
+
+    plt = _plt()
+    keys = ("reward", "judge", "preference")
+    names = [n for n, s in groups.items() if s]
+    fig, ax = plt.subplots(figsize=(5.6, 3.0))
+    width = 0.8 / max(1, len(names))
+    x = np.arange(len(keys))
+    for i, n in enumerate(names):
+        vals = [groups[n].get(k) or 0.0 for k in keys]
+        ax.bar(x + i * width - 0.4 + width / 2, vals, width, label=n)
+    ax.set_xticks(x, keys)
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return _png(fig)
+
+
+def overlay_rewards(runs: dict[str, Sequence[Rollout]]) -> bytes:
+    """Mean reward per step of several runs on one axis (the compare page)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    for name, rs in runs.items():
+        s, m, _ = _by_step(rs, lambda r: r.reward)
+        ax.plot(s, m, "-o", ms=3, label=name)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training step")
+    ax.set_title("reward per step")
+    ax.legend(fontsize=7)
+    return _png(fig)

@@ -1,0 +1,238 @@
+"""``aquarelle report RUN -o report.html``: one static page a person opens in a browser.
+
+Every painting and plot is an ``<img>`` with a PNG data URI (no lazy loading, no
+network, nothing next to the file to lose). The page answers the four questions
+in plain language first, then shows the evidence: curves, tables, a gallery of
+the best and worst painting of each group, and the held-out comparison.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import evaluate, images, metrics, plots
+from .run import TERMS, Rollout, Run, load_run, load_samples
+
+#: Gallery size: this many training steps, this many groups per step.
+GALLERY_STEPS = 6
+GALLERY_GROUPS = 4
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _img(png: bytes | None, alt: str, cls: str = "plot") -> str:
+    if not png:
+        return f'<p class="missing">({html.escape(alt)}: no data)</p>'
+    return f'<img class="{cls}" src="{data_uri(png)}" alt="{html.escape(alt)}" loading="eager">'
+
+
+def _fmt(v: Any, nd: int = 3) -> str:
+    if v is None:
+        return '<span class="na">n/a</span>'
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    if isinstance(v, list):
+        return " &rarr; ".join(_fmt(x, nd) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{html.escape(str(k))}: {_fmt(x, nd)}" for k, x in v.items()) or "none"
+    return html.escape(str(v))
+
+
+def _table(rows: Sequence[tuple[str, Any]], head: tuple[str, str] = ("measure", "value")) -> str:
+    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{_fmt(v)}</td></tr>" for k, v in rows)
+    return f'<table class="kv"><thead><tr><th>{head[0]}</th><th>{head[1]}</th></tr></thead><tbody>{body}</tbody></table>'
+
+
+def _grid(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    h = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    b = "".join("<tr>" + "".join(f"<td>{c if isinstance(c, str) and c.startswith('<') else _fmt(c)}</td>"
+                                for c in row) + "</tr>" for row in rows)
+    return f'<table class="grid"><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>'
+
+
+def _card(run: Run, r: Rollout, label: str) -> str:
+    path = run.image_path(r)
+    png = images.thumbnail_png(path) if path else None
+    cap = (f"<b>{html.escape(label)}</b> reward {_fmt(r.reward, 2)}<br>judge {_fmt(r.breakdown.get('judge'), 2)} "
+           f"&middot; preference {_fmt(r.breakdown.get('preference'), 2)}")
+    pic = _img(png, f"{label}: {r.prompt}", "painting") if png else '<div class="noimg">no image</div>'
+    return f'<figure>{pic}<figcaption>{cap}</figcaption></figure>'
+
+
+def _rank_key(r: Rollout) -> float:
+    return r.reward if r.reward is not None else -1.0
+
+
+def gallery(run: Run, rollouts: Sequence[Rollout]) -> str:
+    """Best and worst painting of each group, for a spread of steps."""
+    steps = metrics.steps_of(rollouts)
+    if not steps:
+        return "<p>No rollouts.</p>"
+    if len(steps) > GALLERY_STEPS:
+        idx = sorted({round(i * (len(steps) - 1) / (GALLERY_STEPS - 1)) for i in range(GALLERY_STEPS)})
+        steps = [steps[i] for i in idx]
+    groups: dict[int, dict[int, list[Rollout]]] = defaultdict(lambda: defaultdict(list))
+    for r in rollouts:
+        groups[r.step][r.group].append(r)
+    out = []
+    for s in steps:
+        cells = []
+        for g in sorted(groups[s])[:GALLERY_GROUPS]:
+            rs = sorted(groups[s][g], key=_rank_key, reverse=True)
+            cards = _card(run, rs[0], "best")
+            if len(rs) > 1:
+                cards += _card(run, rs[-1], "worst")
+            cells.append(f'<div class="group"><div class="prompt">{html.escape(rs[0].prompt)}</div>{cards}</div>')
+        out.append(f'<div class="step"><h3>step {s}</h3><div class="groups">{"".join(cells)}</div></div>')
+    return "".join(out)
+
+
+def heldout_gallery(run: Run, samples: Sequence[Rollout]) -> str:
+    """For each held-out prompt, the best painting of the trained and of the starting policy."""
+    by: dict[str, dict[str, list[Rollout]]] = defaultdict(lambda: defaultdict(list))
+    for r in samples:
+        if r.split == "heldout" and r.policy in ("trained", "start"):
+            by[r.prompt_id][r.policy].append(r)
+    if not by:
+        return "<p>No held-out paintings were sampled.</p>"
+    cells = []
+    for pid in sorted(by)[:8]:
+        cards = ""
+        prompt = ""
+        for pol in ("trained", "start"):
+            rs = sorted(by[pid][pol], key=_rank_key, reverse=True)
+            if rs:
+                prompt = rs[0].prompt
+                cards += _card(run, rs[0], f"{pol} policy")
+        cells.append(f'<div class="group"><div class="prompt">{html.escape(prompt)}</div>{cards}</div>')
+    return f'<div class="groups">{"".join(cells)}</div>'
+
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1180px;padding:1.2em;color:#222;background:#fdfbf6}
+h1{margin-bottom:.1em}h2{border-bottom:2px solid #e6dcc8;padding-bottom:.2em;margin-top:1.6em}
+.sub{color:#666}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #e0d8c8;padding:3px 8px;text-align:left;vertical-align:top;font-size:13px}
+thead th{background:#f3ecdd}.na{color:#999}.verdict{margin:.5em 0;padding:.5em .8em;border-left:5px solid #ccc;background:#fff}
+.verdict.good{border-color:#27ae60}.verdict.bad{border-color:#c0392b}.verdict.unclear{border-color:#f39c12}
+.verdict .q{font-weight:600}.ans{text-transform:uppercase;font-weight:700;margin-right:.4em}
+img.plot{max-width:100%;margin:.3em .3em 0 0;border:1px solid #eee;background:#fff}
+.plots{display:flex;flex-wrap:wrap;gap:.4em}.groups{display:flex;flex-wrap:wrap;gap:.8em}
+.group{background:#fff;border:1px solid #eee;padding:.4em;max-width:360px}.group figure{display:inline-block;margin:.2em;width:160px;vertical-align:top}
+.prompt{font-style:italic;font-size:13px;margin-bottom:.2em}figcaption{font-size:11px;color:#444}
+img.painting{width:160px;height:auto;display:block;border:1px solid #ddd}.noimg{width:160px;height:160px;background:#eee;display:flex;align-items:center;justify-content:center;color:#999}
+.missing{color:#999;font-style:italic}
+"""
+
+
+def _verdict_html(ev: dict[str, Any]) -> str:
+    out = []
+    for key, v in ev["verdicts"].items():
+        good = v["answer"] == ("no" if key == "gamed" else "yes")
+        cls = "unclear" if v["answer"] == "unclear" else ("good" if good else "bad")
+        out.append(f'<div class="verdict {cls}" id="verdict-{key}"><div class="q">{html.escape(v["question"])}</div>'
+                   f'<span class="ans">{html.escape(v["answer"])}</span>{html.escape(v["text"])}</div>')
+    return "".join(out)
+
+
+def build(run_dir: str | Path) -> str:
+    """The report page for a run (uses RUN/eval.json when present, else the run's own rollouts only)."""
+    run = load_run(run_dir)
+    ev = evaluate.read(run.path)
+    if ev is None:
+        ev = evaluate.evaluate(run.path, samples=0, progress=False)
+        ev["sampling"]["reason"] = "no eval.json yet: run `aquarelle eval RUN` to sample the trained and starting policies"
+    samples = load_samples(run.path / evaluate.SAMPLES_JSONL) if (run.path / evaluate.SAMPLES_JSONL).exists() else []
+    train = [r for r in run.rollouts if r.policy is None]
+    w = ev["weights"]
+    formula = " + ".join(f"{w[t]:.2f} &times; {t}" for t in TERMS)
+    rt, ta, sa, dv = ev["reward_trend"], ev["term_attribution"], ev["scorer_agreement"], ev["diversity"]
+    tool, bad, cov, h = ev["tool_adherence"], ev["bad_rollouts"], ev["coverage"], ev["heldout"]
+
+    thirds_rows = []
+    if rt["thirds"]:
+        for t in ("total",) + TERMS:
+            thirds_rows.append([t, *rt["thirds"][t]])
+    thirds_html = _grid(["term", "first third", "middle third", "last third"], thirds_rows) if thirds_rows else \
+        f"<p>{html.escape(rt.get('reason') or '')}</p>"
+    attr_rows = [[t, w[t], ta["mean_contribution"][t], (ta["term_change"] or {}).get(t),
+                  (ta["share_of_change"] or {}).get(t), ta["correlation_with_total"][t]] for t in TERMS]
+
+    parts = [f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
+<title>aquarelle report: {html.escape(run.name)}</title><style>{CSS}</style></head><body>
+<h1>aquarelle report: {html.escape(run.name)}</h1>
+<p class="sub">preset <b>{_fmt(ev.get('preset') or 'custom')}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
+{_fmt(ev.get('action_space'))} &middot; {ev['steps']} steps &middot; {ev['rollouts']} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
+<p>Reward = {formula}. The <b>judge</b> compares each painting with reference paintings from the pool (each pair in
+both orders); the <b>preference</b> scorer rates it alone. A gate failure scores 0.</p>
+<h2 id="verdicts">Verdicts</h2>{_verdict_html(ev)}
+<h2 id="curves">Training curves</h2><div class="plots">
+{_img(plots.reward_curve(train), "reward per step")}{_img(plots.term_curves(train), "reward terms per step")}
+{_img(plots.contribution_stack(train, w), "weighted contributions")}
+{_img(plots.training_stats(run.metrics), "training statistics") if run.metrics else ""}</div>
+<h2 id="trend">Reward by thirds of training</h2>{thirds_html}
+{_table([("slope per step", rt['trend']['slope']), ("t-statistic", rt['trend']['t_stat']), ("p-value", rt['trend']['p_value']),
+         ("change, first to last third", rt['change']), ("steady rise", rt['steady']),
+         ("bad paintings (reward < 0.3) by third", bad['thirds']), ("bad paintings overall", bad['rate'])])}
+<h3>Which term moved the total</h3>
+{_grid(["term", "weight", "mean contribution", "change of contribution", "share of the change", "correlation with total"], attr_rows)}
+<h2 id="scorers">Judge and preference: agreement</h2><div class="plots">{_img(plots.scorer_scatter(train), "judge vs preference")}
+{_table([("rank agreement (Spearman), judge vs preference", sa['spearman']),
+         ("same order inside a GRPO group", sa['group_pair_agreement']), ("judge change, first to last third", sa['judge_change']),
+         ("preference change, first to last third", sa['preference_change']), ("a scorer being gamed", sa['gamed']),
+         ("flags", "; ".join(sa['flags']) or "none"), ("judge position-bias rate", sa['position_bias_rate'])])}</div>
+<h2 id="diversity">Diversity</h2><div class="plots">{_img(plots.diversity_curve(dv), "diversity per step")}
+{_table([("image distance within a GRPO group", dv['within_group']), ("... by thirds", dv['within_group_thirds']),
+         ("image distance across prompts", dv['across_prompts']), ("... by thirds", dv['across_prompts_thirds']),
+         ("palette entropy (bits)", dv['palette_entropy']), ("identical code inside a group", dv['duplicate_code_rate']),
+         ("collapsed", dv['collapsed']), ("why", "; ".join(dv['collapse_reasons']) or "none")])}</div>
+<h2 id="tools">Tool adherence</h2>
+{_table([("action space", tool['action_space']), ("episodes", tool['episodes']), ("calls per episode", tool['calls_per_episode']),
+         ("calls outside the action space", tool['outside_calls']), ("share outside", tool['outside_rate']),
+         ("outside methods", tool['outside_methods']), ("invented methods", tool['invented_methods']),
+         ("share invented", tool['invented_rate']), ("errors per episode", tool['errors_per_episode']),
+         ("errors per episode by third", tool['errors_per_episode_thirds']), ("method usage", tool['method_usage'])])}
+<h2 id="coverage">Painted coverage</h2>
+{_table([("mean", cov['mean']), ("median", cov['median']), ("10th-90th percentile", [cov['p10'], cov['p90']]),
+         ("by thirds", cov['thirds']), ("below the 0.5% gate", cov['below_gate']),
+         ("correlation with preference", cov['corr_preference']),
+         ("... among the better half of paintings", cov['corr_preference_high_reward'])])}
+"""]
+    # the held-out section
+    pol_rows = []
+    for name, s in (("trained policy, held-out prompts", h.get("heldout")), ("starting policy, held-out prompts", h.get("start")),
+                    (f"trained policy, training prompts ({h.get('train_source', '')})", h.get("train"))):
+        if s:
+            pol_rows.append([name, s.get("n"), s.get("reward"), s.get("judge"), s.get("preference"), s.get("bad_rate"),
+                             s.get("coverage"), s.get("across_prompts"), s.get("errors_per_episode")])
+    vs = h.get("trained_vs_start") or {}
+    bars = plots.policy_bars({"trained (held-out)": h.get("heldout"), "start (held-out)": h.get("start"),
+                              "trained (training prompts)": h.get("train")}, "trained vs starting policy") \
+        if h.get("heldout") or h.get("start") else None
+    parts.append(f"""<h2 id="held-out">held-out</h2>
+<p>{html.escape(ev['verdicts']['heldout']['text'])}</p>
+{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}
+{_table([("trained minus start, reward", vs.get('improvement')), ("held-out prompts the trained policy wins", vs.get('win_rate')),
+         ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("holds on new prompts", h.get('holds'))])}
+<div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
+{heldout_gallery(run, samples)}
+<p class="sub">Sampling: {_fmt(ev['sampling'].get('source') or ev['sampling'].get('reason'))}; {ev['sampling'].get('n', 0)} samples,
+{ev['sampling'].get('unscored', 0)} unscored.</p>
+<h2 id="gallery">Gallery: best and worst of each group, by step</h2>{gallery(run, train)}
+</body></html>""")
+    return "".join(parts)
+
+
+def write_report(run_dir: str | Path, out: str | Path) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(build(run_dir), encoding="utf-8")
+    return out

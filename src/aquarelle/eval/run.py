@@ -1,0 +1,247 @@
+"""Reading a run directory (config.json, metrics.jsonl, rollouts.jsonl, images/).
+
+Lenient on purpose: a run may be cut short or written by an older version, so
+missing keys get neutral defaults and a broken line is skipped with a count,
+never a traceback. Bad input (no such directory, no rollouts file) is a RunError
+with one line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TERMS = ("gate", "length", "judge", "preference")
+
+#: The published presets (CONTRACTS.md); used only when the run's config does not state its weights.
+PRESET_WEIGHTS = {
+    "judge-led": {"gate": 0.05, "length": 0.05, "judge": 0.60, "preference": 0.30},
+    "hps-led": {"gate": 0.05, "length": 0.05, "judge": 0.30, "preference": 0.60},
+    "hps-only": {"gate": 0.05, "length": 0.05, "judge": 0.0, "preference": 0.90},
+}
+
+
+class RunError(ValueError):
+    """The run directory cannot be read; the message is one line."""
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if f == f and abs(f) != float("inf") else None
+
+
+@dataclass
+class Rollout:
+    """One painting episode, as training (or eval sampling) wrote it."""
+
+    step: int
+    prompt: str
+    prompt_id: str
+    split: str
+    mode: str
+    group: int
+    code: str
+    image: str | None
+    reward: float | None
+    breakdown: dict[str, float | None]
+    coverage: float | None
+    n_calls: int | None
+    errors: list[str]
+    methods: dict[str, int]
+    judge_position_bias: int | None = None
+    judge_pairs: int | None = None
+    policy: str | None = None  # eval samples only: "trained" | "start"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def group_key(self) -> tuple[int, int]:
+        return (self.step, self.group)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], index: int = 0) -> "Rollout":
+        bd_raw = d.get("breakdown") or {}
+        if not isinstance(bd_raw, dict):
+            bd_raw = {}
+        breakdown = {t: _num(bd_raw.get(t)) for t in TERMS}
+        for k, v in bd_raw.items():
+            if k not in breakdown:
+                breakdown[k] = _num(v)
+        errors = d.get("errors")
+        if isinstance(errors, (int, float)) and not isinstance(errors, bool):
+            errors_list = ["error"] * int(errors)
+        elif isinstance(errors, list):
+            errors_list = [str(e) for e in errors]
+        elif isinstance(errors, str) and errors:
+            errors_list = [errors]
+        else:
+            errors_list = []
+        methods = d.get("methods")
+        counts: dict[str, int] = {}
+        if isinstance(methods, dict):
+            for k, v in methods.items():
+                n = _num(v)
+                counts[str(k)] = int(n) if n is not None else 0
+        elif isinstance(methods, list):
+            for m in methods:
+                counts[str(m)] = counts.get(str(m), 0) + 1
+        step = _num(d.get("step"))
+        group = _num(d.get("group"))
+        n_calls = _num(d.get("n_calls"))
+        jpb = _num(d.get("judge_position_bias", bd_raw.get("judge_position_bias")))
+        jpairs = _num(d.get("judge_pairs"))
+        prompt = str(d.get("prompt") or "")
+        known = {"step", "prompt", "prompt_id", "split", "mode", "group", "code", "image", "reward", "breakdown",
+                 "coverage", "n_calls", "errors", "methods", "judge_position_bias", "judge_pairs", "policy"}
+        return cls(
+            step=int(step) if step is not None else 0,
+            prompt=prompt,
+            prompt_id=str(d.get("prompt_id") or prompt),
+            split=str(d.get("split") or "train"),
+            mode=str(d.get("mode") or "tools"),
+            group=int(group) if group is not None else index,
+            code=d.get("code") if isinstance(d.get("code"), str) else json.dumps(d.get("code") or ""),
+            image=str(d["image"]) if d.get("image") else None,
+            reward=_num(d.get("reward")),
+            breakdown=breakdown,
+            coverage=_num(d.get("coverage")),
+            n_calls=int(n_calls) if n_calls is not None else None,
+            errors=errors_list,
+            methods=counts,
+            judge_position_bias=int(jpb) if jpb is not None else None,
+            judge_pairs=int(jpairs) if jpairs is not None else None,
+            policy=str(d["policy"]) if d.get("policy") else None,
+            extra={k: v for k, v in d.items() if k not in known},
+        )
+
+
+@dataclass
+class Run:
+    """A loaded run directory."""
+
+    path: Path
+    config: dict[str, Any]
+    metrics: list[dict[str, Any]]
+    rollouts: list[Rollout]
+    skipped_lines: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def preset(self) -> str | None:
+        p = self.config.get("preset")
+        if p is None and isinstance(self.config.get("reward"), dict):
+            p = self.config["reward"].get("preset")
+        return str(p) if p else None
+
+    @property
+    def action_space(self) -> str | list[str]:
+        for k in ("action_space", "action-space"):
+            v = self.config.get(k)
+            if v:
+                return v
+        env = self.config.get("env")
+        if isinstance(env, dict) and env.get("action_space"):
+            return env["action_space"]
+        return "hf10"
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return weights_of(self.config)
+
+    def image_path(self, r: Rollout) -> Path | None:
+        if not r.image:
+            return None
+        p = Path(r.image)
+        return p if p.is_absolute() else self.path / p
+
+    @property
+    def judge_references(self) -> int:
+        """References each painting is judged against (each asked in both orders: one pair per reference)."""
+        refs = self.config.get("references")
+        if refs is None and isinstance(self.config.get("reward"), dict):
+            refs = self.config["reward"].get("references")
+        if isinstance(refs, dict):
+            n = sum(int(v) for v in refs.values() if isinstance(v, (int, float)))
+            if n > 0:
+                return n
+        return 4  # 2 love + 2 okay
+
+
+def weights_of(config: dict[str, Any]) -> dict[str, float]:
+    """The reward weights a run trained with: stated weights, else its preset, else judge-led."""
+    for holder in (config, config.get("reward") if isinstance(config.get("reward"), dict) else {}):
+        w = holder.get("weights")
+        if isinstance(w, dict) and all(_num(w.get(t)) is not None for t in TERMS):
+            return {t: float(w[t]) for t in TERMS}
+    reward_cfg = config.get("reward") if isinstance(config.get("reward"), dict) else {}
+    preset = config.get("preset") or reward_cfg.get("preset")
+    if preset in PRESET_WEIGHTS:
+        return dict(PRESET_WEIGHTS[preset])
+    try:  # the rewards package is the source of truth once it exists
+        from aquarelle.rewards import PRESETS  # type: ignore
+
+        if preset in PRESETS:
+            return {t: float(getattr(PRESETS[preset], t)) for t in TERMS}
+    except Exception:
+        pass
+    return dict(PRESET_WEIGHTS["judge-led"])
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Rows of a JSONL file and how many lines were unreadable (a run killed mid-write leaves one)."""
+    rows, bad = [], 0
+    if not path.exists():
+        return rows, bad
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                bad += 1
+                continue
+            if isinstance(obj, dict):
+                rows.append(obj)
+            else:
+                bad += 1
+    return rows, bad
+
+
+def load_run(path: str | Path) -> Run:
+    """Load a run directory; RunError (one line) when it is not one."""
+    p = Path(path)
+    if not p.exists():
+        raise RunError(f"run directory {p} does not exist")
+    if not p.is_dir():
+        raise RunError(f"{p} is not a directory (expected a run directory with rollouts.jsonl)")
+    if not (p / "rollouts.jsonl").exists():
+        raise RunError(f"{p} has no rollouts.jsonl: not a training run directory (or it has not started)")
+    config: dict[str, Any] = {}
+    if (p / "config.json").exists():
+        try:
+            config = json.loads((p / "config.json").read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise RunError(f"{p / 'config.json'} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        if not isinstance(config, dict):
+            raise RunError(f"{p / 'config.json'} must hold a JSON object")
+    metrics, bad_m = read_jsonl(p / "metrics.jsonl")
+    rows, bad_r = read_jsonl(p / "rollouts.jsonl")
+    rollouts = [Rollout.from_dict(d, i) for i, d in enumerate(rows)]
+    return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r)
+
+
+def load_samples(path: Path) -> list[Rollout]:
+    """Eval samples (rollout lines with a ``policy`` key) from a JSONL file."""
+    rows, _ = read_jsonl(path)
+    return [Rollout.from_dict(d, i) for i, d in enumerate(rows)]

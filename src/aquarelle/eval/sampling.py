@@ -1,0 +1,159 @@
+"""Sampling the trained and the starting policy on the same prompts, through the training part's ``paint``.
+
+``aquarelle.train.sample.paint(policy, prompt, mode=..., ...) -> dict`` (docs/CONTRACTS.md)
+returns a rollout-shaped dict. The trained policy is the run directory itself
+(``paint`` takes MODEL_OR_RUN); the starting policy is the model GRPO started
+from, read from the run's config. If the sample module offers ``load_policy``
+each policy is loaded once, not once per painting.
+"""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from .prompts import EvalPrompt
+from .run import Rollout, Run
+
+#: Config keys naming the policy GRPO started from, most specific first.
+START_KEYS = ("start_policy", "init_policy", "init_model", "warm_start", "sft_checkpoint", "sft_model", "sft_dir",
+              "model", "model_name_or_path")
+
+
+class SamplingError(RuntimeError):
+    """The policies cannot be sampled at all (no paint function, no starting model); one line."""
+
+
+def start_policy(run: Run) -> str:
+    """The untrained starting policy's model id or path, from the run's config."""
+    holders = [run.config] + [run.config[k] for k in ("train", "model_config", "policy") if
+                              isinstance(run.config.get(k), dict)]
+    for key in START_KEYS:
+        for h in holders:
+            v = h.get(key)
+            if isinstance(v, str) and v:
+                return v
+            if isinstance(v, dict):
+                for sub in ("path", "name", "id"):
+                    if isinstance(v.get(sub), str) and v[sub]:
+                        return v[sub]
+    raise SamplingError(f"run {run.name}: config.json does not name the starting model (one of {', '.join(START_KEYS)})")
+
+
+def trained_policy(run: Run) -> str:
+    """The run's final policy: the run directory (``paint`` resolves its checkpoint or adapter)."""
+    return str(run.path)
+
+
+def _paint_fn() -> tuple[Callable[..., dict], Callable[..., Any] | None]:
+    try:
+        from aquarelle.train import sample  # type: ignore
+    except ImportError as e:
+        raise SamplingError(f"aquarelle.train.sample is not available ({e}); pass --samples-file to evaluate "
+                            "pre-sampled paintings") from None
+    paint = getattr(sample, "paint", None)
+    if not callable(paint):
+        raise SamplingError("aquarelle.train.sample has no paint() function")
+    return paint, getattr(sample, "load_policy", None)
+
+
+def _accepts(fn: Callable, name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _store_image(res: dict, run: Run, rel_dir: str, stem: str) -> str | None:
+    """Make the sample's image a path relative to the run (copying or saving it there)."""
+    img = res.get("image")
+    dest = run.path / rel_dir / f"{stem}.png"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if img is None:
+        arr = res.get("image_array")
+        if arr is None:
+            return None
+        from PIL import Image
+
+        Image.fromarray(arr).save(dest)
+        return str(dest.relative_to(run.path))
+    if not isinstance(img, (str, Path)):  # an array
+        from PIL import Image
+
+        Image.fromarray(img).save(dest)
+        return str(dest.relative_to(run.path))
+    p = Path(img)
+    if not p.is_absolute():
+        if (run.path / p).exists():
+            return str(p)
+        p = Path.cwd() / p
+    if not p.exists():
+        return None
+    try:
+        return str(p.resolve().relative_to(run.path.resolve()))
+    except ValueError:
+        shutil.copyfile(p, dest)
+        return str(dest.relative_to(run.path))
+
+
+def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 0,
+                    progress: bool = True) -> tuple[list[Rollout], list[dict]]:
+    """K paintings per policy (trained, start) cycling over the prompts; returns rollouts and their raw rows.
+
+    A painting that fails for infrastructure reasons is kept with reward None and
+    its reason, never dropped silently and never scored 0.
+    """
+    if k < 1:
+        raise SamplingError("--samples must be at least 1")
+    if not prompts:
+        raise SamplingError("no prompts to sample on")
+    paint, load_policy = _paint_fn()
+    policies = {"trained": trained_policy(run), "start": start_policy(run)}
+    mode = str(run.config.get("mode") or "tools")
+    plan = [(name, i, prompts[i % len(prompts)]) for name in policies for i in range(k)]
+    rows: list[dict] = []
+    loaded: dict[str, Any] = {}
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=not progress, console=_stderr_console()) as bar:
+        task = bar.add_task("sampling trained and starting policies", total=len(plan))
+        for name, i, p in plan:
+            if name not in loaded:
+                loaded[name] = load_policy(policies[name]) if load_policy else policies[name]
+            kwargs: dict[str, Any] = {"mode": mode}
+            rel_dir = f"eval/{p.split}/{name}"
+            for key, val in (("seed", seed + i), ("action_space", run.action_space),
+                             ("out_dir", str(run.path / rel_dir)), ("config", run.config)):
+                if _accepts(paint, key):
+                    kwargs[key] = val
+            try:
+                res = dict(paint(loaded[name], p.prompt, **kwargs))
+            except Exception as e:  # an infrastructure failure of one sample: keep it, reward None, say why
+                res = {"reward": None, "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"}
+            res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
+                       group=i)
+            res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{p.id}")
+            res.pop("image_array", None)
+            rows.append({k2: v for k2, v in res.items() if _jsonable(v)})
+            bar.advance(task)
+    return [Rollout.from_dict(r, i) for i, r in enumerate(rows)], rows
+
+
+def _jsonable(v: Any) -> bool:
+    import json
+
+    try:
+        json.dumps(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(file=sys.stderr)

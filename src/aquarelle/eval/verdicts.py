@@ -1,0 +1,117 @@
+"""Plain-language verdicts for the four questions (and tool adherence), from the eval object.
+
+Each verdict is ``{"question", "answer": "yes" | "no" | "unclear", "text"}``; the
+text names the numbers it rests on, so a reader can check it against the tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+QUESTIONS = {
+    "improves": "Do quality and reward improve steadily?",
+    "gamed": "Is it over-fitting one scorer (judge or preference)?",
+    "diverse": "Is it diverse?",
+    "heldout": "Does it hold on new (held-out) prompts?",
+    "tools": "Does it use the tools it was given?",
+}
+
+
+def _f(x: float | None, nd: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{nd}f}"
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.0f}%"
+
+
+def _arrow(v: list[float | None] | None) -> str:
+    return " -> ".join(_f(x) for x in v) if v else "n/a"
+
+
+def improves(ev: dict[str, Any]) -> dict[str, str]:
+    rt, bad = ev["reward_trend"], ev["bad_rollouts"]
+    t = rt["trend"]["t_stat"]
+    if rt["thirds"] is None:
+        per = rt.get("per_step") or []
+        span = f" (reward {_f(per[0]['reward'])} at step {per[0]['step']}, {_f(per[-1]['reward'])} at step " \
+               f"{per[-1]['step']})" if per else ""
+        return {"answer": "unclear", "text": f"Too short to tell: {rt['n_steps']} training step(s){span}; "
+                                             "thirds and a trend need at least 3 steps."}
+    th = rt["thirds"]
+    detail = (f"reward by thirds {_arrow(th['total'])} (slope t = {_f(t, 1)}); judge {_arrow(th['judge'])}, "
+              f"preference {_arrow(th['preference'])}; bad paintings (reward < 0.3) {_arrow(bad['thirds'])}.")
+    if rt["steady"]:
+        return {"answer": "yes", "text": "Yes, steadily: " + detail}
+    if (rt["change"] or 0) > 0:
+        return {"answer": "no", "text": "It rose, but not steadily or not significantly: " + detail}
+    return {"answer": "no", "text": "No, reward did not rise: " + detail}
+
+
+def gamed(ev: dict[str, Any]) -> dict[str, str]:
+    sa = ev["scorer_agreement"]
+    w = ev.get("weights") or {}
+    rho = f"rank agreement judge vs preference rho = {_f(sa['spearman'])}"
+    bias = "" if sa.get("position_bias_rate") is None else \
+        f"; the judge flipped its verdict with the order in {_pct(sa['position_bias_rate'])} of pairs"
+    if sa["gamed"] is None:
+        return {"answer": "unclear", "text": f"Cannot tell yet ({sa.get('reason') or 'not enough data'}); {rho}{bias}."}
+    moves = f"judge {sa['judge_change']:+.2f}, preference {sa['preference_change']:+.2f} from first to last third"
+    if sa["gamed"]:
+        return {"answer": "yes", "text": "Likely: " + "; ".join(sa["flags"]) + f" ({rho}{bias})."}
+    note = " The judge has weight 0 here, so it acts as an independent check." if w.get("judge") == 0 else ""
+    return {"answer": "no", "text": f"No sign of it: the scorers move together ({moves}; {rho}{bias}).{note}"}
+
+
+def diverse(ev: dict[str, Any]) -> dict[str, str]:
+    d = ev["diversity"]
+    nums = (f"image distance within GRPO groups {_f(d['within_group'], 3)} (by thirds "
+            f"{_arrow(d['within_group_thirds']) if d['within_group_thirds'] else 'n/a'}), across prompts "
+            f"{_f(d['across_prompts'], 3)}, palette entropy {_f(d['palette_entropy'])} bits, identical code in a group "
+            f"{_pct(d['duplicate_code_rate'])}")
+    if d["collapsed"] is None:
+        return {"answer": "unclear", "text": f"Cannot tell: {d.get('reason')}."}
+    if d["collapsed"]:
+        return {"answer": "no", "text": "No, it collapsed: " + "; ".join(d["collapse_reasons"]) + f" ({nums})."}
+    return {"answer": "yes", "text": f"Yes: {nums}."}
+
+
+def heldout(ev: dict[str, Any]) -> dict[str, str]:
+    h = ev.get("heldout") or {}
+    vs = h.get("trained_vs_start") or {}
+    cmp_ = ""
+    if vs.get("improvement") is not None:
+        cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
+                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}), better on {_pct(vs['win_rate'])} of prompts.")
+    if h.get("holds") is None:
+        return {"answer": "unclear", "text": f"Not measured: {h.get('reason') or 'no held-out samples'}.{cmp_}"}
+    g = h["gap"].get("reward")
+    base = (f"reward {_f(h['train']['reward'])} on training prompts vs {_f(h['heldout']['reward'])} on held-out "
+            f"(gap {_f(g)}; it holds if the gap is at most {h['margin']}).")
+    if h["holds"]:
+        return {"answer": "yes", "text": "Yes: " + base + cmp_}
+    return {"answer": "no", "text": "No, it does worse on new prompts: " + base + cmp_}
+
+
+def tools(ev: dict[str, Any]) -> dict[str, str]:
+    ta = ev["tool_adherence"]
+    if not ta["episodes"]:
+        return {"answer": "unclear", "text": "No episodes to judge."}
+    top = ", ".join(f"{m} {_pct(s)}" for m, s in list(ta["method_usage"].items())[:5])
+    text = (f"{ta['calls']} calls in {ta['episodes']} episodes ({_f(ta['calls_per_episode'], 1)} per episode); "
+            f"outside the {ta['action_space']} space {_pct(ta['outside_rate'])}, invented methods "
+            f"{_pct(ta['invented_rate'])}; {_f(ta['errors_per_episode'])} errors per episode "
+            f"({_pct(ta['episodes_with_errors'])} of episodes had one); most used: {top or 'none'}.")
+    bad = (ta["outside_rate"] or 0) + (ta["invented_rate"] or 0)
+    if bad > 0.05 or (ta["errors_per_episode"] or 0) > 1:
+        return {"answer": "no", "text": "Not consistently: " + text}
+    return {"answer": "yes", "text": "Yes: " + text}
+
+
+def all_verdicts(ev: dict[str, Any]) -> dict[str, dict[str, str]]:
+    out = {}
+    for key, fn in (("improves", improves), ("gamed", gamed), ("diverse", diverse), ("heldout", heldout),
+                    ("tools", tools)):
+        v = fn(ev)
+        out[key] = {"question": QUESTIONS[key], **v}
+    return out
