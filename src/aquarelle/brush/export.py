@@ -1,0 +1,227 @@
+"""Command program -> a standalone p5.brush sketch (JS) or one self-contained HTML page.
+
+A model's painting should not be locked inside our environment: every program,
+from a sketch or from tools-mode calls, exports back to plain p5.brush code in the
+published skeleton (600x600-style WEBGL canvas, ``angleMode(DEGREES)``, origin
+moved to the top-left), one ``brush.`` call per command in canonical arguments.
+Stored commands are already in that frame, so they are written verbatim; running
+the exported sketch through the sandbox gives the same program back.
+
+Two things a program stores as data that p5.brush takes as functions are written
+as JS data plus a small helper: a custom field (sampled angle grid) and a custom
+brush tip (sampled alpha grid).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from .commands import REQUIRED, SPECS, Command
+from .program import Program
+
+__all__ = ["to_sketch", "to_html", "js_value", "P5_VERSION", "BRUSH_VERSION"]
+
+P5_VERSION = "2.3.4"
+BRUSH_VERSION = "2.2.2"
+
+_FIELD_HELPER = """\
+// Fill p5.brush's field grid from a sampled angle grid (degrees), nearest cell.
+function aquarelleField(grid) {
+  return function (t, field) {
+    for (let c = 0; c < field.length; c++) {
+      const col = grid[Math.min(grid.length - 1, Math.floor((c * grid.length) / field.length))];
+      for (let r = 0; r < field[c].length; r++) {
+        field[c][r] = col[Math.min(col.length - 1, Math.floor((r * col.length) / field[c].length))];
+      }
+    }
+    return field;
+  };
+}
+"""
+
+_TIP_HELPER = """\
+// Draw a sampled alpha grid (rows of 0-1) into p5.brush's 100x100 tip space: dark = opaque.
+function aquarelleTip(grid) {
+  return function (m) {
+    const rows = grid.length, cols = grid[0].length, w = 100 / cols, h = 100 / rows;
+    m.noStroke();
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        if (grid[i][j] > 0) {
+          m.fill(255 * (1 - grid[i][j]));
+          m.rect(-50 + j * w, -50 + i * h, w, h);
+        }
+      }
+    }
+  };
+}
+"""
+
+
+def js_value(v: Any) -> str:
+    """A JSON-compatible value as JS source: exact numbers, ints without '.0'."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"cannot export a non-finite number {v!r}")
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(js_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        parts = []
+        for k, x in v.items():
+            key = k if k.isidentifier() else json.dumps(k)
+            parts.append(f"{key}: {js_value(x)}")
+        return "{" + ", ".join(parts) + "}"
+    raise TypeError(f"cannot export a {type(v).__name__} value")
+
+
+def _compact_grid(grid: list) -> str:
+    """A grid as JS, one row per line (no spaces: grids are the bulk of a sketch)."""
+    return "[\n" + ",\n".join("  [" + ",".join(js_value(x) for x in row) + "]" for row in grid) + "\n]"
+
+
+def _trimmed_args(cmd: Command) -> list:
+    """Canonical args without trailing ones equal to p5.brush's own defaults."""
+    spec = SPECS[cmd.method]
+    args = list(cmd.args)
+    while args and len(args) <= len(spec.params):
+        p = spec.params[len(args) - 1]
+        if p.default is REQUIRED or args[-1] != p.default or isinstance(args[-1], bool) != isinstance(p.default, bool):
+            break
+        args.pop()
+    return args
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.data: list[str] = []
+        self.body: list[str] = []
+        self.helpers: set[str] = set()
+
+    def command(self, cmd: Command) -> None:
+        m, a = cmd.method, cmd.args
+        if m == "background":
+            self.body.append(f"background({js_value(a[0])});")
+        elif m == "addField":
+            name = f"FIELD_{len(self.data)}"
+            self.data.append(f"const {name} = {_compact_grid(a[1])};")
+            self.helpers.add(_FIELD_HELPER)
+            self.body.append(f"brush.addField({js_value(a[0])}, aquarelleField({name}));")
+        elif m == "add" and isinstance(a[1], dict) and "tip" in a[1]:
+            params = dict(a[1])
+            tip = params.pop("tip")
+            name = f"TIP_{len(self.data)}"
+            self.data.append(f"const {name} = {_compact_grid(tip)};")
+            self.helpers.add(_TIP_HELPER)
+            opts = js_value(params)[:-1] + (", " if params else "") + f"tip: aquarelleTip({name})" + "}"
+            self.body.append(f"brush.add({js_value(a[0])}, {opts});")
+        else:
+            self.body.append(f"brush.{m}({', '.join(js_value(x) for x in _trimmed_args(cmd))});")
+
+
+def to_sketch(program: Program, *, seed: int | str | None = None) -> str:
+    """The program as a bare p5.brush sketch in the published skeleton.
+
+    ``seed`` (default: the program's own seed) seeds p5 and p5.brush through
+    ``randomSeed``/``noiseSeed``; without one each run paints a slightly different take.
+    """
+    if seed is None:
+        seed = program.seed
+    w = _Writer()
+    for cmd in program.recorded().commands:
+        w.command(cmd)
+    summary = program.summary()
+    lines = [
+        f"// p5.brush {BRUSH_VERSION} sketch exported by aquarelle: {summary['commands']} commands, "
+        f"{summary['shapes']} shapes. Needs p5 {P5_VERSION} and p5.brush {BRUSH_VERSION}.",
+    ]
+    for h in sorted(w.helpers):
+        lines += ["", h.rstrip()]
+    for d in w.data:
+        lines += ["", d]
+    lines += [
+        "",
+        "function setup() {",
+        f"  createCanvas({program.width}, {program.height}, WEBGL);",
+        "  angleMode(DEGREES);",
+        "  noLoop();",
+        "}",
+        "",
+        "function draw() {",
+        "  translate(-width / 2, -height / 2);",
+    ]
+    if seed is not None:
+        lines += [f"  randomSeed({js_value(seed)});", f"  noiseSeed({js_value(seed)});"]
+    lines += ["  " + s for s in w.body]
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+_DONE_HOOK = """\
+// Signal that the painting is finished (after p5.brush's own flush): for screenshots and tests.
+p5.registerAddon(function (_p5, _fn, lifecycles) {
+  lifecycles.postdraw = function () {
+    window.aquarelleDone = true;
+    document.documentElement.dataset.painted = "true";
+  };
+});
+"""
+
+_HTML_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; worker-src blob:"
+)
+
+
+def _inline_script(src: str) -> str:
+    """JS made safe to sit inside <script>: no early close tag, no source-map fetch."""
+    src = src.replace("</script", "<\\/script").replace("<!--", "<\\!--")
+    return "\n".join(line for line in src.splitlines() if not line.startswith("//# sourceMappingURL="))
+
+
+def _library_sources(node_modules: Path | None) -> tuple[str, str]:
+    from aquarelle.render.browser import BRUSH_FILE, P5_FILE, find_node_modules
+
+    nm = node_modules or find_node_modules()
+    return nm.joinpath(*P5_FILE).read_text(encoding="utf-8"), nm.joinpath(*BRUSH_FILE).read_text(encoding="utf-8")
+
+
+def to_html(program: Program, *, seed: int | str | None = None, title: str = "aquarelle painting",
+            node_modules: Path | None = None) -> str:
+    """One self-contained page (p5 and p5.brush inlined, no network) that paints the program when opened."""
+    p5_src, brush_src = _library_sources(node_modules)
+    sketch = to_sketch(program, seed=seed)
+    esc_title = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "\n".join([
+        "<!doctype html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_HTML_CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc_title}</title>",
+        "<style>html, body { margin: 0; min-height: 100vh; background: #e9e6df; display: flex; "
+        "align-items: center; justify-content: center; } canvas { box-shadow: 0 2px 12px rgba(0,0,0,.15); }</style>",
+        f"<script>\n/* p5.js {P5_VERSION} (LGPL-2.1) https://p5js.org */\n{_inline_script(p5_src)}\n</script>",
+        f"<script>\n/* p5.brush {BRUSH_VERSION} (MIT) https://github.com/acamposuribe/p5.brush */\n"
+        f"{_inline_script(brush_src)}\n</script>",
+        f"<script>\n{_DONE_HOOK}</script>",
+        f"<script>\n{_inline_script(sketch)}\n</script>",
+        "</head>",
+        "<body></body>",
+        "</html>",
+        "",
+    ])
