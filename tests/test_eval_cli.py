@@ -1,0 +1,132 @@
+"""`aquarelle eval` and `aquarelle compare` from the command line, on synthetic runs with pre-sampled paintings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from aquarelle.eval.sampling import SamplingError, _store_image, start_policy
+from aquarelle.eval.run import load_run
+from eval_fixtures import HELDOUT_PROMPTS, TRAIN_PROMPTS, Synth, make_run, make_samples
+
+AQUARELLE = [sys.executable, "-m", "aquarelle.cli"]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, OMP_NUM_THREADS="1", COLUMNS="200")
+    return subprocess.run([*AQUARELLE, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def run_with_samples(tmp_path_factory):
+    path = make_run(tmp_path_factory.mktemp("cli") / "run", steps=9)
+    make_samples(path, trained=Synth(judge=(0.7, 0.7), gate_fail=(0, 0)), start=Synth(judge=(0.3, 0.3), gate_fail=(0, 0)),
+                 prompts=HELDOUT_PROMPTS, split="heldout", k=4)
+    return path
+
+
+def test_eval_json_stdout_is_only_the_object_and_eval_json_is_written(run_with_samples):
+    res = _cli("eval", str(run_with_samples), "--samples-file", str(run_with_samples / "eval_samples.jsonl"), "--json")
+    assert res.returncode == 0, res.stderr
+    ev = json.loads(res.stdout)  # the whole of stdout parses: nothing else was printed there
+    on_disk = json.loads((run_with_samples / "eval.json").read_text())
+    assert on_disk["reward_trend"] == ev["reward_trend"]
+    for key in ("reward_trend", "term_attribution", "scorer_agreement", "diversity", "tool_adherence", "heldout",
+                "bad_rollouts", "coverage", "verdicts"):
+        assert key in ev
+    h = ev["heldout"]
+    assert h["heldout"]["n"] == 4 and h["start"]["n"] == 4
+    assert h["trained_vs_start"]["improvement"] > 0.1
+    assert h["train_source"].startswith("training rollouts")
+    assert ev["sampling"]["source"].endswith("eval_samples.jsonl")
+
+
+def test_eval_prints_a_table_of_the_four_questions(run_with_samples):
+    res = _cli("eval", str(run_with_samples), "--samples-file", str(run_with_samples / "eval_samples.jsonl"))
+    assert res.returncode == 0, res.stderr
+    for q in ("improve steadily", "over-fitting one", "diverse", "held-out", "tools"):
+        assert q in res.stdout
+    assert "wrote" in res.stderr
+
+
+def test_eval_bad_input_is_one_line_not_a_traceback(tmp_path):
+    res = _cli("eval", str(tmp_path / "missing"))
+    assert res.returncode == 1
+    assert res.stderr.strip().count("\n") == 0 and "does not exist" in res.stderr
+    assert "Traceback" not in res.stderr
+    run = make_run(tmp_path / "r", steps=2)
+    res = _cli("eval", str(run), "--prompts", "everything")
+    assert res.returncode == 2 and "--prompts must be heldout, train or all" in res.stderr
+    res = _cli("eval", str(run), "--samples-file", str(tmp_path / "none.jsonl"))
+    assert res.returncode == 1 and "none.jsonl does not exist" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_eval_with_zero_samples_uses_the_rollouts_only(tmp_path):
+    run = make_run(tmp_path / "r", steps=2)
+    res = _cli("eval", str(run), "--samples", "0", "--json")
+    assert res.returncode == 0, res.stderr
+    ev = json.loads(res.stdout)
+    assert ev["reward_trend"]["thirds"] is None
+    assert ev["heldout"]["holds"] is None and ev["verdicts"]["heldout"]["answer"] == "unclear"
+
+
+def test_compare_puts_presets_side_by_side(tmp_path):
+    runs = [make_run(tmp_path / p, steps=6, preset=p, seed=i) for i, p in enumerate(("judge-led", "hps-led", "hps-only"))]
+    out = tmp_path / "compare.html"
+    res = _cli("compare", *map(str, runs), "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    page = out.read_text()
+    for p in ("judge-led", "hps-led", "hps-only"):
+        assert p in page and p in res.stdout
+    assert page.count("<table") >= 2 and "reward per step" in page
+
+
+def test_start_policy_is_read_from_the_config(tmp_path):
+    run = load_run(make_run(tmp_path / "r", steps=2))
+    assert start_policy(run) == "tiny-test-model"
+    cfg = json.loads((run.path / "config.json").read_text())
+    cfg["sft_checkpoint"] = "/cache/sft"
+    (run.path / "config.json").write_text(json.dumps(cfg))
+    assert start_policy(load_run(run.path)) == "/cache/sft"
+    cfg = {k: v for k, v in cfg.items() if k not in ("model", "sft_checkpoint")}
+    (run.path / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(SamplingError, match="does not name the starting model"):
+        start_policy(load_run(run.path))
+
+
+def test_sampled_images_are_stored_relative_to_the_run(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    run = load_run(make_run(tmp_path / "r", steps=2))
+    outside = tmp_path / "elsewhere.png"
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(outside)
+    rel = _store_image({"image": str(outside)}, run, "eval/heldout/trained", "000-x")
+    assert rel == "eval/heldout/trained/000-x.png" and (run.path / rel).exists()
+    rel2 = _store_image({"image": np.zeros((8, 8, 3), np.uint8)}, run, "eval/heldout/start", "001-y")
+    assert (run.path / rel2).exists()
+    inside = run.rollouts[0].image
+    assert _store_image({"image": inside}, run, "eval/x", "z") == inside
+    assert _store_image({"image": str(tmp_path / "gone.png")}, run, "eval/x", "z") is None
+
+
+def test_train_prompts_come_from_the_run(tmp_path):
+    from aquarelle.eval.prompts import PromptError, run_prompts, select
+
+    run = load_run(make_run(tmp_path / "r", steps=4))
+    got = select(run, "train")
+    assert [p.id for p in got] == [p for p, _ in TRAIN_PROMPTS]
+    assert run_prompts(run)[0].prompt == TRAIN_PROMPTS[0][1]
+    with pytest.raises(PromptError, match="--prompts must be"):
+        select(run, "bogus")
+
+
+def test_help_lists_the_eval_commands():
+    res = _cli("--help")
+    assert res.returncode == 0
+    for cmd in ("eval", "report", "compare"):
+        assert cmd in res.stdout

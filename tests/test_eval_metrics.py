@@ -1,0 +1,271 @@
+"""Every evaluation metric on a synthetic run built to show it."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from aquarelle.eval import images, metrics
+from aquarelle.eval.evaluate import evaluate, loader, training_metrics
+from aquarelle.eval.run import Rollout, RunError, load_run, load_samples
+from eval_fixtures import HELDOUT_PROMPTS, TRAIN_PROMPTS, Synth, make_run, make_samples
+
+
+@pytest.fixture(scope="module")
+def rising(tmp_path_factory):
+    return load_run(make_run(tmp_path_factory.mktemp("rising"), steps=9))
+
+
+@pytest.fixture(scope="module")
+def flat(tmp_path_factory):
+    return load_run(make_run(tmp_path_factory.mktemp("flat"), steps=9, judge=(0.5, 0.5), preference=(0.6, 0.6),
+                             gate_fail=(0.1, 0.1), seed=3))
+
+
+def test_reward_trend_rising_run_is_steady_with_a_significant_slope(rising):
+    rt = metrics.reward_trend(rising.rollouts)
+    tot = rt["thirds"]["total"]
+    assert tot[0] < tot[1] < tot[2]
+    assert rt["trend"]["t_stat"] > 2 and rt["trend"]["slope"] > 0
+    assert rt["steady"] is True
+    assert rt["thirds"]["judge"][2] > rt["thirds"]["judge"][0]
+    assert len(rt["per_step"]) == 9
+
+
+def test_reward_trend_flat_run_is_not_steady(flat):
+    rt = metrics.reward_trend(flat.rollouts)
+    assert rt["steady"] is False
+    assert abs(rt["trend"]["t_stat"]) < 2.5
+
+
+def test_two_step_run_gives_nulls_not_errors(tmp_path):
+    run = make_run(tmp_path / "short", steps=2)
+    ev = evaluate(run, samples=0, progress=False)
+    assert ev["reward_trend"]["thirds"] is None and ev["reward_trend"]["trend"]["t_stat"] is None
+    assert ev["reward_trend"]["reason"]
+    assert ev["term_attribution"]["term_change"] is None and ev["term_attribution"]["share_of_change"] is None
+    assert ev["scorer_agreement"]["gamed"] is None
+    assert ev["bad_rollouts"]["thirds"] is None and ev["bad_rollouts"]["rate"] is not None
+    assert ev["tool_adherence"]["errors_per_episode_thirds"] is None
+    assert ev["verdicts"]["improves"]["answer"] == "unclear"
+    text = json.dumps(ev, allow_nan=False)  # strict JSON: no NaN or Infinity sneaks in
+    assert '"t_stat": null' in text
+
+
+def test_one_step_and_empty_runs_do_not_raise(tmp_path):
+    run = make_run(tmp_path / "one", steps=1, group_size=1)
+    ev = evaluate(run, samples=0, progress=False)
+    assert ev["diversity"]["within_group"] is None
+    assert ev["scorer_agreement"]["spearman"] is None
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "rollouts.jsonl").write_text("")
+    ev = evaluate(tmp_path / "empty", samples=0, progress=False)
+    assert ev["rollouts"] == 0 and ev["bad_rollouts"]["rate"] is None
+    assert ev["verdicts"]["tools"]["answer"] == "unclear"
+
+
+def test_term_attribution_names_the_term_that_moved(tmp_path):
+    run = load_run(make_run(tmp_path / "r", steps=9, judge=(0.2, 0.9), preference=(0.6, 0.6), gate_fail=(0, 0),
+                            noise=0.02))
+    ta = metrics.term_attribution(run.rollouts, run.weights)
+    assert ta["dominant"] == "judge"
+    assert ta["share_of_change"]["judge"] > 0.8
+    # the weighted terms account for the whole change of the total (reward is their sum)
+    assert abs(sum(ta["term_change"].values()) + ta["residual"] - ta["change"]) < 1e-3
+    assert abs(ta["residual"]) < 1e-3
+    assert ta["correlation_with_total"]["judge"] > 0.8
+
+
+def test_preference_rising_while_judge_falls_is_flagged(tmp_path):
+    run = load_run(make_run(tmp_path / "gamed", steps=9, preset="hps-led", judge=(0.7, 0.3), preference=(0.4, 0.9),
+                            gate_fail=(0, 0), noise=0.02))
+    sa = metrics.scorer_agreement(run.rollouts, run.judge_references)
+    assert sa["gamed"] is True
+    assert sa["preference_change"] > 0 > sa["judge_change"]
+    assert any(f.startswith("preference rises") for f in sa["flags"])
+    assert sa["spearman"] < 0  # the scorers disagree on which paintings are better
+
+
+def test_scorers_rising_together_are_not_flagged(rising):
+    sa = metrics.scorer_agreement(rising.rollouts, rising.judge_references)
+    assert sa["gamed"] is False and sa["flags"] == []
+    assert sa["spearman"] > 0.3
+
+
+def test_judge_position_bias_rate(tmp_path):
+    run = load_run(make_run(tmp_path / "bias", steps=3, position_bias=2, gate_fail=(0, 0)))
+    sa = metrics.scorer_agreement(run.rollouts, run.judge_references)
+    assert sa["position_bias_rate"] == pytest.approx(0.5)  # 2 flips of 4 references
+    run0 = load_run(make_run(tmp_path / "nobias", steps=3, position_bias=0, gate_fail=(0, 0)))
+    assert metrics.scorer_agreement(run0.rollouts)["position_bias_rate"] == 0.0
+
+
+def test_collapsed_run_is_flagged_and_diverse_run_is_not(tmp_path, rising):
+    collapsed = load_run(make_run(tmp_path / "collapsed", steps=9, collapse_after=0.6))
+    d = metrics.diversity(collapsed.rollouts, loader(collapsed))
+    assert d["collapsed"] is True and d["collapse_reasons"]
+    assert d["within_group_thirds"][2] < d["within_group_thirds"][0]
+    assert d["duplicate_code_rate"] > 0.3
+    ok = metrics.diversity(rising.rollouts, loader(rising))
+    assert ok["collapsed"] is False
+    assert ok["within_group"] > 0.05 and ok["across_prompts"] > 0.05
+    assert 0 < ok["palette_entropy"] <= 6
+
+
+def test_image_measures():
+    import numpy as np
+
+    blank = np.full((16, 16, 3), 240, np.uint8)
+    assert images.palette_entropy(blank) is None
+    one = blank.copy()
+    one[4:12, 4:12] = (200, 30, 30)
+    assert images.palette_entropy(one) == 0.0
+    two = one.copy()
+    two[4:8, 4:12] = (30, 30, 200)
+    assert images.palette_entropy(two) == pytest.approx(1.0)
+    t = np.zeros((4, 4, 3), np.float32)
+    assert images.mean_pairwise([t]) is None
+    assert images.mean_pairwise([t, t + 0.5]) == pytest.approx(0.5)
+
+
+def test_missing_images_are_counted_not_fatal(tmp_path):
+    path = make_run(tmp_path / "r", steps=3)
+    for p in list((path / "images").glob("*.png"))[:5]:
+        p.unlink()
+    run = load_run(path)
+    d = metrics.diversity(run.rollouts, loader(run))
+    assert d["missing_images"] == 5 and d["n_images"] == len(run.rollouts) - 5
+
+
+def test_tool_adherence_counts_outside_and_invented_calls(tmp_path):
+    run = load_run(make_run(tmp_path / "tools", steps=6, outside_rate=0.5, invented_rate=0.25, seed=7))
+    ta = metrics.tool_adherence(run.rollouts, run.action_space)
+    n_rect = sum(r.methods.get("rect", 0) for r in run.rollouts)
+    n_sky = sum(any("paintSky" in e for e in r.errors) for r in run.rollouts)
+    assert n_rect > 0 and n_sky > 0
+    assert ta["outside_calls"] == n_rect and ta["outside_methods"] == {"rect": n_rect}
+    assert ta["invented_calls"] == n_sky and ta["invented_methods"] == {"paintSky": n_sky}
+    assert ta["errors_per_episode"] == pytest.approx(sum(len(r.errors) for r in run.rollouts) / len(run.rollouts),
+                                                     abs=1e-4)
+    assert sum(ta["method_usage"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert ta["method_usage"]["circle"] > 0
+    # the same calls are legal in the full space: nothing outside, the invented one still invented
+    full = metrics.tool_adherence(run.rollouts, "full")
+    assert full["outside_calls"] == 0 and full["invented_calls"] == n_sky
+
+
+def test_clean_run_has_no_adherence_problems(rising):
+    ta = metrics.tool_adherence(rising.rollouts, "hf10")
+    assert ta["outside_calls"] == 0 and ta["invented_calls"] == 0 and ta["errors_per_episode"] == 0
+
+
+def test_bad_rollout_rate_falls_by_third(tmp_path):
+    run = load_run(make_run(tmp_path / "bad", steps=9, gate_fail=(0.8, 0.0), seed=2))
+    b = metrics.bad_rollouts(run.rollouts)
+    assert b["thirds"][0] > b["thirds"][2]
+    assert b["rate"] == pytest.approx(sum(r.reward < 0.3 for r in run.rollouts) / len(run.rollouts), abs=1e-4)
+
+
+def test_unscored_rollouts_are_left_out_not_zeroed(tmp_path):
+    path = make_run(tmp_path / "r", steps=3, gate_fail=(0, 0))
+    lines = (path / "rollouts.jsonl").read_text().splitlines()
+    rows = [json.loads(x) for x in lines]
+    for r in rows[:4]:
+        r["reward"] = None
+    (path / "rollouts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n{broken line\n")
+    run = load_run(path)
+    assert run.skipped_lines == 1
+    b = metrics.bad_rollouts(run.rollouts)
+    assert b["unscored"] == 4 and b["n"] == len(rows) - 4
+    rt = metrics.reward_trend(run.rollouts)
+    scored0 = [r["reward"] for r in rows if r["step"] == 0 and r["reward"] is not None]
+    assert rt["per_step"][0]["reward"] == pytest.approx(sum(scored0) / len(scored0), abs=1e-4)
+
+
+def test_coverage_stats(rising):
+    c = metrics.coverage_stats(rising.rollouts)
+    covs = sorted(r.coverage for r in rising.rollouts)
+    assert c["min"] == pytest.approx(covs[0], abs=1e-4) and c["max"] == pytest.approx(covs[-1], abs=1e-4)
+    assert c["p10"] <= c["median"] <= c["p90"]
+    assert len(c["thirds"]) == 3 and c["below_gate"] == 0.0
+    assert metrics.coverage_stats([])["mean"] is None
+
+
+def test_heldout_gap_is_measured(tmp_path):
+    path = make_run(tmp_path / "gap", steps=6, judge=(0.8, 0.8), preference=(0.8, 0.8), gate_fail=(0, 0))
+    poor = Synth(judge=(0.3, 0.3), preference=(0.3, 0.3), gate_fail=(0, 0), noise=0.01)
+    good = Synth(judge=(0.8, 0.8), preference=(0.8, 0.8), gate_fail=(0, 0), noise=0.01)
+    make_samples(path, trained=good, start=poor, prompts=TRAIN_PROMPTS, split="train", k=4)
+    make_samples(path, trained=poor, start=poor, prompts=HELDOUT_PROMPTS, split="heldout", k=4, append=True)
+    run = load_run(path)
+    samples = load_samples(path / "eval_samples.jsonl")
+    tr = [r for r in samples if r.policy == "trained" and r.split == "train"]
+    ho = [r for r in samples if r.policy == "trained" and r.split == "heldout"]
+    h = metrics.heldout(tr, ho, loader(run), run.action_space)
+    # reward = .05 + .05*length + .6*judge + .3*pref: a 0.5 drop of judge and preference is ~0.45 of reward
+    assert h["gap"]["reward"] == pytest.approx(0.45, abs=0.05)
+    assert h["gap"]["judge"] == pytest.approx(0.5, abs=0.05)
+    assert h["holds"] is False
+    assert h["heldout"]["prompts"] == len(HELDOUT_PROMPTS)
+    same = metrics.heldout(tr, tr, loader(run), run.action_space)
+    assert same["gap"]["reward"] == 0 and same["holds"] is True
+
+
+def test_policy_comparison_win_rate(tmp_path):
+    path = make_run(tmp_path / "r", steps=3)
+    make_samples(path, trained=Synth(judge=(0.9, 0.9), gate_fail=(0, 0)), start=Synth(judge=(0.1, 0.1), gate_fail=(0, 0)),
+                 prompts=HELDOUT_PROMPTS, split="heldout", k=4)
+    s = load_samples(path / "eval_samples.jsonl")
+    cmp_ = metrics.policy_comparison([r for r in s if r.policy == "trained"], [r for r in s if r.policy == "start"])
+    assert cmp_["win_rate"] == 1.0 and cmp_["improvement"] > 0.3 and cmp_["prompts"] == 2
+    assert metrics.policy_comparison([], [])["reason"]
+
+
+def test_rollout_parsing_is_lenient():
+    r = Rollout.from_dict({"step": "3", "prompt": "x", "reward": float("nan"), "errors": 2,
+                           "methods": ["fill", "fill", "circle"], "breakdown": {"judge": "0.5", "preference": None}})
+    assert r.step == 3 and r.reward is None and len(r.errors) == 2
+    assert r.methods == {"fill": 2, "circle": 1}
+    assert r.breakdown["judge"] == 0.5 and r.breakdown["preference"] is None and r.breakdown["gate"] is None
+    assert r.prompt_id == "x" and r.split == "train"
+
+
+def test_load_run_rejects_what_is_not_a_run(tmp_path):
+    with pytest.raises(RunError, match="does not exist"):
+        load_run(tmp_path / "nope")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(RunError, match="no rollouts.jsonl"):
+        load_run(tmp_path / "d")
+    (tmp_path / "d" / "rollouts.jsonl").write_text("")
+    (tmp_path / "d" / "config.json").write_text("{not json")
+    with pytest.raises(RunError, match="config.json is not valid JSON"):
+        load_run(tmp_path / "d")
+
+
+def test_weights_come_from_config_or_preset(tmp_path):
+    run = load_run(make_run(tmp_path / "hps", steps=2, preset="hps-only"))
+    assert run.weights["judge"] == 0 and run.weights["preference"] == 0.9
+    cfg = json.loads((run.path / "config.json").read_text())
+    del cfg["weights"]
+    (run.path / "config.json").write_text(json.dumps(cfg))
+    assert load_run(run.path).weights["preference"] == 0.9
+
+
+def test_training_metrics_are_json_and_finite(rising):
+    tm = training_metrics(rising)
+
+    def walk(x):
+        if isinstance(x, float):
+            assert math.isfinite(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(tm)
+    assert set(tm) >= {"reward_trend", "term_attribution", "scorer_agreement", "diversity", "tool_adherence",
+                       "bad_rollouts", "coverage"}

@@ -1,0 +1,108 @@
+"""The report and compare pages open in headless Chromium without errors and show every image."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from aquarelle.eval.compare import write_compare
+from aquarelle.eval.evaluate import evaluate, write
+from aquarelle.eval.report import write_report
+from eval_fixtures import HELDOUT_PROMPTS, Synth, make_run, make_samples
+
+pytestmark = pytest.mark.browser
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, path: Path) -> tuple[list[str], list[dict], object]:
+    """Load a file, return console errors, every <img>'s load state, and the page."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"requestfailed: {r.url[:80]}"))
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    imgs = page.evaluate("""Array.from(document.images).map(i => ({complete: i.complete, w: i.naturalWidth,
+        lazy: i.loading === 'lazy', src: i.src.slice(0, 30)}))""")
+    return problems, imgs, page
+
+
+@pytest.fixture(scope="module")
+def evaluated_run(tmp_path_factory):
+    path = make_run(tmp_path_factory.mktemp("rep") / "run", steps=9, outside_rate=0.2)
+    make_samples(path, trained=Synth(judge=(0.7, 0.7), gate_fail=(0, 0)), start=Synth(judge=(0.3, 0.3), gate_fail=(0, 0)),
+                 prompts=HELDOUT_PROMPTS, split="heldout", k=4)
+    write(path, evaluate(path, samples_file=path / "eval_samples.jsonl", progress=False))
+    return path
+
+
+def test_report_opens_without_errors_and_shows_its_images(browser, evaluated_run, tmp_path):
+    out = write_report(evaluated_run, tmp_path / "report.html")
+    problems, imgs, page = open_page(browser, out)
+    assert problems == []
+    assert len(imgs) >= 20
+    assert all(i["complete"] and i["w"] > 0 for i in imgs), [i for i in imgs if not i["w"]]
+    assert not any(i["lazy"] for i in imgs)
+    assert all(i["src"].startswith("data:image/png") for i in imgs)
+    text = page.inner_text("body")
+    page.close()
+    for q in ("Do quality and reward improve steadily?", "over-fitting one scorer", "Is it diverse?",
+              "hold on new (held-out) prompts", "use the tools"):
+        assert q in text
+    assert "judge" in text and "preference" in text
+    html = out.read_text()
+    assert re.search(r"<h2 id=\"held-out\">held-out</h2>", html)
+    held = html.split('id="held-out"')[1].split("<h2")[0]
+    assert "trained policy, held-out prompts" in held and "starting policy, held-out prompts" in held
+    assert held.count("<img") >= 3  # the bar chart and trained/start paintings
+    assert "Gallery" in text and "best" in text and "worst" in text
+    assert "rect" in text  # the outside-the-space calls are named in tool adherence
+
+
+def test_report_of_a_two_step_run_without_eval(browser, tmp_path):
+    run = make_run(tmp_path / "short", steps=2)
+    out = write_report(run, tmp_path / "short.html")
+    problems, imgs, page = open_page(browser, out)
+    text = page.inner_text("body")
+    page.close()
+    assert problems == [] and imgs and all(i["w"] > 0 for i in imgs)
+    assert "Too short to tell" in text and "held-out" in text
+    assert not (run / "eval.json").exists()  # the report does not pretend an eval was run
+
+
+def test_compare_page_opens_without_errors(browser, evaluated_run, tmp_path):
+    other = make_run(tmp_path / "hps", steps=6, preset="hps-only", collapse_after=0.5)
+    out = write_compare([evaluated_run, other], tmp_path / "compare.html")
+    problems, imgs, page = open_page(browser, out)
+    text = page.inner_text("body")
+    page.close()
+    assert problems == [] and imgs and all(i["w"] > 0 for i in imgs)
+    assert "hps-only" in text and "judge-led" in text
+    assert "collapsed" in text
+
+
+def test_report_command_writes_the_file(evaluated_run, tmp_path):
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    out = tmp_path / "via-cli.html"
+    res = CliRunner().invoke(app, ["report", str(evaluated_run), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.exists() and str(out.resolve()) in res.output
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "nope"), "-o", str(out)])
+    assert res.exit_code == 1 and "does not exist" in res.output
