@@ -23,6 +23,7 @@ app = typer.Typer(
 #: Modules that contribute subcommands through ``register(app)``, in help order.
 SUBCOMMAND_MODULES = (
     "aquarelle.brush.cli",
+    "aquarelle.brush.export_cli",
     "aquarelle.render.cli",
     "aquarelle.rewards.cli",
     "aquarelle.env.cli",

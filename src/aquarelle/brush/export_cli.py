@@ -1,0 +1,107 @@
+"""``aquarelle export``: a sketch or command program -> standalone HTML page or bare p5.brush sketch.
+
+Only typer is imported at module level (``aquarelle --help`` must stay fast).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+FORMATS = ("html", "js")
+
+
+def _fail(msg: str, code: int = 1) -> None:
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(code)
+
+
+def format_for(output: Path | str, fmt: str | None) -> str:
+    """The explicit --format, else the output's suffix (.js -> js, .html/.htm -> html), else html."""
+    if fmt is not None:
+        f = fmt.lower().lstrip(".")
+        if f not in FORMATS:
+            raise ValueError(f"--format must be html or js, got {fmt!r}")
+        return f
+    suffix = Path(str(output)).suffix.lower()
+    return "js" if suffix in (".js", ".mjs") else "html"
+
+
+def load_program(text: str, *, name: str = "input", action_space: str = "full", seed: int = 0):
+    """A Program from program JSON (also ``{"program": ...}`` or a rollout's ``{"code": ...}``) or sketch source.
+
+    Raises ValueError with one line saying what is wrong.
+    """
+    import json
+
+    from .commands import CommandError
+    from .program import Program
+
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{name} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        if isinstance(data, dict) and "commands" not in data:
+            if isinstance(data.get("program"), dict):
+                data = data["program"]
+            elif isinstance(data.get("code"), str):
+                return load_program(data["code"], name=name, action_space=action_space, seed=seed)
+        try:
+            return Program.from_json(data)
+        except (CommandError, ValueError) as e:
+            raise ValueError(f"{name}: {str(e).splitlines()[0]}") from None
+    from .sandbox import run_sketch
+
+    result = run_sketch(text, action_space=action_space, seed=seed)
+    if not result.ok or result.program is None:
+        raise ValueError(f"{name}: the sketch was rejected: {result.reason}")
+    return result.program
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("export")
+    def export(
+        source: Path = typer.Argument(..., help="A p5.brush sketch (.js) or a command program (.json); '-' reads stdin."),
+        output: Path = typer.Option(..., "-o", "--output", help="Where to write; '-' writes to stdout."),
+        format: Optional[str] = typer.Option(None, "--format", "-f", help="html or js (default: from the output's suffix, else html)."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Seed randomSeed/noiseSeed in the export (default: the program's own seed)."),
+        action_space: str = typer.Option("full", "--action-space", help="Action space a sketch input is checked against."),
+    ) -> None:
+        """Export a painting as one self-contained HTML page (p5 + p5.brush inlined) or a bare p5.brush sketch."""
+        try:
+            fmt = format_for(output, format)
+        except ValueError as e:
+            _fail(str(e), 2)
+        if str(source) == "-":
+            text, name = sys.stdin.read(), "stdin"
+        else:
+            if not source.is_file():
+                _fail(f"{source}: no such file", 2)
+            try:
+                text, name = source.read_text(encoding="utf-8"), str(source)
+            except (OSError, UnicodeDecodeError) as e:
+                _fail(f"{source}: cannot read it ({e.__class__.__name__})", 2)
+        try:
+            program = load_program(text, name=name, action_space=action_space)
+        except ValueError as e:
+            _fail(str(e))
+        from .export import to_html, to_sketch
+
+        try:
+            out = to_sketch(program, seed=seed) if fmt == "js" else to_html(program, seed=seed)
+        except Exception as e:  # noqa: BLE001 - e.g. the npm bundle missing: one line, not a traceback
+            _fail(str(e).splitlines()[0] if str(e) else e.__class__.__name__)
+        if str(output) == "-":
+            sys.stdout.write(out)
+            return
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(out, encoding="utf-8")
+        except OSError as e:
+            _fail(f"{output}: cannot write it ({e.strerror or e.__class__.__name__})")
+        typer.echo(f"wrote {output} ({fmt}, {len(program.commands)} commands, {len(out.encode('utf-8')) // 1024} KiB)", err=True)

@@ -1,0 +1,196 @@
+"""The reference renderer for real: p5 2.3.4 + p5.brush 2.2.2 in Debian's headless Chromium.
+
+Needs `make setup` (npm ci + apt chromium); never skipped. One browser is shared by
+the module; the timeout and crash tests use their own so a wedged page cannot leak.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from aquarelle.brush.export import to_html
+from aquarelle.brush.program import Program
+from aquarelle.render.browser import BrowserError, BrowserRenderer, RenderError
+
+pytestmark = pytest.mark.browser
+
+CREAM = np.array([0xFF, 0xFC, 0xEB])
+
+
+def _program(seed: int = 3) -> Program:
+    return Program.from_calls(
+        [
+            ("background", ["#fffceb"]),
+            ("noStroke", []),
+            ("fill", ["#d7263d", 200]),
+            ("fillBleed", [0.1]),
+            ("circle", [150, 150, 90]),
+            ("fill", ["#1f4b99", 200]),
+            ("beginShape", [0]),
+            ("vertex", [330, 330]),
+            ("vertex", [560, 330]),
+            ("vertex", [560, 560]),
+            ("vertex", [330, 560]),
+            ("endShape", [True]),
+            ("set", ["HB", "#222222", 2]),
+            ("line", [40, 580, 560, 580]),
+        ],
+        seed=seed,
+    )
+
+
+def _painted(img: np.ndarray, bg: np.ndarray = CREAM, tol: int = 12) -> np.ndarray:
+    return np.abs(img.astype(int) - bg).max(axis=-1) > tol
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    r = BrowserRenderer(pool_size=2, timeout_s=20)
+    yield r
+    r.close()
+
+
+def test_renders_a_program_where_its_shapes_are(renderer):
+    img = renderer.render(_program())
+    assert img.shape == (600, 600, 3) and img.dtype == np.uint8
+    painted = _painted(img)
+    assert not painted[:60, 300:].any(), "the empty top-right corner must stay paper"
+    red = img[90:210, 90:210].reshape(-1, 3).astype(float).mean(0)
+    blue = img[360:540, 360:540].reshape(-1, 3).astype(float).mean(0)
+    # the red fill sits where the circle is, the blue one where the square is
+    assert (red[0] - red[2]) > (blue[0] - blue[2]) + 30, (red, blue)
+    assert painted[90:210, 90:210].mean() > 0.3 and painted[360:540, 360:540].mean() > 0.3
+    assert painted[570:590, 100:500].any(axis=0).mean() > 0.8  # the pencil line along the bottom
+    assert 0.05 < painted.mean() < 0.6
+
+
+def test_same_seed_gives_near_identical_pixels_and_size_rescales(renderer):
+    a = renderer.render(_program(seed=11))
+    b = renderer.render(_program(seed=11))
+    assert np.abs(a.astype(int) - b).mean() < 1.0
+    small = renderer.render(_program(seed=11), size=128)
+    assert small.shape == (128, 128, 3)
+    assert _painted(small).mean() > 0.05
+
+
+def test_sketch_error_is_the_sketch_fault(renderer):
+    with pytest.raises(RenderError, match="sketch error: .*boom"):
+        renderer.render_sketch("function setup() { createCanvas(100, 100, WEBGL); throw new Error('boom'); }")
+    with pytest.raises(RenderError, match="sketch error"):
+        renderer.render_sketch("function setup() { createCanvas(100, 100, WEBGL); brush.pick('no-such-brush'); }")
+
+
+def test_two_threads_render_at_once(renderer):
+    out: dict[int, object] = {}
+
+    def work(i: int) -> None:
+        try:
+            out[i] = renderer.render(_program(seed=i), size=64)
+        except Exception as e:  # noqa: BLE001 - reported by the assertion below
+            out[i] = e
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert all(isinstance(out.get(i), np.ndarray) and out[i].shape == (64, 64, 3) for i in range(2)), out
+
+
+def test_a_sketch_that_tries_the_network_gets_nothing(renderer):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    srv.settimeout(0.2)
+    port = srv.getsockname()[1]
+    arrived: list = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, addr = srv.accept()
+            except OSError:
+                continue
+            arrived.append(addr)
+            conn.close()
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        # the listener works: a real client gets through
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass
+        deadline = time.monotonic() + 5
+        while not arrived and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(arrived) == 1
+        url = f"http://127.0.0.1:{port}/"
+        sketch = f"""
+        async function setup() {{
+          createCanvas(200, 200, WEBGL);
+          const u = "{url}";
+          const settle = (f) => new Promise((r) => {{ try {{ f(r); }} catch (e) {{ r(); }} setTimeout(r, 1500); }});
+          await Promise.allSettled([
+            fetch(u + "fetch").catch(() => 0),
+            settle((r) => {{ const x = new XMLHttpRequest(); x.open("GET", u + "xhr"); x.onloadend = r; x.send(); }}),
+            settle((r) => {{ const w = new WebSocket("ws://127.0.0.1:{port}/ws"); w.onerror = r; w.onclose = r; }}),
+            settle((r) => {{ const i = new Image(); i.onload = r; i.onerror = r; i.src = u + "img"; }}),
+            settle((r) => {{ const s = document.createElement("script"); s.onerror = r; s.src = u + "script"; document.head.appendChild(s); }}),
+            settle((r) => {{ navigator.sendBeacon(u + "beacon", "x"); r(); }}),
+            settle((r) => {{ const w = new Worker(URL.createObjectURL(new Blob(["fetch('" + u + "worker').catch(() => 0).then(() => postMessage(1))"]))); w.onmessage = r; w.onerror = r; }}),
+          ]);
+          noLoop();
+        }}
+        function draw() {{ background(250); brush.noStroke(); brush.fill("#1f4b99", 220); brush.circle(0, 0, 60); }}
+        """
+        img = renderer.render_sketch(sketch)
+        blocked = renderer.stats.blocked_requests
+        time.sleep(1.0)  # give any connection that slipped out the time to arrive
+    finally:
+        stop.set()
+        t.join(5)
+        srv.close()
+    assert len(arrived) == 1, f"the page reached the loopback listener: {arrived}"
+    assert any(f"127.0.0.1:{port}" in u for u in blocked), blocked  # it did try, and was refused
+    assert _painted(img, np.array([250, 250, 250])).any()  # and the render itself still worked
+
+
+def test_endless_loop_times_out_and_the_browser_stays_healthy():
+    with BrowserRenderer(pool_size=1, timeout_s=3) as r:
+        with pytest.raises(RenderError, match="timed out after 3s"):
+            r.render_sketch("function setup() { createCanvas(100, 100, WEBGL); } function draw() { while (true) {} }")
+        img = r.render(_program(), size=100)
+        assert _painted(img).mean() > 0.05
+        assert r.stats.timeouts == 1
+
+
+def test_renderer_crash_is_recovered():
+    with BrowserRenderer(pool_size=1, timeout_s=20) as r:
+        with pytest.raises(RenderError, match="crashed|sketch error"):
+            r.render_sketch(
+                "function setup() { createCanvas(100, 100, WEBGL); const a = [];"
+                " while (true) a.push(new Array(1e6).fill(1.5)); }"
+            )
+        img = r.render(_program(), size=100)
+        assert _painted(img).mean() > 0.05
+
+
+def test_exported_html_opens_offline_and_paints(renderer):
+    html = to_html(_program())
+    img = renderer.render_html(html)
+    assert img.shape == (600, 600, 3)
+    assert renderer.stats.blocked_requests == [], "the page asked the network for something"
+    assert _painted(img).mean() > 0.05
+
+
+def test_missing_chromium_is_a_browser_error_in_one_line():
+    with BrowserRenderer(executable_path="/nonexistent/chromium", launch_timeout_s=5) as r:
+        with pytest.raises(BrowserError) as e:
+            r.render(_program())
+    assert "could not start chromium" in str(e.value) and "\n" not in str(e.value)
