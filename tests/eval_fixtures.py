@@ -129,9 +129,12 @@ def make_run(path: Path, spec: Synth | None = None, **over) -> Path:
     path = Path(path)
     (path / "images").mkdir(parents=True, exist_ok=True)
     rng = random.Random(spec.seed)
-    config = {"preset": spec.preset, "weights": WEIGHTS[spec.preset], "mode": "tools", "action_space": "hf10",
-              "model": "tiny-test-model", "max_steps": spec.steps, "num_generations": spec.group_size,
-              "references": {"love": 2, "okay": 2}}
+    # the shape `aquarelle train` writes: the training config under "config", the starting policy under "policy"
+    config = {"config": {"mode": "tools", "model": {"name": "tiny-test-model"},
+                         "generation": {"num_generations": spec.group_size}, "optim": {"max_steps": spec.steps},
+                         "env": {"action_space": "hf10"},
+                         "reward": {"preset": spec.preset, "weights": None}},
+              "policy": "tiny-test-model", "warm_start": None}
     (path / "config.json").write_text(json.dumps(config, indent=2))
     rows, metrics = [], []
     group = 0

@@ -89,11 +89,10 @@ def test_start_policy_is_read_from_the_config(tmp_path):
     run = load_run(make_run(tmp_path / "r", steps=2))
     assert start_policy(run) == "tiny-test-model"
     cfg = json.loads((run.path / "config.json").read_text())
-    cfg["sft_checkpoint"] = "/cache/sft"
+    cfg["policy"] = "/cache/aquarelle/sft-smollm2"  # the warm start GRPO began from
     (run.path / "config.json").write_text(json.dumps(cfg))
-    assert start_policy(load_run(run.path)) == "/cache/sft"
-    cfg = {k: v for k, v in cfg.items() if k not in ("model", "sft_checkpoint")}
-    (run.path / "config.json").write_text(json.dumps(cfg))
+    assert start_policy(load_run(run.path)) == "/cache/aquarelle/sft-smollm2"
+    (run.path / "config.json").write_text(json.dumps({"config": {"mode": "tools"}}))
     with pytest.raises(SamplingError, match="does not name the starting model"):
         start_policy(load_run(run.path))
 

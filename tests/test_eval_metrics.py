@@ -247,10 +247,14 @@ def test_load_run_rejects_what_is_not_a_run(tmp_path):
 def test_weights_come_from_config_or_preset(tmp_path):
     run = load_run(make_run(tmp_path / "hps", steps=2, preset="hps-only"))
     assert run.weights["judge"] == 0 and run.weights["preference"] == 0.9
+    assert run.preset == "hps-only" and run.action_space == "hf10" and run.mode == "tools"
     cfg = json.loads((run.path / "config.json").read_text())
-    del cfg["weights"]
+    cfg["config"]["reward"]["weights"] = {"gate": 0.1, "length": 0.1, "judge": 0.4, "preference": 0.4}
     (run.path / "config.json").write_text(json.dumps(cfg))
-    assert load_run(run.path).weights["preference"] == 0.9
+    assert load_run(run.path).weights["judge"] == 0.4
+    (run.path / "config.json").write_text(json.dumps({"preset": "hps-led", "action_space": "full"}))  # flat form
+    flat = load_run(run.path)
+    assert flat.weights["preference"] == 0.6 and flat.action_space == "full"
 
 
 def test_training_metrics_are_json_and_finite(rising):
@@ -269,3 +273,12 @@ def test_training_metrics_are_json_and_finite(rising):
     walk(tm)
     assert set(tm) >= {"reward_trend", "term_attribution", "scorer_agreement", "diversity", "tool_adherence",
                        "bad_rollouts", "coverage"}
+
+
+def test_invented_tool_names_in_error_text_are_counted():
+    rs = [Rollout.from_dict({"step": 0, "prompt": "x", "methods": {"fill": 1, "circle": 1},
+                             "errors": ["unknown tool 'paintSky'", "bleed is not in the hf10 action space "
+                                        "(and it is not a p5.brush method)", "circle: radius must be > 0"]})]
+    ta = metrics.tool_adherence(rs, "hf10")
+    assert ta["invented_methods"] == {"paintSky": 1, "bleed": 1} and ta["outside_calls"] == 0
+    assert ta["errors_per_episode"] == 3

@@ -88,7 +88,7 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     run = load_run(run_dir)
     ev: dict[str, Any] = {
         "run": run.name, "path": str(run.path), "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "preset": run.preset, "weights": run.weights, "mode": run.config.get("mode"), "action_space": run.action_space,
+        "preset": run.preset, "weights": run.weights, "mode": run.mode, "action_space": run.action_space,
         "steps": len(metrics.steps_of(run.rollouts)), "rollouts": len(run.rollouts), "skipped_lines": run.skipped_lines,
     }
     ev.update(training_metrics(run))

@@ -383,7 +383,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
 # ---------------------------------------------------------------- tool adherence
 
 _OUTSIDE_RE = re.compile(r"(\w+) is not in the (\S+) action space( \(and it is not a p5\.brush method\))?")
-_UNKNOWN_RE = re.compile(r"(?:unknown (?:brush )?method|not a p5\.brush method)[: ]*'?\"?(\w+)", re.I)
+_UNKNOWN_RE = re.compile(r"(?:unknown (?:brush )?(?:method|tool|function)|not a p5\.brush method)[: ]*'?\"?(\w+)", re.I)
 
 
 def _is_known(method: str) -> bool:

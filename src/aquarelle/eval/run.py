@@ -135,23 +135,23 @@ class Run:
     def name(self) -> str:
         return self.path.name
 
+    def setting(self, *keys: str) -> Any:
+        """The first of the dotted keys found in config.json (top level, or the training config under "config")."""
+        return setting(self.config, *keys)
+
     @property
     def preset(self) -> str | None:
-        p = self.config.get("preset")
-        if p is None and isinstance(self.config.get("reward"), dict):
-            p = self.config["reward"].get("preset")
+        p = self.setting("preset", "reward.preset")
         return str(p) if p else None
 
     @property
+    def mode(self) -> str | None:
+        m = self.setting("mode")
+        return str(m) if m else None
+
+    @property
     def action_space(self) -> str | list[str]:
-        for k in ("action_space", "action-space"):
-            v = self.config.get(k)
-            if v:
-                return v
-        env = self.config.get("env")
-        if isinstance(env, dict) and env.get("action_space"):
-            return env["action_space"]
-        return "hf10"
+        return self.setting("action_space", "env.action_space") or "hf10"
 
     @property
     def weights(self) -> dict[str, float]:
@@ -166,9 +166,7 @@ class Run:
     @property
     def judge_references(self) -> int:
         """References each painting is judged against (each asked in both orders: one pair per reference)."""
-        refs = self.config.get("references")
-        if refs is None and isinstance(self.config.get("reward"), dict):
-            refs = self.config["reward"].get("references")
+        refs = self.setting("references", "reward.references", "reward.extra.references")
         if isinstance(refs, dict):
             n = sum(int(v) for v in refs.values() if isinstance(v, (int, float)))
             if n > 0:
@@ -176,23 +174,38 @@ class Run:
         return 4  # 2 love + 2 okay
 
 
+def setting(config: dict[str, Any], *keys: str) -> Any:
+    """Look dotted keys up in a run config; training writes its settings under "config", tests may write them flat."""
+    holders = [config]
+    if isinstance(config.get("config"), dict):
+        holders.append(config["config"])
+    for key in keys:
+        for h in holders:
+            cur: Any = h
+            for part in key.split("."):
+                cur = cur.get(part) if isinstance(cur, dict) else None
+                if cur is None:
+                    break
+            if cur is not None:
+                return cur
+    return None
+
+
 def weights_of(config: dict[str, Any]) -> dict[str, float]:
     """The reward weights a run trained with: stated weights, else its preset, else judge-led."""
-    for holder in (config, config.get("reward") if isinstance(config.get("reward"), dict) else {}):
-        w = holder.get("weights")
-        if isinstance(w, dict) and all(_num(w.get(t)) is not None for t in TERMS):
-            return {t: float(w[t]) for t in TERMS}
-    reward_cfg = config.get("reward") if isinstance(config.get("reward"), dict) else {}
-    preset = config.get("preset") or reward_cfg.get("preset")
-    if preset in PRESET_WEIGHTS:
-        return dict(PRESET_WEIGHTS[preset])
+    w = setting(config, "weights", "reward.weights")
+    if isinstance(w, dict) and all(_num(w.get(t)) is not None for t in TERMS):
+        return {t: float(w[t]) for t in TERMS}
+    preset = setting(config, "preset", "reward.preset")
     try:  # the rewards package is the source of truth once it exists
         from aquarelle.rewards import PRESETS  # type: ignore
 
         if preset in PRESETS:
             return {t: float(getattr(PRESETS[preset], t)) for t in TERMS}
-    except Exception:
+    except Exception:  # noqa: BLE001 - fall back to the published table below
         pass
+    if preset in PRESET_WEIGHTS:
+        return dict(PRESET_WEIGHTS[preset])
     return dict(PRESET_WEIGHTS["judge-led"])
 
 

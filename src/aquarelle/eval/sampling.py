@@ -18,9 +18,8 @@ from typing import Any, Callable
 from .prompts import EvalPrompt
 from .run import Rollout, Run
 
-#: Config keys naming the policy GRPO started from, most specific first.
-START_KEYS = ("start_policy", "init_policy", "init_model", "warm_start", "sft_checkpoint", "sft_model", "sft_dir",
-              "model", "model_name_or_path")
+#: Config keys naming the policy GRPO started from (the warm start when there was one), most specific first.
+START_KEYS = ("start_policy", "policy", "warm_start", "init_model", "sft_checkpoint", "model.name", "model")
 
 
 class SamplingError(RuntimeError):
@@ -29,17 +28,10 @@ class SamplingError(RuntimeError):
 
 def start_policy(run: Run) -> str:
     """The untrained starting policy's model id or path, from the run's config."""
-    holders = [run.config] + [run.config[k] for k in ("train", "model_config", "policy") if
-                              isinstance(run.config.get(k), dict)]
     for key in START_KEYS:
-        for h in holders:
-            v = h.get(key)
-            if isinstance(v, str) and v:
-                return v
-            if isinstance(v, dict):
-                for sub in ("path", "name", "id"):
-                    if isinstance(v.get(sub), str) and v[sub]:
-                        return v[sub]
+        v = run.setting(key)
+        if isinstance(v, str) and v:
+            return v
     raise SamplingError(f"run {run.name}: config.json does not name the starting model (one of {', '.join(START_KEYS)})")
 
 
@@ -113,7 +105,8 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
         raise SamplingError("no prompts to sample on")
     paint, load_policy = _paint_fn()
     policies = {"trained": trained_policy(run), "start": start_policy(run)}
-    mode = str(run.config.get("mode") or "tools")
+    mode = run.mode or "tools"
+    train_config = _train_config(run)
     plan = [(name, i, prompts[i % len(prompts)]) for name in policies for i in range(k)]
     rows: list[dict] = []
     loaded: dict[str, Any] = {}
@@ -123,24 +116,55 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
         task = bar.add_task("sampling trained and starting policies", total=len(plan))
         for name, i, p in plan:
             if name not in loaded:
-                loaded[name] = load_policy(policies[name]) if load_policy else policies[name]
+                try:
+                    loaded[name] = load_policy(policies[name]) if load_policy else policies[name]
+                except Exception as e:  # noqa: BLE001 - a missing checkpoint or model: one line, no traceback
+                    raise SamplingError(f"cannot load the {name} policy {policies[name]!r}: "
+                                        f"{type(e).__name__}: {_first_line(e)}") from None
             kwargs: dict[str, Any] = {"mode": mode}
             rel_dir = f"eval/{p.split}/{name}"
-            for key, val in (("seed", seed + i), ("action_space", run.action_space),
-                             ("out_dir", str(run.path / rel_dir)), ("config", run.config)):
-                if _accepts(paint, key):
+            png = run.path / rel_dir / f"{i:03d}-{_safe(p.id)}.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            for key, val in (("seed", seed + i), ("out_png", str(png)), ("prompt_id", p.id), ("split", p.split),
+                             ("config", train_config)):
+                if val is not None and _accepts(paint, key):
                     kwargs[key] = val
             try:
                 res = dict(paint(loaded[name], p.prompt, **kwargs))
             except Exception as e:  # an infrastructure failure of one sample: keep it, reward None, say why
-                res = {"reward": None, "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"}
+                res = {"reward": None, "error": f"{type(e).__name__}: {_first_line(e)}"}
             res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
                        group=i)
-            res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{p.id}")
-            res.pop("image_array", None)
+            res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{_safe(p.id)}")
+            for bulky in ("image_array", "png_b64"):
+                res.pop(bulky, None)
             rows.append({k2: v for k2, v in res.items() if _jsonable(v)})
             bar.advance(task)
+    if rows and all(r.get("reward") is None and r.get("error") for r in rows):
+        raise SamplingError(f"every sample failed; the first: {rows[0]['error']}")
     return [Rollout.from_dict(r, i) for i, r in enumerate(rows)], rows
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:300] if text else "(no message)"
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60] or "prompt"
+
+
+def _train_config(run: Run) -> Any:
+    """The run's own training config object for ``paint`` (its scorers, action space, budgets), when it has one."""
+    data = run.config.get("config")
+    if not isinstance(data, dict):
+        return None
+    try:
+        from aquarelle.train.config import TrainConfig  # type: ignore
+
+        return TrainConfig.model_validate(data)
+    except Exception:  # noqa: BLE001 - an older or foreign config: paint falls back to its defaults
+        return None
 
 
 def _jsonable(v: Any) -> bool:
