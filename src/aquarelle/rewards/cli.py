@@ -1,0 +1,190 @@
+"""CLI: ``aquarelle score``, ``aquarelle scorers check``, ``aquarelle pool render|validate``, ``aquarelle serve-hps``.
+
+Only typer is imported at module level; numpy and the scorers load inside commands.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+scorers_app = typer.Typer(help="Reward scorer backends.", no_args_is_help=True)
+pool_app = typer.Typer(help="The hand-rated reference pool.", no_args_is_help=True)
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    print(msg, file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _config(config: Optional[Path], **overrides):
+    from .config import RewardError, load_config
+
+    try:
+        return load_config(config, **overrides)
+    except RewardError as e:
+        _fail(str(e))
+
+
+def score_cmd(
+    sketches: List[Path] = typer.Argument(..., help="p5.brush sketch files (.js)."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="judge-led | hps-led | hps-only."),
+    action_space: str = typer.Option("full", "--action-space", help="full | hf10 | comma-separated methods."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward config (JSON or YAML)."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", help="What the painting should show (HPSv3 uses it)."),
+    group_seed: int = typer.Option(0, "--group-seed", help="Seed that picks the judge's references."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per sketch on stdout."),
+) -> None:
+    """Score sketches with the composite reward (gate, length, pairwise judge, preference)."""
+    from .config import RewardError
+
+    cfg = _config(config, preset=preset)
+    from ..brush.action_space import get_space
+    from ..brush.commands import CommandError
+
+    try:
+        get_space(action_space)
+    except CommandError as e:
+        _fail(str(e))
+    from ..brush.sandbox import run_sketch
+    from .composite import RewardModel
+
+    model = RewardModel(cfg)
+    failed = False
+    for path in sketches:
+        if not path.is_file():
+            print(f"{path}: no such file", file=sys.stderr)
+            failed = True
+            continue
+        source = path.read_text(encoding="utf-8", errors="replace")
+        res = run_sketch(source, action_space=action_space)
+        try:
+            r = model.score(image=None, program=res.program, mode="sketch", source=source,
+                            violations=res.violations, error=res.error, group_seed=group_seed, prompt=prompt,
+                            action_space=action_space)
+        except RewardError as e:
+            _fail(f"{path}: {e}")
+        out = {"sketch": str(path), "reward": r.reward, "breakdown": r.breakdown, "weights": r.weights,
+               "gate_reasons": r.gate_reasons}
+        if r.error:
+            out["error"] = r.error
+            failed = True
+            print(f"{path}: scorer failed: {r.error}", file=sys.stderr)
+        if as_json:
+            print(json.dumps(out), flush=True)
+        else:
+            b = r.breakdown
+            fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+            rew = "None" if r.reward is None else f"{r.reward:.3f}"
+            print(f"{path}: reward {rew}  gate {fmt(b['gate'])} length {fmt(b['length'])} "
+                  f"judge {fmt(b['judge'])} preference {fmt(b['preference'])}"
+                  + (f"  ({'; '.join(r.gate_reasons)})" if r.gate_reasons else ""))
+    raise typer.Exit(1 if failed else 0)
+
+
+@scorers_app.command("check")
+def scorers_check(
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward config (JSON or YAML)."),
+    judge_backend: Optional[str] = typer.Option(None, "--judge-backend", help="local | openai."),
+    preference_backend: Optional[str] = typer.Option(None, "--preference-backend", help="local | hpsv3."),
+) -> None:
+    """Ask every configured backend a real question; exit 1 naming each one that does not answer."""
+    cfg = _config(config, judge_backend=judge_backend, preference_backend=preference_backend)
+    from .composite import RewardModel
+
+    problems = RewardModel(cfg).check()
+    for p in problems:
+        print(f"FAIL {p}", file=sys.stderr)
+    if problems:
+        raise typer.Exit(1)
+    print(f"ok: judge={cfg.judge_backend} preference={cfg.preference_backend} answer")
+
+
+@pool_app.command("render")
+def pool_render(
+    force: bool = typer.Option(False, "--force", help="Re-render even when the cache is fresh."),
+    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: the repo's pool/)."),
+    only: Optional[List[str]] = typer.Option(None, "--id", help="Render only these painting ids."),
+) -> None:
+    """Render the pool's sketches into pool/images/ (cached by sketch hash)."""
+    from .config import RewardError
+    from .pool import Pool, PoolRenderError
+
+    try:
+        pool = Pool(pool_dir)
+    except RewardError as e:
+        _fail(str(e))
+    entries = [pool.get(i) for i in only] if only else pool.entries
+    from rich.progress import Progress
+
+    fresh = failed = 0
+    with Progress(console=__import__("rich.console").console.Console(stderr=True), transient=True,
+                  disable=not sys.stderr.isatty()) as prog:
+        task = prog.add_task("rendering pool", total=len(entries))
+        for e in entries:
+            try:
+                _, new = pool.render(e, force=force)
+                fresh += new
+            except PoolRenderError as err:
+                print(str(err), file=sys.stderr)
+                failed += 1
+            prog.advance(task)
+    print(f"{len(entries) - failed} images in {pool.root / 'images'} ({fresh} rendered, "
+          f"{len(entries) - failed - fresh} cached, {failed} failed)", file=sys.stderr)
+    raise typer.Exit(1 if failed else 0)
+
+
+@pool_app.command("validate")
+def pool_validate(
+    split: str = typer.Option("heldout", "--split", help="heldout | design | all."),
+    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: the repo's pool/)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward config: validates its backends."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
+) -> None:
+    """How often each scorer ranks love above reject and okay above reject (pairwise accuracy)."""
+    if split not in ("heldout", "design", "all"):
+        _fail(f"--split must be heldout, design or all (got {split!r})")
+    cfg = _config(config)
+    from .config import RewardError
+    from .pool import Pool, PoolRenderError
+    from .validate import validate_pool
+
+    try:
+        pool = Pool(pool_dir)
+        report = validate_pool(pool, cfg, split=split)
+    except (RewardError, PoolRenderError) as e:
+        _fail(str(e))
+    if as_json:
+        print(json.dumps(report))
+        return
+    print(f"pool {pool.root}: split {split}, {report['n']} paintings {report['tiers']}")
+    print(f"{'scorer':<24}{'love>reject':>12}{'okay>reject':>12}{'love>okay':>10}")
+    for name, acc in report["scorers"].items():
+        print(f"{name:<24}{acc['love>reject']:>12.3f}{acc['okay>reject']:>12.3f}{acc['love>okay']:>10.3f}")
+
+
+def serve_hps(
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8765, "--port"),
+    device: str = typer.Option("cuda", "--device", help="Torch device for HPSv3."),
+    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Local HPSv3 checkpoint (default: Hub)."),
+) -> None:
+    """Serve HPSv3 over HTTP for the `hpsv3` preference backend (needs `pip install hpsv3`, a GPU)."""
+    try:
+        import hpsv3  # noqa: F401
+    except ImportError:
+        _fail("serve-hps needs the hpsv3 package (its own environment: see aquarelle/rewards/hps_server.py)")
+    from .hps_server import serve
+
+    serve(host, port, device, checkpoint)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("score")(score_cmd)
+    app.command("serve-hps")(serve_hps)
+    app.add_typer(scorers_app, name="scorers")
+    app.add_typer(pool_app, name="pool")

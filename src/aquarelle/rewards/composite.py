@@ -1,0 +1,169 @@
+"""The composite reward: gate x (w_gate + w_length*length + w_judge*judge + w_preference*preference).
+
+The line between a 0 and a None: anything the model's code caused (an exception,
+a limit, a violation, degenerate geometry, a render refused for its content) is
+the gate's 0, so crashing never escapes a bad score; only infrastructure failures
+(a scorer down, a timeout of our own service, a broken reference) give None with
+the reason in ``error``. A term whose weight is 0 is not computed (None in the
+breakdown); after a failed gate the judge and preference are not computed either.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from .config import RewardConfig, Weights
+from .gate import check_gate
+from .judge import JudgeBackendError, judge_against
+from .length import length_score
+
+Mode = Literal["sketch", "tools", "revise"]
+
+
+class RewardResult(BaseModel):
+    reward: float | None
+    breakdown: dict[str, float | None]
+    weights: dict[str, float]
+    gate_reasons: list[str]
+    error: str | None = None
+    critique: str = ""
+    judge_position_bias: int = 0
+    coverage: float | None = None
+    references: list[str] = []
+
+
+class RewardModel:
+    """Scores paintings with the configured backends; cheap to call, safe from many threads."""
+
+    def __init__(self, config: RewardConfig | None = None):
+        self.config = config or RewardConfig()
+        self._judge = None
+        self._preference = None
+        self._pool = None
+        self._lock = threading.Lock()
+
+    # ---- backends (built lazily: a config naming a remote scorer costs nothing until used)
+
+    @property
+    def pool(self):
+        if self._pool is None:
+            from .pool import Pool
+
+            self._pool = Pool(self.config.pool_dir)
+        return self._pool
+
+    def judge_backend(self):
+        with self._lock:
+            if self._judge is None:
+                c = self.config
+                if c.judge_backend == "openai":
+                    from .judge import OpenAIJudge
+
+                    self._judge = OpenAIJudge(
+                        base_url=c.resolved_judge_url() or "", model=c.resolved_judge_model(),
+                        api_key=c.resolved_api_key(), timeout_s=c.judge_timeout_s, retries=c.judge_retries,
+                        backoff_s=c.judge_backoff_s, concurrency=c.judge_concurrency,
+                        image_size=c.judge_image_size, cache_size=c.judge_cache_size)
+                else:
+                    from .critic import LocalJudge
+
+                    self._judge = LocalJudge(size=c.render_size)
+            return self._judge
+
+    def preference_backend(self):
+        with self._lock:
+            if self._preference is None:
+                c = self.config
+                if c.preference_backend == "hpsv3":
+                    from .hps_client import HPSv3Client
+
+                    self._preference = HPSv3Client(c.resolved_preference_url(), timeout_s=c.preference_timeout_s,
+                                                   retries=c.preference_retries)
+                else:
+                    from .preference import LocalPreference
+
+                    self._preference = LocalPreference(size=c.render_size)
+            return self._preference
+
+    def references(self, group_seed: int) -> list[tuple[str, np.ndarray]]:
+        c = self.config
+        entries = self.pool.sample_references(group_seed, c.references.model_dump(), c.reference_split)
+        size = c.render_size if c.judge_backend == "local" else None
+        return [(e.id, self.pool.image(e, size)) for e in entries]
+
+    # ---- scoring
+
+    def score(self, *, image: np.ndarray | None, program=None, mode: Mode = "sketch", source: str | None = None,
+              n_calls: int | None = None, violations: list[str] | tuple[str, ...] = (), error: str | None = None,
+              weights: Weights | None = None, group_seed: int = 0, prompt: str | None = None,
+              action_space: str | list[str] | None = None) -> RewardResult:
+        """One painting's reward with every term in the breakdown (see the module doc for 0 vs None)."""
+        w = weights or self.config.weights_resolved()
+        wd = w.as_dict()
+        if image is None and program is not None and not error and not violations:
+            from ..render import render_program
+
+            try:
+                image = render_program(program)
+            except ValueError as e:  # RenderError: the program's fault
+                error = f"render refused the program: {e}"
+        if program is not None and n_calls is None:
+            n_calls = sum(1 for c in program.commands if c.method != "background")
+        gate = check_gate(image=image, program=program, source=source if mode != "tools" else None,
+                          violations=violations, error=error,
+                          action_space=action_space if action_space is not None else "full")
+        length = length_score(mode=mode, source=source, n_calls=n_calls)
+        breakdown: dict[str, float | None] = {"gate": gate.value, "length": length, "judge": None, "preference": None}
+        if not gate.passed:
+            return RewardResult(reward=0.0, breakdown=breakdown, weights=wd, gate_reasons=gate.reasons,
+                                critique="Gate failed: " + "; ".join(gate.reasons), coverage=gate.coverage)
+        assert image is not None
+        critique: list[str] = []
+        bias = 0
+        refs: list[str] = []
+        try:
+            if w.judge > 0:
+                jr = judge_against(self.judge_backend(), image, self.references(group_seed))
+                breakdown["judge"], bias, refs = jr.score, jr.position_bias, jr.reference_ids
+                critique.append(f"Judge {jr.score:.2f} against the references: " + "; ".join(jr.reasons) + ".")
+            if w.preference > 0:
+                pv, note = self.preference_backend().score(image, prompt or "")
+                breakdown["preference"] = pv
+                critique.append(f"Preference {pv:.2f}: {note}.")
+        except Exception as e:  # noqa: BLE001 - a scorer failure is infrastructure: None with the reason
+            from .hps_client import PreferenceBackendError
+            from .pool import PoolRenderError
+
+            known = (JudgeBackendError, PreferenceBackendError, PoolRenderError)
+            msg = str(e) if isinstance(e, known) else f"{type(e).__name__}: {e}"
+            return RewardResult(reward=None, breakdown=breakdown, weights=wd, gate_reasons=[],
+                                error=msg.splitlines()[0] if msg else type(e).__name__,
+                                coverage=gate.coverage, judge_position_bias=bias, references=refs)
+        total = w.gate * 1.0 + w.length * length
+        total += w.judge * (breakdown["judge"] or 0.0) + w.preference * (breakdown["preference"] or 0.0)
+        return RewardResult(reward=float(total), breakdown=breakdown, weights=wd, gate_reasons=[],
+                            critique=" ".join(critique), judge_position_bias=bias, coverage=gate.coverage,
+                            references=refs)
+
+    def check(self) -> list[str]:
+        """Problems with the configured backends (empty when all answer); never raises."""
+        problems: list[str] = []
+        w = self.config.weights_resolved()
+        for name, needed, get in (("judge", True, self.judge_backend), ("preference", True, self.preference_backend)):
+            try:
+                backend = get()
+                p = backend.check()
+            except Exception as e:  # noqa: BLE001
+                p = f"{name}: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+            if p:
+                problems.append(p)
+        if w.judge > 0:
+            try:
+                self.references(0)
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"references: {str(e).splitlines()[0]}")
+        return problems

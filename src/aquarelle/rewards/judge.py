@@ -1,0 +1,224 @@
+"""The pairwise judge: is this painting better than a reference from the pool?
+
+Each reference is compared twice, the painting first (as A) and second (as B), so
+a judge that favours a position cannot decide the score: winning both orders
+scores 1, a split 0.5, losing both 0; the judge term is the mean over references.
+A split where the same letter won both times is a position-bias event, counted.
+
+Backends answer one question, ``compare(a, b) -> Verdict``: ``local`` (the
+deterministic critic in critic.py) and ``openai`` (any OpenAI-compatible chat
+endpoint with image input, e.g. vLLM serving Qwen3-VL-30B-A3B-Instruct).
+A backend that cannot answer raises ``JudgeBackendError``: the reward becomes
+None with the reason, never a silent 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, Sequence
+
+import numpy as np
+
+from .imageio import data_url, digest
+
+
+class JudgeBackendError(RuntimeError):
+    """The judge backend did not give a usable answer (down, timeout, 5xx, malformed)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    winner: Literal["A", "B"]
+    reason: str = ""
+
+
+class PairwiseBackend(Protocol):
+    name: str
+
+    def compare_many(self, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[Verdict]: ...
+
+    def check(self) -> str | None: ...
+
+
+@dataclass
+class JudgeResult:
+    score: float
+    per_reference: list[float]
+    reference_ids: list[str]
+    reasons: list[str] = field(default_factory=list)
+    position_bias: int = 0
+
+
+def pair_score(painting_first: Verdict, painting_second: Verdict) -> float:
+    """Wins of the painting over both orders / 2: 1, 0.5 or 0."""
+    return ((painting_first.winner == "A") + (painting_second.winner == "B")) / 2.0
+
+
+def is_position_bias(painting_first: Verdict, painting_second: Verdict) -> bool:
+    """The verdict flipped with the order (the same slot won both times)."""
+    return painting_first.winner == painting_second.winner
+
+
+def judge_against(backend: PairwiseBackend, image: np.ndarray,
+                  references: Sequence[tuple[str, np.ndarray]]) -> JudgeResult:
+    """Score ``image`` against each reference in both orders (one batch to the backend)."""
+    if not references:
+        raise JudgeBackendError("no references to judge against (is the pool rendered?)")
+    pairs: list[tuple[np.ndarray, np.ndarray]] = []
+    for _, ref in references:
+        pairs.append((image, ref))
+        pairs.append((ref, image))
+    verdicts = backend.compare_many(pairs)
+    per, reasons, bias = [], [], 0
+    for i, (rid, _) in enumerate(references):
+        first, second = verdicts[2 * i], verdicts[2 * i + 1]
+        s = pair_score(first, second)
+        per.append(s)
+        bias += is_position_bias(first, second)
+        outcome = {1.0: "won", 0.5: "split", 0.0: "lost"}[s]
+        why = first.reason if first.winner == "A" or s == 0.0 else second.reason
+        reasons.append(f"vs {rid}: {outcome} ({why})" if why else f"vs {rid}: {outcome}")
+    return JudgeResult(score=float(np.mean(per)), per_reference=per, reference_ids=[r for r, _ in references],
+                       reasons=reasons, position_bias=bias)
+
+
+# ---------------------------------------------------------------- openai backend
+
+JUDGE_SYSTEM = (
+    "You are an exacting watercolour critic. You compare two paintings and pick the better watercolour: "
+    "soft, bleeding edges; translucent layered washes; a harmonious palette; paper left to breathe; a clear "
+    "composition; no mud. Answer with JSON only."
+)
+JUDGE_QUESTION = (
+    'Which painting is the better watercolour, A or B? Reply with a JSON object only: '
+    '{"winner": "A" or "B", "reason": "one short sentence"}.'
+)
+
+_JSON_RE = re.compile(r"\{.*\}", re.S)
+
+
+def parse_verdict(text: str | None) -> Verdict:
+    """Read ``{"winner": "A"|"B", "reason": ...}`` from a reply (code fences tolerated)."""
+    if not text:
+        raise ValueError("empty reply")
+    m = _JSON_RE.search(text)
+    if not m:
+        raise ValueError(f"no JSON object in reply {text[:80]!r}")
+    try:
+        data = json.loads(m.group(0))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"reply is not valid JSON ({e.msg}): {text[:80]!r}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"reply JSON is not an object: {text[:80]!r}")
+    winner = str(data.get("winner", "")).strip().upper().strip("\"' .")
+    if winner.startswith("PAINTING "):
+        winner = winner[len("PAINTING "):]
+    if winner not in ("A", "B"):
+        raise ValueError(f"reply's winner is {data.get('winner')!r}, not 'A' or 'B'")
+    return Verdict(winner=winner, reason=str(data.get("reason", ""))[:300])  # type: ignore[arg-type]
+
+
+class OpenAIJudge:
+    """Pairwise verdicts from an OpenAI-compatible chat endpoint (temperature 0).
+
+    Retries with exponential backoff on timeouts, connection errors, 5xx/429 and
+    malformed replies; a bounded thread pool limits concurrent requests; an LRU
+    cache keyed by (model, image A, image B) avoids asking the same pair twice.
+    """
+
+    name = "openai"
+
+    def __init__(self, *, base_url: str, model: str, api_key: str = "none", timeout_s: float = 60.0,
+                 retries: int = 2, backoff_s: float = 1.0, concurrency: int = 8, image_size: int = 512,
+                 cache_size: int = 4096):
+        if not base_url:
+            raise JudgeBackendError("the openai judge needs judge_url (or AQUARELLE_JUDGE_URL)")
+        import openai
+
+        self._openai = openai
+        self.base_url, self.model = base_url, model
+        self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
+        self.image_size = image_size
+        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
+        self._cache: OrderedDict[tuple[str, str, str], Verdict] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self.requests = 0  # HTTP requests sent, for tests and stats
+
+    def _ask_once(self, url_a: str, url_b: str) -> Verdict:
+        self.requests += 1
+        resp = self.client.chat.completions.create(
+            model=self.model,
+            temperature=0,
+            max_tokens=200,
+            messages=[
+                {"role": "system", "content": JUDGE_SYSTEM},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "Painting A:"},
+                    {"type": "image_url", "image_url": {"url": url_a}},
+                    {"type": "text", "text": "Painting B:"},
+                    {"type": "image_url", "image_url": {"url": url_b}},
+                    {"type": "text", "text": JUDGE_QUESTION},
+                ]},
+            ],
+        )
+        if not resp.choices:
+            raise ValueError("reply has no choices")
+        return parse_verdict(resp.choices[0].message.content)
+
+    def _ask(self, a: np.ndarray, b: np.ndarray) -> Verdict:
+        key = (self.model, digest(a), digest(b))
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        url_a, url_b = data_url(a, self.image_size), data_url(b, self.image_size)
+        o = self._openai
+        last = "no attempt"
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+            try:
+                v = self._ask_once(url_a, url_b)
+            except o.APITimeoutError:
+                last = f"judge timed out after {self.timeout_s:g}s"
+            except o.APIConnectionError as e:
+                last = f"judge unreachable at {self.base_url}: {str(e).splitlines()[0]}"
+            except o.APIStatusError as e:
+                last = f"judge server answered HTTP {e.status_code}"
+                if e.status_code < 500 and e.status_code != 429:
+                    break  # a 4xx will not change on retry
+            except ValueError as e:
+                last = f"judge reply malformed: {e}"
+            else:
+                with self._lock:
+                    self._cache[key] = v
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
+                return v
+        raise JudgeBackendError(f"{last} ({self.retries + 1} attempt(s), model {self.model})")
+
+    def compare_many(self, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[Verdict]:
+        futures = [self._pool.submit(self._ask, a, b) for a, b in pairs]
+        return [f.result() for f in futures]
+
+    def check(self) -> str | None:
+        """None when the endpoint answers a real pairwise question, else the problem."""
+        white = np.full((64, 64, 3), 255, np.uint8)
+        grey = np.full((64, 64, 3), 128, np.uint8)
+        try:
+            self.compare_many([(white, grey)])
+        except JudgeBackendError as e:
+            return f"judge (openai at {self.base_url}): {e}"
+        return None
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.client.close()

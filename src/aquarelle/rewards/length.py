@@ -1,0 +1,41 @@
+"""The length term: rewards a sketch for being substantial, not for padding.
+
+Sketch mode follows the published ramp over estimated tokens (characters / 4):
+0 below 150, linear up to 1 at 3,000, flat to 6,000, 0 above 6,000.
+
+Tools mode has no source text, so it uses the same ramp over the number of brush
+calls, converted with what one call costs in a sketch: a published-skeleton sketch
+spends about 60 tokens on boilerplate and about 7 tokens per ``brush.*(...)`` call
+(``brush.vertex(312, 148);`` is 24 characters), so tokens ~= 60 + 7 x calls. That
+gives 0 below 13 calls, 1 from 420 calls, 0 above 849 calls.
+"""
+
+from __future__ import annotations
+
+TOKENS_LOW, TOKENS_FULL, TOKENS_MAX = 150, 3000, 6000
+CHARS_PER_TOKEN = 4
+SKELETON_TOKENS, TOKENS_PER_CALL = 60, 7
+
+
+def estimated_tokens(source: str) -> float:
+    return len(source) / CHARS_PER_TOKEN
+
+
+def ramp(tokens: float) -> float:
+    """The published piecewise ramp over (estimated) tokens."""
+    if tokens < TOKENS_LOW or tokens > TOKENS_MAX:
+        return 0.0
+    if tokens >= TOKENS_FULL:
+        return 1.0
+    return (tokens - TOKENS_LOW) / (TOKENS_FULL - TOKENS_LOW)
+
+
+def calls_to_tokens(n_calls: int) -> float:
+    return SKELETON_TOKENS + TOKENS_PER_CALL * n_calls
+
+
+def length_score(*, mode: str = "sketch", source: str | None = None, n_calls: int | None = None) -> float:
+    """Sketch and revise modes score the source; tools mode scores the number of brush calls."""
+    if mode == "tools" or (source is None and n_calls is not None):
+        return ramp(calls_to_tokens(int(n_calls or 0)))
+    return ramp(estimated_tokens(source or ""))

@@ -1,0 +1,172 @@
+"""The reference pool: hand-rated p5.brush paintings (love / okay / reject) and the prompt sets.
+
+``pool/pool.json`` lists each painting (id, subject, tier, why, hf10, split) and
+its sketch under ``pool/sketches/``. Images are rendered on demand and cached
+under ``pool/images/`` (git-ignored), keyed by a hash of the sketch source and the
+render settings so an edited sketch is re-rendered. The ``heldout`` third never
+informed the design of the local scorers; their accuracies are reported on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from pathlib import Path
+from typing import Iterable, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .config import RewardError
+
+TIERS = ("love", "okay", "reject")
+Tier = Literal["love", "okay", "reject"]
+RENDER_SIZE = 600  # pool images are cached at the sketches' native size
+
+
+def default_pool_dir() -> Path:
+    """``$AQUARELLE_POOL``, else ``pool/`` at the repository root (next to ``src/``), else the cwd's."""
+    env = os.environ.get("AQUARELLE_POOL")
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[3] / "pool"
+    return repo if repo.is_dir() else Path.cwd() / "pool"
+
+
+class PoolEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    subject: str
+    tier: Tier
+    why: str
+    hf10: bool
+    split: Literal["design", "heldout"]
+
+
+class PromptEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    subject: str
+    prompt: str
+    split: Literal["train", "heldout"]
+
+
+class PoolRenderError(RuntimeError):
+    """A pool sketch could not be run or rendered (a broken reference is our fault, not the policy's)."""
+
+
+class Pool:
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root) if root else default_pool_dir()
+        path = self.root / "pool.json"
+        if not path.is_file():
+            raise RewardError(f"no pool at {path} (set AQUARELLE_POOL or pool_dir)")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.entries = [PoolEntry(**e) for e in data["paintings"]]
+        except (ValueError, KeyError, TypeError, ValidationError) as e:
+            raise RewardError(f"{path} is malformed: {str(e).splitlines()[0]}") from None
+        self._by_id = {e.id: e for e in self.entries}
+        self._images: dict[tuple[str, int], np.ndarray] = {}
+
+    # ---- lookup
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, pid: str) -> PoolEntry:
+        if pid not in self._by_id:
+            raise RewardError(f"no painting {pid!r} in the pool")
+        return self._by_id[pid]
+
+    def select(self, tier: str | None = None, split: str = "all", hf10: bool | None = None) -> list[PoolEntry]:
+        return [e for e in self.entries if (tier is None or e.tier == tier)
+                and (split == "all" or e.split == split) and (hf10 is None or e.hf10 == hf10)]
+
+    def sketch_path(self, e: PoolEntry) -> Path:
+        return self.root / "sketches" / f"{e.id}.js"
+
+    def source(self, e: PoolEntry) -> str:
+        return self.sketch_path(e).read_text(encoding="utf-8")
+
+    def prompts(self, split: str = "all") -> list[PromptEntry]:
+        data = json.loads((self.root / "prompts.json").read_text(encoding="utf-8"))
+        items = [PromptEntry(**p) for p in data["prompts"]]
+        return [p for p in items if split == "all" or p.split == split]
+
+    # ---- images
+
+    def _key(self, e: PoolEntry, backend: str) -> str:
+        h = hashlib.sha1(self.source(e).encode("utf-8"))
+        h.update(f"|{backend}|{RENDER_SIZE}|hf10={e.hf10}".encode())
+        return h.hexdigest()[:16]
+
+    def image_path(self, e: PoolEntry) -> Path:
+        return self.root / "images" / f"{e.id}.png"
+
+    def cached(self, e: PoolEntry, backend: str = "native") -> bool:
+        meta = self.image_path(e).with_suffix(".json")
+        if not (self.image_path(e).is_file() and meta.is_file()):
+            return False
+        try:
+            return json.loads(meta.read_text()).get("key") == self._key(e, backend)
+        except ValueError:
+            return False
+
+    def render(self, e: PoolEntry, *, backend: str = "native", force: bool = False) -> tuple[np.ndarray, bool]:
+        """(image, freshly_rendered); renders through the sandbox + renderer and caches the PNG."""
+        from .imageio import load_png, save_png
+
+        if not force and self.cached(e, backend):
+            return load_png(self.image_path(e)), False
+        from ..brush.sandbox import run_sketch
+        from ..render import render_program
+
+        res = run_sketch(self.source(e), action_space="hf10" if e.hf10 else "full")
+        if not res.ok or res.program is None:
+            raise PoolRenderError(f"pool sketch {e.id}: {res.reason}")
+        try:
+            img = render_program(res.program, backend=backend)
+        except ValueError as err:  # RenderError: a broken reference
+            raise PoolRenderError(f"pool sketch {e.id}: {err}") from None
+        self.image_path(e).parent.mkdir(parents=True, exist_ok=True)
+        save_png(img, self.image_path(e))
+        self.image_path(e).with_suffix(".json").write_text(json.dumps(
+            {"key": self._key(e, backend), "backend": backend, "sketch_ms": res.ms,
+             "commands": len(res.program.commands)}))
+        return img, True
+
+    def image(self, e: PoolEntry, size: int | None = None) -> np.ndarray:
+        """The cached render (rendered now if missing), optionally resized; memoised."""
+        key = (e.id, size or 0)
+        if key not in self._images:
+            img, _ = self.render(e)
+            if size:
+                from .imageio import resize
+
+                img = resize(img, size)
+            self._images[key] = img
+        return self._images[key]
+
+    # ---- references
+
+    def sample_references(self, group_seed: int, counts: dict[str, int] | None = None,
+                          split: str = "all") -> list[PoolEntry]:
+        """The same references for a whole GRPO group: a fixed draw from the group seed."""
+        counts = counts or {"love": 2, "okay": 2}
+        rng = random.Random(f"aquarelle-references-{group_seed}")
+        out: list[PoolEntry] = []
+        for tier in ("love", "okay"):
+            n = counts.get(tier, 0)
+            cands = sorted(self.select(tier, split), key=lambda x: x.id)
+            if n > len(cands):
+                raise RewardError(f"the pool has {len(cands)} {tier} painting(s) in split {split!r}, {n} asked")
+            out.extend(rng.sample(cands, n))
+        return out
+
+
+def tier_pairs(entries: Iterable[PoolEntry], hi: str, lo: str) -> list[tuple[PoolEntry, PoolEntry]]:
+    es = list(entries)
+    return [(a, b) for a in es if a.tier == hi for b in es if b.tier == lo]
