@@ -129,3 +129,26 @@ def test_help_lists_the_eval_commands():
     assert res.returncode == 0
     for cmd in ("eval", "report", "compare"):
         assert cmd in res.stdout
+
+
+def test_heldout_prompts_come_from_the_pool_and_never_from_training(tmp_path):
+    from aquarelle.eval.prompts import select
+
+    run = load_run(make_run(tmp_path / "r", steps=4))
+    held = select(run, "heldout")
+    assert len(held) >= 12 and all(p.split == "heldout" for p in held)
+    assert not {p.prompt for p in held} & {r.prompt for r in run.rollouts}
+    both = select(run, "all")
+    assert {p.split for p in both} == {"train", "heldout"}
+
+
+def test_a_run_with_its_own_prompt_file_uses_it(tmp_path):
+    from aquarelle.eval.prompts import select
+
+    path = make_run(tmp_path / "r", steps=2)
+    (tmp_path / "mine.json").write_text(json.dumps({"prompts": [
+        {"id": "a", "prompt": "an owl at night", "split": "heldout"}, {"id": "b", "prompt": "a red kite", "split": "train"}]}))
+    cfg = json.loads((path / "config.json").read_text())
+    cfg["config"]["prompts"] = str(tmp_path / "mine.json")
+    (path / "config.json").write_text(json.dumps(cfg))
+    assert [p.prompt for p in select(load_run(path), "heldout")] == ["an owl at night"]

@@ -282,3 +282,18 @@ def test_invented_tool_names_in_error_text_are_counted():
     ta = metrics.tool_adherence(rs, "hf10")
     assert ta["invented_methods"] == {"paintSky": 1, "bleed": 1} and ta["outside_calls"] == 0
     assert ta["errors_per_episode"] == 3
+
+
+def test_an_unscored_run_says_why_and_does_not_blame_the_policy(tmp_path):
+    path = make_run(tmp_path / "r", steps=3)
+    rows = [json.loads(x) for x in (path / "rollouts.jsonl").read_text().splitlines()]
+    for r in rows:
+        r.update(reward=None, breakdown={}, errors=["infrastructure: preference scorer at http://127.0.0.1:9 refused"])
+    (path / "rollouts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    ev = evaluate(path, samples=0, progress=False)
+    assert ev["reward_trend"]["steady"] is None and ev["reward_trend"]["n_scored"] == 0
+    assert list(ev["reward_trend"]["unscored_reasons"].values()) == [len(rows)]
+    v = ev["verdicts"]["improves"]
+    assert v["answer"] == "unclear" and "refused" in v["text"]
+    ta = ev["tool_adherence"]
+    assert ta["errors_per_episode"] == 0 and ta["infrastructure_errors"] == len(rows)

@@ -94,7 +94,7 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev.update(training_metrics(run))
 
     sampled: list[Rollout] = []
-    sampling: dict[str, Any] = {"prompts": prompts, "samples": samples, "source": None, "reason": None, "errors": []}
+    sampling: dict[str, Any] = {"prompts": prompts, "samples": samples, "source": None, "reason": None}
     if samples_file is not None:
         path = Path(samples_file)
         if not path.exists():
@@ -124,7 +124,7 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         sampling["source"] = SAMPLES_JSONL
     else:
         sampling["reason"] = "--samples 0: metrics from the training rollouts only"
-    sampling["errors"] = [r.extra.get("error") for r in sampled if r.reward is None and r.extra.get("error")][:20]
+    sampling["unscored_reasons"] = metrics.unscored_reasons(sampled)
     sampling["unscored"] = sum(r.reward is None for r in sampled)
     sampling["n"] = len(sampled)
     ev["sampling"] = sampling

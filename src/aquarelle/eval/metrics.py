@@ -60,6 +60,25 @@ def _delta(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else b - a
 
 
+def is_infrastructure(error: str) -> bool:
+    """Errors the policy did not cause (a scorer or renderer failed): kept apart from its tool errors."""
+    return error.startswith(("infrastructure", "image not saved"))
+
+
+def policy_errors(r: Rollout) -> list[str]:
+    return [e for e in r.errors if not is_infrastructure(e)]
+
+
+def unscored_reasons(rollouts: Sequence[Rollout], top: int = 3) -> dict[str, int]:
+    """The commonest reasons rollouts were left unscored (reward None), so a null is never silent."""
+    c: Counter[str] = Counter()
+    for r in rollouts:
+        if r.reward is None:
+            why = [e for e in r.errors if is_infrastructure(e)] or [str(r.extra.get("error") or "no reason recorded")]
+            c[why[0][:160]] += 1
+    return dict(c.most_common(top))
+
+
 def steps_of(rollouts: Sequence[Rollout]) -> list[int]:
     return sorted({r.step for r in rollouts})
 
@@ -139,18 +158,23 @@ def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
         out["thirds"] = {t: [_round(_mean(_term(r, t) for r in p)) for p in parts] for t in ("total",) + TERMS}
         tot = out["thirds"]["total"]
         out["change"] = _round(_delta(tot[0], tot[2]))
+    out["unscored_reasons"] = unscored_reasons(rollouts)
     out["trend"] = trend_stat(steps, means)
     out["term_trends"] = {}
     for t in TERMS:
         s, m = _per_step(rollouts, t)
         out["term_trends"][t] = trend_stat(s, m)
     t_stat = out["trend"]["t_stat"]
-    if parts is None or t_stat is None:
+    if out["n_scored"] == 0:
         out["steady"] = None
-        out["reason"] = SHORT_RUN if parts is None else out["trend"]["reason"]
+        out["reason"] = "no rollout was scored"
+    elif parts is None or t_stat is None or None in out["thirds"]["total"]:
+        out["steady"] = None
+        out["reason"] = (SHORT_RUN if parts is None else out["trend"]["reason"] or
+                         "a third of training has no scored rollout")
     else:
-        tot = [v for v in out["thirds"]["total"] if v is not None]
-        monotone = len(tot) == 3 and tot[0] <= tot[1] <= tot[2]
+        tot = out["thirds"]["total"]
+        monotone = tot[0] <= tot[1] <= tot[2]
         out["steady"] = bool(monotone and t_stat > T_SIGNIFICANT)
         out["reason"] = None
     return out
@@ -408,7 +432,7 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
                 invented[m] += n
             elif m not in space:
                 outside[m] += n
-        for e in r.errors:
+        for e in policy_errors(r):
             mo = _OUTSIDE_RE.search(e)
             if mo and mo.group(1) not in seen_in_methods:
                 (invented if mo.group(3) or not _is_known(mo.group(1)) else outside)[mo.group(1)] += 1
@@ -419,7 +443,8 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
     calls = sum(usage.values())
     n_calls = [r.n_calls for r in rollouts if r.n_calls is not None]
     total_calls = max(calls, sum(n_calls)) if n_calls else calls
-    errs = [len(r.errors) for r in rollouts]
+    errs = [len(policy_errors(r)) for r in rollouts]
+    infra = sum(len(r.errors) - len(policy_errors(r)) for r in rollouts)
     parts = thirds(rollouts)
     out: dict[str, Any] = {
         "action_space": space.name,
@@ -434,7 +459,9 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
         "invented_methods": dict(invented.most_common()),
         "errors_per_episode": _round(_mean(errs)),
         "episodes_with_errors": _round(_mean(float(e > 0) for e in errs)),
-        "errors_per_episode_thirds": None if parts is None else [_round(_mean(len(r.errors) for r in p)) for p in parts],
+        "errors_per_episode_thirds": None if parts is None else [_round(_mean(len(policy_errors(r)) for r in p))
+                                                                 for p in parts],
+        "infrastructure_errors": infra,
         "method_usage": {m: _round(n / calls) for m, n in usage.most_common()} if calls else {},
         "methods_used": len(usage),
     }

@@ -74,24 +74,28 @@ def _from_file(path: Path) -> list[EvalPrompt]:
     return _rows_to_prompts(rows or [])
 
 
-def pool_prompts(root: Path | None = None) -> list[EvalPrompt]:
-    """The pool's prompt set with its fixed split; empty when the pool has none."""
-    try:
-        from aquarelle.rewards import pool as pool_mod  # type: ignore
+def pool_prompts(root: Path | None = None, prompt_file: str | Path | None = None) -> list[EvalPrompt]:
+    """The prompt set with its fixed split (the run's own prompt file, else the pool's); empty when none is found."""
+    if prompt_file:
+        path = Path(prompt_file)
+        if path.is_file():
+            try:
+                return _from_file(path)
+            except (OSError, ValueError) as e:
+                raise PromptError(f"cannot read the prompt set {path}: {e}") from None
+    if root is None:
+        try:
+            from aquarelle.rewards.pool import Pool  # type: ignore
 
-        for fn in ("load_prompts", "prompts", "prompt_set"):
-            f = getattr(pool_mod, fn, None)
-            if callable(f):
-                got = _rows_to_prompts(f())
-                if got:
-                    return got
-    except Exception:  # the pool module may not exist yet or may fail to load: fall back to files
-        pass
-    roots = [root] if root else []
-    roots += [Path.cwd() / "pool", Path(__file__).resolve().parents[3] / "pool"]
+            got = _rows_to_prompts(p.model_dump() for p in Pool().prompts("all"))
+            if got:
+                return got
+        except Exception:  # noqa: BLE001 - no pool module or no pool.json: fall back to the prompt file alone
+            pass
+    roots = [root] if root else [Path.cwd() / "pool", Path(__file__).resolve().parents[3] / "pool"]
     for r in roots:
         for name in ("prompts.json", "prompts.jsonl", "prompts.yaml", "prompts.yml"):
-            if r and (r / name).exists():
+            if (r / name).exists():
                 try:
                     return _from_file(r / name)
                 except (OSError, ValueError) as e:
@@ -116,12 +120,12 @@ def select(run: Run, which: str, pool_root: Path | None = None) -> list[EvalProm
     if which in ("train", "all"):
         train = [p for p in run_prompts(run) if p.split == "train"]
         if not train:
-            train = [p for p in pool_prompts(pool_root) if p.split == "train"]
+            train = [p for p in pool_prompts(pool_root, run.setting("prompts")) if p.split == "train"]
         if not train:
             raise PromptError(f"run {run.name} has no training prompts in its rollouts")
         out += train
     if which in ("heldout", "all"):
-        held = [p for p in pool_prompts(pool_root) if p.split == "heldout"]
+        held = [p for p in pool_prompts(pool_root, run.setting("prompts")) if p.split == "heldout"]
         cfg = run.config.get("heldout_prompts")
         if not held and isinstance(cfg, list):
             held = [EvalPrompt(p.id, p.prompt, "heldout") for p in _rows_to_prompts(cfg)]

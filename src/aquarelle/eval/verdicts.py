@@ -32,6 +32,10 @@ def _arrow(v: list[float | None] | None) -> str:
 def improves(ev: dict[str, Any]) -> dict[str, str]:
     rt, bad = ev["reward_trend"], ev["bad_rollouts"]
     t = rt["trend"]["t_stat"]
+    if rt["n_rollouts"] and not rt["n_scored"]:
+        why = "; ".join(f"{k} ({n}x)" for k, n in (rt.get("unscored_reasons") or {}).items())
+        return {"answer": "unclear", "text": f"No rollout was scored ({rt['n_rollouts']} unscored"
+                                             f"{': ' + why if why else ''}), so there is no reward to follow."}
     if rt["thirds"] is None:
         per = rt.get("per_step") or []
         span = f" (reward {_f(per[0]['reward'])} at step {per[0]['step']}, {_f(per[-1]['reward'])} at step " \
@@ -41,6 +45,8 @@ def improves(ev: dict[str, Any]) -> dict[str, str]:
     th = rt["thirds"]
     detail = (f"reward by thirds {_arrow(th['total'])} (slope t = {_f(t, 1)}); judge {_arrow(th['judge'])}, "
               f"preference {_arrow(th['preference'])}; bad paintings (reward < 0.3) {_arrow(bad['thirds'])}.")
+    if rt["steady"] is None:
+        return {"answer": "unclear", "text": f"Cannot tell ({rt.get('reason')}): " + detail}
     if rt["steady"]:
         return {"answer": "yes", "text": "Yes, steadily: " + detail}
     if (rt["change"] or 0) > 0:
@@ -84,7 +90,9 @@ def heldout(ev: dict[str, Any]) -> dict[str, str]:
         cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
                 f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}), better on {_pct(vs['win_rate'])} of prompts.")
     if h.get("holds") is None:
-        return {"answer": "unclear", "text": f"Not measured: {h.get('reason') or 'no held-out samples'}.{cmp_}"}
+        why = "; ".join(f"{k} ({n}x)" for k, n in ((ev.get("sampling") or {}).get("unscored_reasons") or {}).items())
+        why = f" Unscored samples: {why}." if why else ""
+        return {"answer": "unclear", "text": f"Not measured: {h.get('reason') or 'no held-out samples'}.{cmp_}{why}"}
     g = h["gap"].get("reward")
     base = (f"reward {_f(h['train']['reward'])} on training prompts vs {_f(h['heldout']['reward'])} on held-out "
             f"(gap {_f(g)}; it holds if the gap is at most {h['margin']}).")
@@ -97,11 +105,15 @@ def tools(ev: dict[str, Any]) -> dict[str, str]:
     ta = ev["tool_adherence"]
     if not ta["episodes"]:
         return {"answer": "unclear", "text": "No episodes to judge."}
+    infra = f" ({ta['infrastructure_errors']} infrastructure errors not counted)" if ta.get("infrastructure_errors") else ""
+    if not ta["calls"]:
+        return {"answer": "no", "text": f"No: it made no brush calls in {ta['episodes']} episodes; "
+                                        f"{_f(ta['errors_per_episode'])} errors per episode{infra}."}
     top = ", ".join(f"{m} {_pct(s)}" for m, s in list(ta["method_usage"].items())[:5])
     text = (f"{ta['calls']} calls in {ta['episodes']} episodes ({_f(ta['calls_per_episode'], 1)} per episode); "
             f"outside the {ta['action_space']} space {_pct(ta['outside_rate'])}, invented methods "
             f"{_pct(ta['invented_rate'])}; {_f(ta['errors_per_episode'])} errors per episode "
-            f"({_pct(ta['episodes_with_errors'])} of episodes had one); most used: {top or 'none'}.")
+            f"({_pct(ta['episodes_with_errors'])} of episodes had one){infra}; most used: {top or 'none'}.")
     bad = (ta["outside_rate"] or 0) + (ta["invented_rate"] or 0)
     if bad > 0.05 or (ta["errors_per_episode"] or 0) > 1:
         return {"answer": "no", "text": "Not consistently: " + text}
