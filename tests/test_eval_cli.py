@@ -152,3 +152,12 @@ def test_a_run_with_its_own_prompt_file_uses_it(tmp_path):
     cfg["config"]["prompts"] = str(tmp_path / "mine.json")
     (path / "config.json").write_text(json.dumps(cfg))
     assert [p.prompt for p in select(load_run(path), "heldout")] == ["an owl at night"]
+
+
+def test_samples_are_spread_over_the_prompt_list():
+    from aquarelle.eval.prompts import EvalPrompt
+    from aquarelle.eval.sampling import spread
+
+    ps = [EvalPrompt(str(i), f"p{i}", "heldout") for i in range(16)]
+    assert [p.id for p in spread(ps, 4)] == ["0", "4", "8", "12"]
+    assert [p.id for p in spread(ps[:3], 5)] == ["0", "1", "2", "0", "1"]

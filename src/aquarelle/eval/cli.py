@@ -44,9 +44,14 @@ def eval_cmd(
         _fail(f"--prompts must be heldout, train or all, not {prompts!r}", 2)
     from . import evaluate
 
+    import contextlib
+
+    # with --json stdout carries only the object: anything the sampled models' libraries print goes to stderr
+    quiet = contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
     try:
-        ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
-                               progress=not as_json or sys.stderr.isatty())
+        with quiet:
+            ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
+                                   progress=not as_json or sys.stderr.isatty())
     except _known_errors() as e:
         _fail(str(e))
     path = evaluate.write(run, ev)
@@ -79,8 +84,9 @@ def compare_cmd(
     from .compare import print_table, rows, write_compare
 
     try:
-        path = write_compare(runs, out)
-        print_table(rows(runs))
+        table = rows(runs)
+        path = write_compare(runs, out, table)
+        print_table(table)
     except _known_errors() as e:
         _fail(str(e))
     print(f"compare: {path.resolve()}")

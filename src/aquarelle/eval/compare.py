@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import evaluate, plots
-from .report import CSS, _fmt, _grid, _img, gallery
+from .report import CSS, _grid, _img, gallery
 from .run import load_run
 
 COLUMNS = ("run", "preset", "steps", "reward by thirds", "t-statistic", "bad paintings by thirds", "judge change",
@@ -46,9 +46,9 @@ def rows(run_dirs: list[str | Path]) -> list[dict[str, Any]]:
     return out
 
 
-def build(run_dirs: list[str | Path]) -> str:
+def build(run_dirs: list[str | Path], table: list[dict[str, Any]] | None = None) -> str:
     runs = [load_run(d) for d in run_dirs]
-    table = rows(run_dirs)
+    table = table if table is not None else rows(run_dirs)
     curves = plots.overlay_rewards({r.name: [x for x in r.rollouts if x.policy is None] for r in runs})
     verdict_rows = [[t["run"]] + [f"{v['answer']}: {v['text']}" for v in t["_verdicts"].values()] for t in table]
     qs = [v["question"] for v in table[0]["_verdicts"].values()] if table else []
@@ -67,10 +67,10 @@ pool's references) and the <b>preference</b> scorer; presets weight them differe
 </body></html>"""
 
 
-def write_compare(run_dirs: list[str | Path], out: str | Path) -> Path:
+def write_compare(run_dirs: list[str | Path], out: str | Path, table: list[dict[str, Any]] | None = None) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build(run_dirs), encoding="utf-8")
+    out.write_text(build(run_dirs, table), encoding="utf-8")
     return out
 
 

@@ -107,7 +107,8 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
     policies = {"trained": trained_policy(run), "start": start_policy(run)}
     mode = run.mode or "tools"
     train_config = _train_config(run)
-    plan = [(name, i, prompts[i % len(prompts)]) for name in policies for i in range(k)]
+    chosen = spread(prompts, k)
+    plan = [(name, i, chosen[i]) for name in policies for i in range(k)]
     rows: list[dict] = []
     loaded: dict[str, Any] = {}
     from rich.progress import Progress
@@ -148,6 +149,15 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0][:300] if text else "(no message)"
+
+
+def spread(prompts: list[EvalPrompt], k: int) -> list[EvalPrompt]:
+    """K prompts evenly spaced over the list (it is ordered by subject, so every subject gets its turn), cycling when
+    K exceeds it."""
+    n = len(prompts)
+    if k >= n:
+        return [prompts[i % n] for i in range(k)]
+    return [prompts[(i * n) // k] for i in range(k)]
 
 
 def _safe(name: str) -> str:
