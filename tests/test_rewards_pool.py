@@ -1,0 +1,71 @@
+"""The reference pool and prompt sets: shape, fixed splits, reference sampling, and tier accuracies."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from aquarelle.brush.action_space import HF10
+from aquarelle.rewards.config import RewardConfig
+from aquarelle.rewards.pool import Pool
+
+
+@pytest.fixture(scope="module")
+def pool() -> Pool:
+    return Pool()
+
+
+def test_pool_shape(pool):
+    assert len(pool) >= 40
+    assert len({e.subject for e in pool.entries}) >= 8
+    tiers = Counter(e.tier for e in pool.entries)
+    assert min(tiers[t] for t in ("love", "okay", "reject")) >= 8
+    assert all(e.why.strip() and len(e.why.splitlines()) == 1 for e in pool.entries)
+    heldout = [e for e in pool.entries if e.split == "heldout"]
+    assert len(heldout) == len(pool) // 3
+    for t in ("love", "okay", "reject"):  # every tier is represented in both splits
+        assert {e.split for e in pool.entries if e.tier == t} == {"design", "heldout"}
+
+
+def test_hf10_flags_match_the_sketches(pool):
+    assert sum(e.hf10 for e in pool.entries) >= 20
+    for e in pool.entries:
+        src = pool.source(e)
+        assert "createCanvas(600, 600, WEBGL)" in src and "translate(-width / 2, -height / 2)" in src
+        methods = set(re.findall(r"brush\.(\w+)", src))
+        assert (methods <= set(HF10)) == e.hf10, e.id
+
+
+def test_prompts_have_a_fixed_heldout_split(pool):
+    prompts = pool.prompts()
+    assert len(prompts) >= 60 and len({p.id for p in prompts}) == len(prompts)
+    held = pool.prompts("heldout")
+    assert len(held) / len(prompts) >= 0.20
+    subjects = {e.subject for e in pool.entries}
+    assert {p.subject for p in prompts} == subjects
+    assert {p.subject for p in held} == subjects
+    raw = json.loads((pool.root / "prompts.json").read_text())
+    assert [p["split"] for p in raw["prompts"]] == [p.split for p in prompts]
+
+
+def test_references_fixed_by_group_seed(pool):
+    a = pool.sample_references(7)
+    assert [e.tier for e in a] == ["love", "love", "okay", "okay"]
+    assert [e.id for e in a] == [e.id for e in pool.sample_references(7)]
+    draws = {tuple(e.id for e in pool.sample_references(s)) for s in range(20)}
+    assert len(draws) > 10
+
+
+def test_local_scorers_order_the_heldout_tiers(pool):
+    from aquarelle.rewards.validate import validate_pool
+
+    for e in pool.entries:
+        pool.render(e)
+    report = validate_pool(pool, RewardConfig(), split="heldout")
+    assert report["n"] == len(pool) // 3
+    for name, acc in report["scorers"].items():
+        assert acc["love>reject"] >= 0.85, (name, acc)
+        assert acc["okay>reject"] >= 0.85, (name, acc)

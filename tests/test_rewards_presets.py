@@ -1,0 +1,84 @@
+"""Presets, custom weights (config file or per episode) and the composite arithmetic."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from aquarelle.rewards.composite import RewardModel
+from aquarelle.rewards.config import PRESETS, RewardConfig, RewardError, Weights, load_config, resolve_weights
+
+
+def test_presets_are_the_published_mixes():
+    assert PRESETS["judge-led"].as_dict() == {"gate": 0.05, "length": 0.05, "judge": 0.60, "preference": 0.30}
+    assert PRESETS["hps-led"].as_dict() == {"gate": 0.05, "length": 0.05, "judge": 0.30, "preference": 0.60}
+    assert PRESETS["hps-only"].as_dict() == {"gate": 0.05, "length": 0.05, "judge": 0.00, "preference": 0.90}
+    assert resolve_weights() == PRESETS["judge-led"]
+
+
+def test_custom_weights_override_a_preset():
+    w = resolve_weights("hps-led", {"judge": 0.5})
+    assert w.as_dict() == {"gate": 0.05, "length": 0.05, "judge": 0.5, "preference": 0.60}
+    with pytest.raises(RewardError, match="unknown reward preset 'nope'"):
+        resolve_weights("nope")
+    with pytest.raises(RewardError, match="unknown weight term"):
+        resolve_weights(weights={"beauty": 1})
+    with pytest.raises(RewardError, match="bad weight judge"):
+        resolve_weights(weights={"judge": -1})
+
+
+def test_config_file_json_and_yaml(tmp_path):
+    p = tmp_path / "r.yaml"
+    p.write_text("rewards:\n  preset: hps-only\n  weights: {length: 0.1}\n  judge_backend: local\n")
+    cfg = load_config(p)
+    assert cfg.weights_resolved().as_dict() == {"gate": 0.05, "length": 0.1, "judge": 0.0, "preference": 0.9}
+    q = tmp_path / "r.json"
+    q.write_text(json.dumps({"judge_backend": "gpt"}))
+    with pytest.raises(RewardError, match="judge_backend"):
+        load_config(q)
+    q.write_text("{not json")
+    with pytest.raises(RewardError, match="not valid json"):
+        load_config(q)
+
+
+def test_composite_arithmetic_and_per_episode_weights(tmp_path):
+    from test_rewards_openai import canvas, write_pool
+
+    root = write_pool(tmp_path / "pool", {"l1": ("love", 0.1), "l2": ("love", 0.9), "o1": ("okay", 0.2),
+                                          "o2": ("okay", 0.8), "r1": ("reject", 0.0)})
+    model = RewardModel(RewardConfig(pool_dir=str(root)))
+    img = canvas(0.5)
+    r = model.score(image=img, program=None, mode="tools", n_calls=210)
+    b = r.breakdown
+    assert set(b) == {"gate", "length", "judge", "preference"} and b["gate"] == 1.0
+    assert 0 <= b["judge"] <= 1 and 0 < b["preference"] < 1
+    assert b["length"] == pytest.approx((60 + 7 * 210 - 150) / 2850)
+    expect = 0.05 + 0.05 * b["length"] + 0.60 * b["judge"] + 0.30 * b["preference"]
+    assert r.reward == pytest.approx(expect)
+    # the same model, other weights for this episode: no restart, no environment variables
+    w = Weights(gate=0.0, length=0.0, judge=1.0, preference=0.0)
+    r2 = model.score(image=img, program=None, mode="tools", n_calls=210, weights=w)
+    assert r2.reward == pytest.approx(b["judge"]) and r2.breakdown["preference"] is None
+    assert r2.weights == w.as_dict()
+    # same group seed, same references; the reason paragraph names them
+    assert r.references == model.score(image=img, program=None, mode="tools", n_calls=5).references
+    assert all(f"vs {rid}" in r.critique for rid in r.references)
+
+
+def test_scorers_check_cli(tmp_path):
+    from aquarelle.cli import app
+
+    runner = CliRunner()
+    ok = runner.invoke(app, ["scorers", "check"])
+    assert ok.exit_code == 0, ok.output
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"judge_backend": "openai", "judge_url": "http://127.0.0.1:9/v1", "judge_retries": 0,
+                               "preference_backend": "hpsv3", "preference_url": "http://127.0.0.1:9",
+                               "judge_timeout_s": 2}))
+    bad = runner.invoke(app, ["scorers", "check", "--config", str(cfg)])
+    assert bad.exit_code == 1
+    assert "judge (openai" in bad.output and "preference (hpsv3" in bad.output
+    assert "Traceback" not in bad.output
