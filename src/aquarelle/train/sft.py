@@ -1,0 +1,164 @@
+"""SFT warm start with TRL's SFTTrainer: teach a policy the tool-call (or sketch) format from demonstrations.
+
+Why: the CPU default (SmolLM2-135M) never emits a tool call on its own, and GRPO
+cannot reward what is never sampled. A short warm start on the pool's love/okay
+paintings that fit the action space gives it the format; GRPO then does the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .config import SFTSection
+from .data import DataError, load_demos, program_of, sketch_of, task_text, tool_schemas, tools_transcript
+from .model import SYSTEMS, Policy, cache_dir, load_policy
+
+
+def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
+                   max_steps: int = 64) -> list[dict]:
+    """Conversational SFT examples ({"messages", "tools"?}) from demonstrations that fit the action space."""
+    system = SYSTEMS[mode]
+    out = []
+    if mode in ("tools",):
+        if env_cls is None:
+            raise DataError("tools-mode demonstrations need the tool environment class")
+        schemas = json.dumps(tool_schemas(env_cls))
+        for d in demos:
+            prog = program_of(d, action_space)
+            if prog is None:
+                continue
+            row = {"prompt": [{"role": "system", "content": system},
+                              {"role": "user", "content": task_text(d.prompt, "tools")}],
+                   "painting_prompt": d.prompt, "subject": d.prompt, "prompt_id": d.id, "split": "train", "mode": "tools",
+                   "seed": 0, "action_space": action_space, "preset": "judge-led",
+                   "max_steps": max_steps, "revisions": 0}
+            ex = tools_transcript(d, prog, env_cls, system=system, row=row)
+            ex["tools"] = schemas
+            out.append(ex)
+    else:
+        for d in demos:
+            src = sketch_of(d, action_space)
+            if src is None:
+                continue
+            out.append({"messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": task_text(d.prompt, "sketch")},
+                {"role": "assistant", "content": "```js\n" + src.strip() + "\n```"},
+            ]})
+    if not out:
+        raise DataError(f"no demonstration fits mode {mode!r} and action space {action_space!r}")
+    return out
+
+
+def to_text_examples(examples: list[dict], tokenizer) -> list[dict]:
+    """Render each assistant turn as a text prompt/completion pair with the policy's own chat template.
+
+    Why text: a datasets column of tool calls unifies every call's arguments into one struct
+    (fill gets ``"x": null``...), which teaches the model to emit nulls. Rendering here keeps
+    each call exactly as GRPO will show it, and the completion-only loss trains just the
+    assistant's tokens (tool results and the prompt are masked).
+    """
+    out = []
+    for ex in examples:
+        msgs = ex["messages"]
+        tools = json.loads(ex["tools"]) if isinstance(ex.get("tools"), str) else ex.get("tools")
+        for k, m in enumerate(msgs):
+            if m["role"] != "assistant":
+                continue
+            prefix = tokenizer.apply_chat_template(msgs[:k], tools=tools, tokenize=False, add_generation_prompt=True)
+            full = tokenizer.apply_chat_template(msgs[: k + 1], tools=tools, tokenize=False)
+            if not full.startswith(prefix):
+                raise DataError("the chat template is not prefix-preserving; cannot build SFT turns")
+            completion = full[len(prefix):].rstrip("\n")
+            out.append({"prompt": prefix, "completion": completion})
+    return out
+
+
+def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSection | None = None, *,
+            seed: int = 0, progress: bool = True) -> dict:
+    """Train on the examples with SFTTrainer, save model + tokenizer to ``out``; returns measured numbers."""
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    cfg = cfg or SFTSection()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ds = Dataset.from_list(to_text_examples(examples, policy.tokenizer))
+    args = SFTConfig(
+        output_dir=str(out / "_trainer"), max_steps=cfg.steps, learning_rate=cfg.learning_rate,
+        per_device_train_batch_size=cfg.batch_size, max_length=cfg.max_length, completion_only_loss=True,
+        use_cpu=not _has_cuda(), bf16=False, fp16=False, logging_steps=1, save_strategy="no", report_to=[],
+        seed=seed, lr_scheduler_type="constant", warmup_steps=0, disable_tqdm=not progress, dataloader_num_workers=0,
+        packing=False,
+    )
+    t0 = time.perf_counter()
+    trainer = SFTTrainer(model=policy.model, args=args, train_dataset=ds, processing_class=policy.tokenizer)
+    result = trainer.train()
+    secs = time.perf_counter() - t0
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    model = trainer.model
+    model.save_pretrained(out)
+    # the training template (with {% generation %} markers) must not leak into the saved tokenizer
+    policy.tokenizer.save_pretrained(out)
+    info = {"examples": len(examples), "steps": cfg.steps, "seconds": round(secs, 1),
+            "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None,
+            "train_loss": result.training_loss, "can_call_tools": True, "source": policy.name}
+    (out / "aquarelle.json").write_text(json.dumps(info, indent=1))
+    import shutil
+
+    shutil.rmtree(out / "_trainer", ignore_errors=True)
+    return info
+
+
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection) -> Path:
+    """Cache location of a warm start: one per (model, mode, space, steps, lr)."""
+    safe = model.replace("/", "__").replace(os.sep, "__")
+    return cache_dir() / "warm" / f"{safe}-{mode}-{action_space}-s{cfg.steps}-lr{cfg.learning_rate:g}"
+
+
+def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
+                      demos_source: str | None = None, seed: int = 0, log=print) -> Path:
+    """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
+    out = warm_start_dir(model, mode, action_space, cfg)
+    if (out / "aquarelle.json").is_file() and (out / "config.json").is_file():
+        log(f"warm start: using cached {out}")
+        return out
+    demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
+    examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls)
+    log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
+    policy = load_policy(model)
+    tmp = out.with_name(out.name + ".tmp")
+    info = run_sft(policy, examples, tmp, cfg, seed=seed)
+    if out.exists():
+        import shutil
+
+        shutil.rmtree(out)
+    tmp.rename(out)
+    log(f"warm start: {info['seconds']} s, loss {info['first_loss']:.3f} -> {info['last_loss']:.3f}")
+    return out
+
+
+def sft_command(mode: str, action_space: str, model: str, out: str, steps: int | None, demos: str | None,
+                config: str | None) -> dict:
+    """`aquarelle sft`: warm-start a policy into OUT and report what it did."""
+    from .config import load_config
+    from .envglue import env_class
+
+    cfg = load_config(config, {"sft.steps": steps})
+    env_cls = env_class("tools", action_space, cfg) if mode == "tools" else None
+    demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
+    examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls)
+    print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
+    info = run_sft(load_policy(model), examples, out, cfg.sft, seed=cfg.optim.seed)
+    return info

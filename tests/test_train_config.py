@@ -1,0 +1,90 @@
+"""Training config, prompts, demonstrations and CLI errors (fast: no model is trained here)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aquarelle.train.config import ConfigError, documented_keys, load_config
+from aquarelle.train.data import (DataError, _group_calls, extract_sketch, group_seed, load_demos, load_prompts,
+                                  program_of)
+
+DATA = Path(__file__).parent / "data"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_defaults_and_overrides(tmp_path):
+    cfg = load_config()
+    assert cfg.mode == "tools" and cfg.model.name == "smollm2" and cfg.reward.preset == "judge-led"
+    f = tmp_path / "c.yaml"
+    f.write_text("mode: sketch\noptim:\n  max_steps: 7\nreward:\n  preset: hps-only\n  judge_backend: openai\n")
+    cfg = load_config(f, {"optim.max_steps": 3, "generation.num_generations": 4, "mode": None})
+    assert (cfg.mode, cfg.optim.max_steps, cfg.generation.num_generations) == ("sketch", 3, 4)
+    assert cfg.reward.reward_config()["judge_backend"] == "openai"
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("optim:\n  max_steps: 0\n", "optim.max_steps"),
+    ("reward:\n  preset: best\n", "reward.preset"),
+    ("modle: x\n", "modle"),
+    ("mode: [unclosed\n", "not valid yaml"),
+])
+def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_config(f)
+    assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+def test_every_config_key_is_documented():
+    doc = (REPO / "docs" / "config.md").read_text()
+    missing = [k for k in documented_keys() if f"`{k}`" not in doc]
+    assert not missing, f"docs/config.md does not document: {missing}"
+
+
+def test_prompts_split_and_group_seed():
+    train = load_prompts(DATA / "train_prompts.json", "train")
+    held = load_prompts(DATA / "train_prompts.json", "heldout")
+    assert {r.id for r in train}.isdisjoint({r.id for r in held}) and len(held) == 1
+    assert group_seed(0, "p1") == group_seed(0, "p1") != group_seed(0, "p2")
+    with pytest.raises(DataError, match="does not exist"):
+        load_prompts(DATA / "nope.json")
+
+
+def test_demos_fit_action_space_and_group_into_turns():
+    demos = load_demos(DATA / "train_demos")
+    assert len(demos) == 3
+    assert all(program_of(d, "hf10") is not None for d in demos)
+    assert program_of(demos[0], "fill,circle") is None  # uses shapes: outside that space
+    turns = _group_calls(demos[0].program)
+    flat = [name for t in turns for name, _ in t]
+    assert "shape" in flat and "beginShape" not in flat and "vertex" not in flat
+    assert load_demos(DATA / "train_demos", tiers=("okay",))[0].id == "sunset"
+
+
+def test_extract_sketch():
+    assert extract_sketch("here:\n```js\nfunction setup(){}\n```\nbye") == "function setup(){}"
+    assert extract_sketch("function setup(){}") == "function setup(){}"
+    assert extract_sketch("```javascript\nlet a = 1;") == "let a = 1;"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, timeout=120,
+                          env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
+
+
+def test_cli_bad_input_is_one_line(tmp_path):
+    r = _cli("train", "--out", str(tmp_path / "run"), "--preset", "best")
+    assert r.returncode == 2 and r.stderr.strip().startswith("error:") and "reward.preset" in r.stderr
+    assert "Traceback" not in r.stderr
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"prompts": str(tmp_path / "missing.json")}))
+    r = _cli("train", "--out", str(tmp_path / "run"), "--config", str(cfg), "--model", "tiny")
+    assert r.returncode == 2 and "missing.json" in r.stderr and "Traceback" not in r.stderr
+    r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
+    assert r.returncode == 2 and "--mode" in r.stderr
