@@ -50,7 +50,7 @@ def build(run_dirs: list[str | Path], table: list[dict[str, Any]] | None = None)
     runs = [load_run(d) for d in run_dirs]
     table = table if table is not None else rows(run_dirs)
     curves = plots.overlay_rewards({r.name: [x for x in r.rollouts if x.policy is None] for r in runs})
-    verdict_rows = [[t["run"]] + [f"{v['answer']}: {v['text']}" for v in t["_verdicts"].values()] for t in table]
+    verdict_rows = [[t["run"]] + [v["text"] for v in t["_verdicts"].values()] for t in table]
     qs = [v["question"] for v in table[0]["_verdicts"].values()] if table else []
     galleries = "".join(
         f'<div class="col"><h3>{html.escape(r.name)}</h3>{gallery(r, [x for x in r.rollouts if x.policy is None and x.step == max(y.step for y in r.rollouts)])}</div>'
@@ -60,7 +60,7 @@ def build(run_dirs: list[str | Path], table: list[dict[str, Any]] | None = None)
 .cols{{display:flex;gap:1em;align-items:flex-start}}.col{{flex:1;min-width:0}}</style></head><body>
 <h1>aquarelle compare</h1><p class="sub">{len(runs)} runs. The reward terms are the <b>judge</b> (pairwise against the
 pool's references) and the <b>preference</b> scorer; presets weight them differently.</p>
-<h2 id="table">Side by side</h2>{_grid(list(COLUMNS), [[t[c] for c in COLUMNS] for t in table])}
+<h2 id="table">Side by side</h2><div class="scroll">{_grid(list(COLUMNS), [[t[c] for c in COLUMNS] for t in table])}</div>
 <div class="plots">{_img(curves, "reward per step, all runs")}</div>
 <h2 id="verdicts">Verdicts</h2>{_grid(["run"] + qs, verdict_rows)}
 <h2 id="gallery">Last step of each run</h2><div class="cols">{galleries}</div>

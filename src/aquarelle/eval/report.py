@@ -128,7 +128,7 @@ img.plot{max-width:100%;margin:.3em .3em 0 0;border:1px solid #eee;background:#f
 .group{background:#fff;border:1px solid #eee;padding:.4em;max-width:360px}.group figure{display:inline-block;margin:.2em;width:160px;vertical-align:top}
 .prompt{font-style:italic;font-size:13px;margin-bottom:.2em}figcaption{font-size:11px;color:#444}
 img.painting{width:160px;height:auto;display:block;border:1px solid #ddd}.noimg{width:160px;height:160px;background:#eee;display:flex;align-items:center;justify-content:center;color:#999}
-.missing{color:#999;font-style:italic}
+.missing{color:#999;font-style:italic}.scroll{overflow-x:auto}
 """
 
 
