@@ -92,7 +92,7 @@ class RewardConfig(BaseModel):
     judge_backend: Literal["local", "openai"] = "local"
     judge_url: str | None = None
     judge_model: str | None = None  # default DEFAULT_JUDGE_MODEL
-    judge_api_key_env: str = "AQUARELLE_JUDGE_API_KEY"
+    judge_api_key_env: str | None = None  # default AQUARELLE_JUDGE_API_KEY, then OPENAI_API_KEY
     judge_timeout_s: float = Field(60.0, gt=0)
     judge_retries: int = Field(2, ge=0)
     judge_backoff_s: float = Field(1.0, ge=0)
@@ -120,7 +120,8 @@ class RewardConfig(BaseModel):
         return self.judge_model or os.environ.get("AQUARELLE_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL
 
     def resolved_api_key(self) -> str:
-        return os.environ.get(self.judge_api_key_env) or os.environ.get("OPENAI_API_KEY") or "none"
+        return (os.environ.get(self.judge_api_key_env or "AQUARELLE_JUDGE_API_KEY")
+                or os.environ.get("OPENAI_API_KEY") or "none")
 
     def resolved_preference_url(self) -> str | None:
         return self.preference_url or os.environ.get("AQUARELLE_HPS_URL") or None

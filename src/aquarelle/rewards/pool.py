@@ -43,6 +43,7 @@ class PoolEntry(BaseModel):
     why: str
     hf10: bool
     split: Literal["design", "heldout"]
+    prompt: str = ""  # what the painting shows (used when it serves as a demonstration)
 
 
 class PromptEntry(BaseModel):
@@ -165,6 +166,17 @@ class Pool:
                 raise RewardError(f"the pool has {len(cands)} {tier} painting(s) in split {split!r}, {n} asked")
             out.extend(rng.sample(cands, n))
         return out
+
+
+def load_pool(root: str | Path | None = None) -> list[dict]:
+    """Plain rows for other parts (demonstrations): the entry fields plus ``path`` and ``source``."""
+    pool = Pool(root)
+    return [{**e.model_dump(), "path": str(pool.sketch_path(e)), "source": pool.source(e)} for e in pool.entries]
+
+
+def load_prompts(split: str = "all", root: str | Path | None = None) -> list[dict]:
+    """The prompt set as ``{id, subject, prompt, split}`` rows (``heldout`` is never for training)."""
+    return [p.model_dump() for p in Pool(root).prompts(split)]
 
 
 def tier_pairs(entries: Iterable[PoolEntry], hi: str, lo: str) -> list[tuple[PoolEntry, PoolEntry]]:
