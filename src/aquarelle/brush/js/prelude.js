@@ -1,0 +1,730 @@
+// aquarelle sandbox prelude: p5 shims + a recording `brush`, evaluated in a fresh
+// V8 context before the sketch. Everything the host reads back lives in this
+// closure; built-ins are captured here and frozen before user code runs, so a
+// sketch cannot hide its calls or violations by tampering with prototypes.
+(function () {
+  "use strict";
+  const G = globalThis;
+  const M = Math;
+  const stringify = JSON.stringify;
+  const isArray = Array.isArray;
+  const defineProperty = Object.defineProperty;
+  const objKeys = Object.keys;
+  const freeze = Object.freeze;
+  const getProto = Object.getPrototypeOf;
+  const getOwnNames = Object.getOwnPropertyNames;
+  const isFinite_ = Number.isFinite;
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const ProxyC = Proxy;
+  const ErrorC = Error;
+  const StringC = String;
+
+  // ------------------------------------------------------------------ records
+  const calls = []; // [method, args] with plain data only
+  const violations = [];
+  let limitHit = null;
+  let cfg = { seed: 0, maxCommands: 200000 };
+  let nRecorded = 0;
+  const canvas = { w: 100, h: 100, created: false, webgl: false, mode: null };
+  let phase = "load"; // load | setup | draw | done
+  let angleUnits = "radians"; // p5's default
+  let inRecord = 0;
+
+  function push_(arr, v) { arr[arr.length] = v; }
+  function violate(msg) {
+    for (let i = 0; i < violations.length; i++) if (violations[i] === msg) return;
+    if (violations.length < 50) push_(violations, msg);
+  }
+  function sandboxError(msg) {
+    const e = new ErrorC(msg);
+    defineProperty(e, "name", { value: "SandboxViolation" });
+    return e;
+  }
+  function limitError() {
+    const e = new ErrorC("command limit reached: more than " + cfg.maxCommands + " brush calls");
+    defineProperty(e, "name", { value: "LimitError" });
+    return e;
+  }
+
+  // ------------------------------------------------------------------ RNG, noise
+  function mulberry32(a) {
+    return function () {
+      a |= 0; a = (a + 0x6d2b79f5) | 0;
+      let t = M.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + M.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  function seedInt(s) {
+    if (typeof s === "number" && isFinite_(s)) return M.floor(s) | 0;
+    const str = StringC(s);
+    let h = 2166136261;
+    for (let i = 0; i < str.length; i++) { h ^= str.charCodeAt(i); h = M.imul(h, 16777619); }
+    return h | 0;
+  }
+  let rng = mulberry32(0);
+  let queryRng = mulberry32(1);
+  let gaussSpare = null;
+
+  const PERLIN_YWRAPB = 4, PERLIN_YWRAP = 1 << PERLIN_YWRAPB;
+  const PERLIN_ZWRAPB = 8, PERLIN_ZWRAP = 1 << PERLIN_ZWRAPB;
+  const PERLIN_SIZE = 4095;
+  let perlinOctaves = 4, perlinFalloff = 0.5;
+  let perlin = null;
+  let noiseRng = mulberry32(2);
+  const scaledCos = (i) => 0.5 * (1.0 - M.cos(i * M.PI));
+  function noise(x, y, z) {
+    x = +x || 0; y = +y || 0; z = +z || 0;
+    if (perlin === null) {
+      perlin = new Array(PERLIN_SIZE + 1);
+      for (let i = 0; i < PERLIN_SIZE + 1; i++) perlin[i] = noiseRng();
+    }
+    if (x < 0) x = -x; if (y < 0) y = -y; if (z < 0) z = -z;
+    let xi = M.floor(x), yi = M.floor(y), zi = M.floor(z);
+    let xf = x - xi, yf = y - yi, zf = z - zi;
+    let r = 0, ampl = 0.5;
+    for (let o = 0; o < perlinOctaves; o++) {
+      let of = xi + (yi << PERLIN_YWRAPB) + (zi << PERLIN_ZWRAPB);
+      const rxf = scaledCos(xf), ryf = scaledCos(yf);
+      let n1 = perlin[of & PERLIN_SIZE];
+      n1 += rxf * (perlin[(of + 1) & PERLIN_SIZE] - n1);
+      let n2 = perlin[(of + PERLIN_YWRAP) & PERLIN_SIZE];
+      n2 += rxf * (perlin[(of + PERLIN_YWRAP + 1) & PERLIN_SIZE] - n2);
+      n1 += ryf * (n2 - n1);
+      of += PERLIN_ZWRAP;
+      n2 = perlin[of & PERLIN_SIZE];
+      n2 += rxf * (perlin[(of + 1) & PERLIN_SIZE] - n2);
+      let n3 = perlin[(of + PERLIN_YWRAP) & PERLIN_SIZE];
+      n3 += rxf * (perlin[(of + PERLIN_YWRAP + 1) & PERLIN_SIZE] - n3);
+      n2 += ryf * (n3 - n2);
+      n1 += scaledCos(zf) * (n2 - n1);
+      r += n1 * ampl;
+      ampl *= perlinFalloff;
+      xi <<= 1; xf *= 2; yi <<= 1; yf *= 2; zi <<= 1; zf *= 2;
+      if (xf >= 1.0) { xi++; xf--; }
+      if (yf >= 1.0) { yi++; yf--; }
+      if (zf >= 1.0) { zi++; zf--; }
+    }
+    return r;
+  }
+
+  // ------------------------------------------------------------------ angles, transforms
+  const D2R = M.PI / 180;
+  const toRad = (a) => (angleUnits === "degrees" ? a * D2R : a);
+  const fromRad = (a) => (angleUnits === "degrees" ? a / D2R : a);
+  const toDeg = (a) => (angleUnits === "degrees" ? a : a / D2R);
+
+  let mat = [1, 0, 0, 1, 0, 0]; // x' = a x + c y + e ; y' = b x + d y + f
+  const stack = [];
+  function resetMatrix() {
+    mat = canvas.webgl ? [1, 0, 0, 1, canvas.w / 2, canvas.h / 2] : [1, 0, 0, 1, 0, 0];
+  }
+  function mul(m, n) { // m then n applied in local frame: result = m * n
+    return [
+      m[0] * n[0] + m[2] * n[1], m[1] * n[0] + m[3] * n[1],
+      m[0] * n[2] + m[2] * n[3], m[1] * n[2] + m[3] * n[3],
+      m[0] * n[4] + m[2] * n[5] + m[4], m[1] * n[4] + m[3] * n[5] + m[5],
+    ];
+  }
+  const isNum = (v) => typeof v === "number";
+  const linearIdentity = () => mat[0] === 1 && mat[1] === 0 && mat[2] === 0 && mat[3] === 1;
+  const axisAligned = () => mat[1] === 0 && mat[2] === 0;
+  function tx(x, y) { return mat[0] * x + mat[2] * y + mat[4]; }
+  function ty(x, y) { return mat[1] * x + mat[3] * y + mat[5]; }
+  function tpoint(p) {
+    if (isArray(p) && p.length >= 2 && isNum(p[0]) && isNum(p[1])) {
+      const out = [tx(p[0], p[1]), ty(p[0], p[1])];
+      for (let i = 2; i < p.length; i++) push_(out, p[i]);
+      return out;
+    }
+    return p;
+  }
+  function tpoints(ps) {
+    if (!isArray(ps)) return ps;
+    const out = [];
+    for (let i = 0; i < ps.length; i++) push_(out, tpoint(ps[i]));
+    return out;
+  }
+  const scaleOf = () => M.sqrt(M.abs(mat[0] * mat[3] - mat[1] * mat[2]));
+  // p5.brush angles: degrees, counter-clockwise on screen (direction (cos a, -sin a)).
+  function tangle(a) {
+    if (!isNum(a)) return a;
+    const deg = toDeg(a);
+    if (linearIdentity()) return deg;
+    const r = deg * D2R;
+    const vx = M.cos(r), vy = -M.sin(r);
+    const wx = mat[0] * vx + mat[2] * vy, wy = mat[1] * vx + mat[3] * vy;
+    if (axisAligned() && mat[0] > 0 && mat[3] > 0 && mat[0] === mat[3]) return deg;
+    return M.atan2(-wy, wx) / D2R;
+  }
+  function tlength(len, a) { // a length along direction a (in user units)
+    if (!isNum(len) || linearIdentity()) return len;
+    const r = isNum(a) ? toDeg(a) * D2R : 0;
+    const vx = M.cos(r), vy = -M.sin(r);
+    const wx = mat[0] * vx + mat[2] * vy, wy = mat[1] * vx + mat[3] * vy;
+    return len * M.sqrt(wx * wx + wy * wy);
+  }
+
+  // ------------------------------------------------------------------ colours
+  const NAMES = {
+    black: [0, 0, 0], white: [255, 255, 255], red: [255, 0, 0], green: [0, 128, 0], blue: [0, 0, 255],
+    yellow: [255, 255, 0], orange: [255, 165, 0], purple: [128, 0, 128], pink: [255, 192, 203],
+    gray: [128, 128, 128], grey: [128, 128, 128], brown: [165, 42, 42], cyan: [0, 255, 255],
+    magenta: [255, 0, 255], navy: [0, 0, 128], teal: [0, 128, 128], olive: [128, 128, 0],
+    maroon: [128, 0, 0], lime: [0, 255, 0], gold: [255, 215, 0], crimson: [220, 20, 60],
+    indigo: [75, 0, 130], violet: [238, 130, 238], beige: [245, 245, 220], ivory: [255, 255, 240],
+    coral: [255, 127, 80], salmon: [250, 128, 114], tan: [210, 180, 140], khaki: [240, 230, 140],
+    skyblue: [135, 206, 235], steelblue: [70, 130, 180], forestgreen: [34, 139, 34],
+    darkgreen: [0, 100, 0], seagreen: [46, 139, 87], sienna: [160, 82, 45], chocolate: [210, 105, 30],
+    lavender: [230, 230, 250], turquoise: [64, 224, 208], silver: [192, 192, 192], wheat: [245, 222, 179],
+  };
+  const colorTag = {};
+  function makeColor(r, g, b, a) {
+    const c = { r: r, g: g, b: b, a: a };
+    defineProperty(c, "__aq", { value: colorTag });
+    c.toString = function () { return "rgba(" + r + "," + g + "," + b + "," + a / 255 + ")"; };
+    return freeze(c);
+  }
+  const isColor = (v) => v !== null && typeof v === "object" && v.__aq === colorTag;
+  const clamp255 = (v) => M.max(0, M.min(255, v));
+  function parseColorArgs(args) {
+    const n = args.length;
+    if (n === 1 && isColor(args[0])) return args[0];
+    if (n === 1 && isArray(args[0])) return parseColorArgs(args[0]);
+    if ((n === 1 || n === 2) && isNum(args[0])) {
+      const g = clamp255(args[0]);
+      return makeColor(g, g, g, n === 2 ? clamp255(args[1]) : 255);
+    }
+    if (n >= 3 && isNum(args[0])) {
+      return makeColor(clamp255(args[0]), clamp255(args[1]), clamp255(args[2]), n >= 4 ? clamp255(args[3]) : 255);
+    }
+    if (typeof args[0] === "string") {
+      const s = args[0].trim().toLowerCase();
+      let m = /^#([0-9a-f]{3,8})$/.exec(s);
+      if (m) {
+        let h = m[1];
+        if (h.length === 3 || h.length === 4) { let e = ""; for (let i = 0; i < h.length; i++) e += h[i] + h[i]; h = e; }
+        if (h.length === 6 || h.length === 8) {
+          const a = h.length === 8 ? parseInt(h.slice(6, 8), 16) : 255;
+          return makeColor(parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16), a);
+        }
+      }
+      m = /^rgba?\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*(?:,\s*([\d.]+)\s*)?\)$/.exec(s);
+      if (m) return makeColor(+m[1], +m[2], +m[3], m[4] === undefined ? 255 : M.round(+m[4] * 255));
+      const nm = NAMES[s];
+      if (nm) return makeColor(nm[0], nm[1], nm[2], n === 2 && isNum(args[1]) ? clamp255(args[1]) : 255);
+      throw new ErrorC("color(): unknown colour " + stringify(args[0]));
+    }
+    throw new ErrorC("color(): cannot make a colour from " + stringify(plain(args, 0)));
+  }
+  const hex2 = (v) => { const s = M.round(v).toString(16); return s.length < 2 ? "0" + s : s; };
+  const colorHex = (c) => "#" + hex2(c.r) + hex2(c.g) + hex2(c.b) + (c.a < 255 ? hex2(c.a) : "");
+
+  // ------------------------------------------------------------------ plain data
+  function plain(v, depth) {
+    if (depth > 8) throw new ErrorC("argument nested too deeply");
+    if (v === undefined || v === null) return null;
+    const t = typeof v;
+    if (t === "number" || t === "string" || t === "boolean") return v;
+    if (t === "function") return { __function__: true };
+    if (t === "bigint" || t === "symbol") return StringC(v);
+    if (isColor(v)) return colorHex(v);
+    if (isArray(v) || ArrayBufferIsView(v)) {
+      const out = [];
+      const n = v.length;
+      if (n > 100000) throw new ErrorC("argument array too long (" + n + " items)");
+      for (let i = 0; i < n; i++) push_(out, plain(v[i], depth + 1));
+      return out;
+    }
+    const out = {};
+    const ks = objKeys(v);
+    for (let i = 0; i < ks.length; i++) out[ks[i]] = plain(v[ks[i]], depth + 1);
+    return out;
+  }
+
+  function record(method, args) {
+    if (limitHit) throw limitError();
+    if (nRecorded >= cfg.maxCommands) { limitHit = "commands"; throw limitError(); }
+    nRecorded++;
+    push_(calls, [method, args]);
+  }
+
+  // ------------------------------------------------------------------ custom tip raster
+  const TIP_N = 32;
+  function sampleTip(fn) {
+    const grid = new Array(TIP_N * TIP_N);
+    for (let i = 0; i < grid.length; i++) grid[i] = 0;
+    let fillC = makeColor(255, 255, 255, 255), fillOn = true, strokeC = makeColor(0, 0, 0, 255), strokeOn = false;
+    let sw = 1, m = [1, 0, 0, 1, 0, 0];
+    const st = [];
+    let shape = null;
+    const dark = (c) => 1 - (0.299 * c.r + 0.587 * c.g + 0.114 * c.b) / 255;
+    function paintPoly(pts, c) {
+      const a = c.a / 255, d = dark(c);
+      const P = [];
+      for (let i = 0; i < pts.length; i++) {
+        const x = pts[i][0], y = pts[i][1];
+        push_(P, [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+      }
+      for (let j = 0; j < TIP_N; j++) {
+        for (let i = 0; i < TIP_N; i++) {
+          const px = -50 + (i + 0.5) * (100 / TIP_N), py = -50 + (j + 0.5) * (100 / TIP_N);
+          let inside = false;
+          for (let k = 0, l = P.length - 1; k < P.length; l = k++) {
+            const xi = P[k][0], yi = P[k][1], xj = P[l][0], yj = P[l][1];
+            if ((yi > py) !== (yj > py) && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) inside = !inside;
+          }
+          if (inside) { const q = j * TIP_N + i; grid[q] = grid[q] * (1 - a) + d * a; }
+        }
+      }
+    }
+    function ellipsePts(x, y, w, h) {
+      const pts = [];
+      for (let i = 0; i < 32; i++) { const t = (i / 32) * 2 * M.PI; push_(pts, [x + (w / 2) * M.cos(t), y + (h / 2) * M.sin(t)]); }
+      return pts;
+    }
+    function shape_(pts) {
+      if (fillOn) paintPoly(pts, fillC);
+      if (strokeOn) for (let i = 0; i < pts.length; i++) seg(pts[i], pts[(i + 1) % pts.length]);
+    }
+    function seg(p, q) {
+      const dx = q[0] - p[0], dy = q[1] - p[1], L = M.sqrt(dx * dx + dy * dy) || 1;
+      const nx = (-dy / L) * sw / 2, ny = (dx / L) * sw / 2;
+      paintPoly([[p[0] + nx, p[1] + ny], [q[0] + nx, q[1] + ny], [q[0] - nx, q[1] - ny], [p[0] - nx, p[1] - ny]], strokeC);
+    }
+    const g = {
+      background() { const c = parseColorArgs(arguments); const d = dark(c); for (let i = 0; i < grid.length; i++) grid[i] = d; },
+      fill() { fillC = parseColorArgs(arguments); fillOn = true; },
+      noFill() { fillOn = false; },
+      stroke() { strokeC = parseColorArgs(arguments); strokeOn = true; },
+      noStroke() { strokeOn = false; },
+      strokeWeight(w) { sw = +w || 0; },
+      push() { push_(st, [m, fillC, fillOn, strokeC, strokeOn, sw]); },
+      pop() { const s = st.pop(); if (s) { m = s[0]; fillC = s[1]; fillOn = s[2]; strokeC = s[3]; strokeOn = s[4]; sw = s[5]; } },
+      translate(x, y) { m = mul(m, [1, 0, 0, 1, +x || 0, +y || 0]); },
+      rotate(a) { const r = toRad(+a || 0); m = mul(m, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); },
+      scale(x, y) { m = mul(m, [+x, 0, 0, y === undefined ? +x : +y, 0, 0]); },
+      rect(x, y, w, h) { if (h === undefined) h = w; shape_([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]); },
+      square(x, y, s) { shape_([[x, y], [x + s, y], [x + s, y + s], [x, y + s]]); },
+      circle(x, y, d) { shape_(ellipsePts(x, y, d, d)); },
+      ellipse(x, y, w, h) { shape_(ellipsePts(x, y, w, h === undefined ? w : h)); },
+      triangle(a, b, c, d, e, f) { shape_([[a, b], [c, d], [e, f]]); },
+      quad(a, b, c, d, e, f, h, i) { shape_([[a, b], [c, d], [e, f], [h, i]]); },
+      line(a, b, c, d) { if (strokeOn) seg([a, b], [c, d]); },
+      point(x, y) { if (strokeOn) paintPoly(ellipsePts(x, y, sw, sw), strokeC); },
+      beginShape() { shape = []; },
+      vertex(x, y) { if (shape) push_(shape, [x, y]); },
+      endShape() { if (shape && shape.length >= 3) shape_(shape); else if (shape && shape.length === 2 && strokeOn) seg(shape[0], shape[1]); shape = null; },
+      pixelDensity() {}, noSmooth() {}, smooth() {}, angleMode() {}, rectMode() {}, ellipseMode() {}, blendMode() {},
+      width: 100, height: 100,
+    };
+    const proxy = new ProxyC(g, {
+      get(t, k) {
+        if (typeof k === "string" && !(k in t)) throw new ErrorC("custom brush tip: g." + k + " is not supported in the sandbox (use fill, rect, circle, ellipse, triangle, quad, line, point, beginShape/vertex/endShape, push/pop/translate/rotate/scale)");
+        return t[k];
+      },
+    });
+    fn(proxy);
+    const rows = [];
+    for (let j = 0; j < TIP_N; j++) {
+      const row = [];
+      for (let i = 0; i < TIP_N; i++) push_(row, M.round(M.max(0, M.min(1, grid[j * TIP_N + i])) * 1000) / 1000);
+      push_(rows, row);
+    }
+    return rows;
+  }
+
+  // ------------------------------------------------------------------ fields
+  const FIELD_FULL = 200, FIELD_STEP = 4; // p5.brush samples 200x200; we keep every 4th: 50x50
+  const BUILTIN_FIELDS = ["hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns"];
+  const BUILTIN_BRUSHES = ["pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker"];
+  const customFields = {}; // name -> {fn, radians}
+  const fieldNames = BUILTIN_FIELDS.slice();
+  const brushNames = BUILTIN_BRUSHES.slice();
+  let currentField = null;
+  function sampleField(fn, radians, t) {
+    const full = new Array(FIELD_FULL);
+    for (let c = 0; c < FIELD_FULL; c++) full[c] = new Float32Array(FIELD_FULL);
+    const res = fn(t, full);
+    const src = isArray(res) ? res : full;
+    const out = [];
+    for (let c = 0; c < FIELD_FULL; c += FIELD_STEP) {
+      const col = [];
+      const sc = src[c];
+      for (let r = 0; r < FIELD_FULL; r += FIELD_STEP) {
+        let v = sc ? +sc[r] : NaN;
+        if (radians) v = v / D2R;
+        push_(col, M.round(v * 1000) / 1000);
+      }
+      push_(out, col);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ the brush object
+  const SPEC_NAMES = [
+    "instance", "load", "scaleBrushes", "seed", "noiseSeed", "wRand", "field", "noField", "addField", "refreshField",
+    "listFields", "wiggle", "box", "add", "clip", "noClip", "set", "pick", "stroke", "strokeWeight", "noStroke",
+    "fill", "noFill", "fillBleed", "fillTexture", "wash", "noWash", "hatch", "hatchStyle", "noHatch", "hatchArray",
+    "mass", "noMass", "massArray", "line", "flowLine", "beginStroke", "move", "endStroke", "spline", "rect", "circle",
+    "arc", "beginShape", "vertex", "endShape", "polygon",
+  ];
+  const LEGACY = { bleed: "fillBleed", setHatch: "hatchStyle", segment: "move" };
+  const NOT_IN_SPACE = { Polygon: 1, Plot: 1, Position: 1 };
+
+  function argsOf(a) { const out = []; for (let i = 0; i < a.length; i++) push_(out, a[i]); return out; }
+
+  const special = {
+    instance() { return undefined; },
+    load() { return undefined; },
+    box() { return brushNames.slice(); },
+    listFields() { return fieldNames.slice(); },
+    wRand(weights) {
+      let total = 0; const entries = [];
+      for (const k in weights) { total += +weights[k]; push_(entries, [k, total]); }
+      const rnd = queryRng() * total;
+      for (let i = 0; i < entries.length; i++) if (rnd < entries[i][1]) return entries[i][0];
+      return entries.length ? entries[entries.length - 1][0] : undefined;
+    },
+    add(name, params) {
+      let p = params;
+      if (p !== null && typeof p === "object" && !isArray(p)) {
+        p = {};
+        const ks = objKeys(params);
+        for (let i = 0; i < ks.length; i++) p[ks[i]] = params[ks[i]];
+        if (typeof p.tip === "function") p.tip = sampleTip(p.tip);
+      }
+      record("add", [plain(name, 0), plain(p, 0)]);
+      if (typeof name === "string" && brushNames.indexOf(name) < 0) push_(brushNames, name);
+    },
+    addField(name, fn, options) {
+      if (typeof fn !== "function") { record("addField", [plain(name, 0), plain(fn, 0)]); return; }
+      const radians = options === "radians" || (options && options.angleMode === "radians");
+      if (typeof name === "string") customFields[name] = { fn: fn, radians: radians };
+      record("addField", [plain(name, 0), sampleField(fn, radians, 0)]);
+      if (typeof name === "string" && fieldNames.indexOf(name) < 0) push_(fieldNames, name);
+    },
+    field(name) { record("field", [plain(name, 0)]); currentField = name; },
+    noField() { record("noField", []); },
+    wiggle(n) { record("wiggle", n === undefined ? [] : [plain(n, 0)]); currentField = "hand"; },
+    refreshField(t) {
+      const cf = currentField !== null && typeof currentField === "string" ? customFields[currentField] : undefined;
+      if (cf && isNum(t) && t !== 0) record("addField", [currentField, sampleField(cf.fn, cf.radians, t)]);
+      record("refreshField", t === undefined ? [] : [plain(t, 0)]);
+    },
+    rect(x, y, w, h, mode) {
+      if (!axisAligned() && isNum(x) && isNum(y) && isNum(w) && isNum(h)) {
+        let x0 = x, y0 = y;
+        if (mode === "center") { x0 = x - w / 2; y0 = y - h / 2; }
+        record("beginShape", [0]);
+        const pts = [[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]];
+        for (let i = 0; i < 4; i++) record("vertex", tpoint(pts[i]));
+        record("endShape", [true]);
+        return;
+      }
+      const a = argsOf(arguments).map((v) => plain(v, 0));
+      if (isNum(a[0]) && isNum(a[1])) {
+        let X = tx(a[0], a[1]), Y = ty(a[0], a[1]);
+        if (isNum(a[2]) && isNum(a[3])) {
+          let W = a[2] * mat[0], H = a[3] * mat[3];
+          if (W < 0) { W = -W; if (a[4] !== "center") X -= W; }
+          if (H < 0) { H = -H; if (a[4] !== "center") Y -= H; }
+          a[2] = W; a[3] = H;
+        }
+        a[0] = X; a[1] = Y;
+      }
+      record("rect", a);
+    },
+  };
+
+  // per-method argument transforms (args already plain)
+  const XF = {
+    line(a) { if (isNum(a[0]) && isNum(a[1]) && isNum(a[2]) && isNum(a[3])) { const p = tpoint([a[0], a[1]]), q = tpoint([a[2], a[3]]); a[0] = p[0]; a[1] = p[1]; a[2] = q[0]; a[3] = q[1]; } },
+    flowLine(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; a[2] = tlength(a[2], a[3]); a[3] = tangle(a[3]); },
+    beginStroke(a) { const p = tpoint([a[1], a[2]]); a[1] = p[0]; a[2] = p[1]; },
+    move(a) { a[1] = tlength(a[1], a[0]); a[0] = tangle(a[0]); },
+    endStroke(a) { a[0] = tangle(a[0]); },
+    spline(a) { a[0] = tpoints(a[0]); },
+    polygon(a) { a[0] = tpoints(a[0]); },
+    hatchArray(a) { if (isArray(a[0])) a[0] = a[0].map(tpoints); },
+    massArray(a) { if (isArray(a[0])) a[0] = a[0].map(tpoints); },
+    circle(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); },
+    arc(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); a[3] = tangle(a[3]); a[4] = tangle(a[4]); },
+    vertex(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; },
+    clip(a) {
+      const r = a[0];
+      if (isArray(r) && r.length === 4 && r.every(isNum)) {
+        const xs = [tx(r[0], r[1]), tx(r[2], r[1]), tx(r[0], r[3]), tx(r[2], r[3])];
+        const ys = [ty(r[0], r[1]), ty(r[2], r[1]), ty(r[0], r[3]), ty(r[2], r[3])];
+        a[0] = [M.min.apply(null, xs), M.min.apply(null, ys), M.max.apply(null, xs), M.max.apply(null, ys)];
+      }
+    },
+    hatch(a) { if (isNum(a[0])) a[0] = a[0] * scaleOf(); if (a.length > 1) a[1] = tangle(a[1]); },
+    fillBleed(a) { if (a.length > 2 && isNum(a[2])) a[2] = tangle(a[2]); },
+  };
+  // Trailing undefined arguments are dropped so defaults apply.
+  function trimArgs(a) { while (a.length && a[a.length - 1] === null) a.length = a.length - 1; return a; }
+
+  const target = {};
+  for (let i = 0; i < SPEC_NAMES.length; i++) {
+    const name = SPEC_NAMES[i];
+    if (special[name]) { target[name] = special[name]; continue; }
+    const xf = XF[name];
+    target[name] = function () {
+      if (inRecord) throw sandboxError("brush." + name + "() called while converting another call's arguments");
+      inRecord++;
+      let a;
+      try { a = trimArgs(argsOf(arguments).map((v) => plain(v, 0))); } finally { inRecord--; }
+      if (xf) xf(a);
+      record(name, a);
+    };
+  }
+  freeze(target);
+  const brush = new ProxyC(target, freeze({
+    get(t, k) {
+      if (typeof k !== "string") return undefined;
+      if (k in t) return t[k];
+      if (k === "then") return undefined; // `await brush` must not look like a promise
+      if (LEGACY[k]) return function () { violate("brush." + k + "() is p5.brush 1.x; use brush." + LEGACY[k] + "()"); };
+      if (NOT_IN_SPACE[k]) return function () { violate("brush." + k + " is not part of the action space"); };
+      return function () { violate("unknown brush method brush." + k + "()"); };
+    },
+    set() { return false; },
+    defineProperty() { return false; },
+    deleteProperty() { return false; },
+  }));
+
+  // ------------------------------------------------------------------ p5 globals
+  const p5 = {};
+  const def = (name, v) => { p5[name] = v; };
+  const C = {
+    PI: M.PI, TWO_PI: 2 * M.PI, TAU: 2 * M.PI, HALF_PI: M.PI / 2, QUARTER_PI: M.PI / 4,
+    DEGREES: "degrees", RADIANS: "radians", WEBGL: "webgl", WEBGL2: "webgl2", P2D: "p2d",
+    CLOSE: "close", CENTER: "center", CORNER: "corner", CORNERS: "corners", RADIUS: "radius",
+    RGB: "rgb", HSB: "hsb", HSL: "hsl", BLEND: "source-over", MULTIPLY: "multiply", ADD: "lighter",
+  };
+  for (const k in C) def(k, C[k]);
+  def("sin", (x) => M.sin(toRad(x)));
+  def("cos", (x) => M.cos(toRad(x)));
+  def("tan", (x) => M.tan(toRad(x)));
+  def("asin", (x) => fromRad(M.asin(x)));
+  def("acos", (x) => fromRad(M.acos(x)));
+  def("atan", (x) => fromRad(M.atan(x)));
+  def("atan2", (y, x) => fromRad(M.atan2(y, x)));
+  def("degrees", (r) => r / D2R);
+  def("radians", (d) => d * D2R);
+  def("abs", M.abs); def("sqrt", M.sqrt); def("pow", M.pow); def("exp", M.exp); def("log", M.log);
+  def("floor", M.floor); def("ceil", M.ceil);
+  def("round", (n, d) => { if (!d) return M.round(n); const f = M.pow(10, d); return M.round(n * f) / f; });
+  def("sq", (n) => n * n);
+  def("fract", (n) => n - M.floor(n));
+  def("min", function () { return isArray(arguments[0]) ? M.min.apply(null, arguments[0]) : M.min.apply(null, arguments); });
+  def("max", function () { return isArray(arguments[0]) ? M.max.apply(null, arguments[0]) : M.max.apply(null, arguments); });
+  def("map", (v, a, b, c, d, within) => {
+    const r = ((v - a) / (b - a)) * (d - c) + c;
+    if (!within) return r;
+    return c < d ? M.max(M.min(r, d), c) : M.max(M.min(r, c), d);
+  });
+  def("lerp", (a, b, t) => t * (b - a) + a);
+  def("constrain", (n, lo, hi) => M.max(M.min(n, hi), lo));
+  def("dist", function () {
+    const a = arguments;
+    if (a.length >= 6) return M.hypot(a[3] - a[0], a[4] - a[1], a[5] - a[2]);
+    return M.hypot(a[2] - a[0], a[3] - a[1]);
+  });
+  def("mag", (x, y) => M.hypot(x, y));
+  def("norm", (v, a, b) => (v - a) / (b - a));
+  def("random", function (a, b) {
+    const r = rng();
+    if (arguments.length === 0) return r;
+    if (isArray(a)) return a[M.floor(r * a.length)];
+    if (arguments.length === 1) return r * a;
+    return r * (b - a) + a;
+  });
+  def("randomSeed", (s) => { rng = mulberry32(seedInt(s)); gaussSpare = null; });
+  def("randomGaussian", (mean, sd) => {
+    let y;
+    if (gaussSpare !== null) { y = gaussSpare; gaussSpare = null; } else {
+      let x1, x2, w;
+      do { x1 = rng() * 2 - 1; x2 = rng() * 2 - 1; w = x1 * x1 + x2 * x2; } while (w >= 1 || w === 0);
+      w = M.sqrt((-2 * M.log(w)) / w); y = x1 * w; gaussSpare = x2 * w;
+    }
+    return y * (sd === undefined ? 1 : sd) + (mean === undefined ? 0 : mean);
+  });
+  def("shuffle", (arr) => {
+    const a = arr.slice();
+    for (let i = a.length - 1; i > 0; i--) { const j = M.floor(rng() * (i + 1)); const t = a[i]; a[i] = a[j]; a[j] = t; }
+    return a;
+  });
+  def("noise", noise);
+  def("noiseSeed", (s) => { noiseRng = mulberry32(seedInt(s)); perlin = null; });
+  def("noiseDetail", (lod, falloff) => { if (lod > 0) perlinOctaves = M.min(lod | 0, 16); if (falloff > 0) perlinFalloff = falloff; });
+  def("int", (v) => parseInt(v, 10));
+  def("float", (v) => parseFloat(v));
+  def("str", (v) => StringC(v));
+  def("createVector", (x, y, z) => ({ x: x || 0, y: y || 0, z: z || 0 }));
+  def("millis", () => 0);
+
+  def("color", function () { return parseColorArgs(argsOf(arguments)); });
+  def("lerpColor", (a, b, t) => {
+    t = M.max(0, M.min(1, t));
+    return makeColor(a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, a.a + (b.a - a.a) * t);
+  });
+  def("red", function () { return parseColorArgs(argsOf(arguments)).r; });
+  def("green", function () { return parseColorArgs(argsOf(arguments)).g; });
+  def("blue", function () { return parseColorArgs(argsOf(arguments)).b; });
+  def("alpha", function () { return parseColorArgs(argsOf(arguments)).a; });
+  def("brightness", function () { const c = parseColorArgs(argsOf(arguments)); return (M.max(c.r, c.g, c.b) / 255) * 100; });
+
+  def("createCanvas", (w, h, mode) => {
+    canvas.created = true;
+    canvas.w = isNum(w) && w >= 1 && w <= 8192 ? M.round(w) : canvas.w;
+    canvas.h = isNum(h) && h >= 1 && h <= 8192 ? M.round(h) : canvas.h;
+    canvas.mode = mode === undefined ? null : StringC(mode);
+    canvas.webgl = mode === C.WEBGL || mode === C.WEBGL2;
+    if (phase !== "setup") violate("createCanvas() must be called in setup()");
+    resetMatrix();
+  });
+  def("resizeCanvas", () => {});
+  def("angleMode", (m) => { if (m === C.DEGREES || m === C.RADIANS) angleUnits = m; });
+  def("background", function () {
+    const a = argsOf(arguments);
+    let args;
+    if (a.length === 1 && isColor(a[0])) args = [colorHex(a[0]).slice(0, 7)];
+    else args = trimArgs(a.map((v) => plain(v, 0)));
+    record("background", args);
+  });
+  def("colorMode", (m) => { if (m !== C.RGB) throw new ErrorC("colorMode(" + stringify(m) + ") is not supported in the sandbox; use RGB colours"); });
+  def("push", () => { push_(stack, [mat, angleUnits]); });
+  def("pop", () => { const s = stack.pop(); if (s) mat = s[0]; });
+  def("translate", (x, y) => { mat = mul(mat, [1, 0, 0, 1, +x || 0, +y || 0]); });
+  def("rotate", (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); });
+  def("scale", (x, y) => {
+    if (isArray(x)) { y = x[1]; x = x[0]; }
+    if (y === undefined) y = x;
+    mat = mul(mat, [+x, 0, 0, +y, 0, 0]);
+  });
+  def("resetMatrix", resetMatrix);
+  const NOOPS = ["noLoop", "loop", "redraw", "pixelDensity", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
+    "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
+    "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont"];
+  for (let i = 0; i < NOOPS.length; i++) def(NOOPS[i], () => undefined);
+  const BARE = ["ellipse", "rect", "line", "point", "text", "image", "triangle", "quad", "arc", "bezier", "bezierVertex",
+    "curve", "curveVertex", "quadraticVertex", "vertex", "beginShape", "endShape", "circle", "square", "plane",
+    "sphere", "torus", "cylinder", "cone", "ellipsoid", "box", "beginContour", "endContour", "model", "texture",
+    "loadPixels", "updatePixels", "set", "copy", "filter", "get", "splineVertex", "spline"];
+  for (let i = 0; i < BARE.length; i++) {
+    const n = BARE[i];
+    def(n, () => { violate("bare p5 drawing " + n + "() (only brush.* paints; " + (target[n] ? "use brush." + n + "()" : "not allowed") + ")"); });
+  }
+  const FORBIDDEN = ["fetch", "XMLHttpRequest", "WebSocket", "require", "process", "setTimeout", "setInterval",
+    "setImmediate", "clearTimeout", "clearInterval", "queueMicrotask", "eval", "Function", "importScripts", "Worker",
+    "WebAssembly", "SharedArrayBuffer", "Atomics", "loadImage", "loadJSON", "loadStrings", "loadTable", "loadFont",
+    "loadShader", "loadModel", "httpGet", "httpPost", "httpDo", "createGraphics", "createImg", "createCapture",
+    "select", "selectAll", "document", "window", "navigator", "location", "localStorage", "Deno", "Bun", "module",
+    "exports", "saveCanvas", "save", "__timer_manager"];
+  function forbiddenFn(n) {
+    return function () { violate("forbidden global " + n); throw sandboxError(n + " is not available in the sandbox"); };
+  }
+  const FORBIDDEN_FNS = {};
+  for (let i = 0; i < FORBIDDEN.length; i++) FORBIDDEN_FNS[FORBIDDEN[i]] = forbiddenFn(FORBIDDEN[i]);
+
+  // Constructors reachable from any function object must not compile strings.
+  const ctorStub = forbiddenFn("Function");
+  const fnProtos = [Function.prototype, getProto(async function () {}), getProto(function* () {}), getProto(async function* () {})];
+  for (let i = 0; i < fnProtos.length; i++) defineProperty(fnProtos[i], "constructor", { value: ctorStub, writable: false, configurable: false });
+
+  // Install globals: p5 names as non-writable so the skeleton cannot lose them by accident,
+  // forbidden names as throwing stubs.
+  for (const k in FORBIDDEN_FNS) {
+    try { delete G[k]; } catch (e) { /* ignore */ }
+    try {
+      defineProperty(G, k, { value: FORBIDDEN_FNS[k], writable: false, configurable: false, enumerable: false });
+    } catch (e) { // a non-configurable `var` (mini-racer's own setTimeout): still replace and lock it
+      defineProperty(G, k, { value: FORBIDDEN_FNS[k], writable: false });
+    }
+  }
+  for (const k in p5) defineProperty(G, k, { value: p5[k], writable: true, configurable: false, enumerable: false });
+  defineProperty(G, "brush", { value: brush, writable: false, configurable: false });
+  defineProperty(G, "width", { get: () => canvas.w, set: () => {}, configurable: false });
+  defineProperty(G, "height", { get: () => canvas.h, set: () => {}, configurable: false });
+  defineProperty(G, "windowWidth", { value: 600, writable: false, configurable: false });
+  defineProperty(G, "windowHeight", { value: 600, writable: false, configurable: false });
+  defineProperty(G, "frameCount", { get: () => (phase === "draw" ? 1 : 0), configurable: false });
+  defineProperty(G, "deltaTime", { value: 16, writable: false, configurable: false });
+  const noop = () => undefined;
+  defineProperty(G, "console", { value: freeze({ log: noop, warn: noop, error: noop, info: noop, debug: noop }), writable: false, configurable: false });
+
+  // ------------------------------------------------------------------ host API (read-only)
+  const host = freeze({
+    init(json) {
+      const c = JSON.parse(json);
+      cfg = c;
+      rng = mulberry32(seedInt(c.seed));
+      queryRng = mulberry32(seedInt(c.seed) ^ 0x5bd1e995);
+      noiseRng = mulberry32(seedInt(c.seed) ^ 0x27d4eb2f);
+      perlin = null;
+      for (let i = 0; i < c.static.length; i++) violate(c.static[i]);
+    },
+    // Runs setup(); returns "sync" when done, "async" when it awaits (host then calls settled()).
+    startSetup() {
+      if (typeof G.setup !== "function") violate("missing skeleton: no setup() function");
+      if (typeof G.draw !== "function") violate("missing skeleton: no draw() function");
+      if (typeof G.setup !== "function") return "sync";
+      phase = "setup";
+      const r = G.setup();
+      if (r !== null && typeof r === "object" && typeof r.then === "function") {
+        r.then(() => { setupState = "done"; }, (e) => { setupState = "error"; setupError = e; });
+        return "async";
+      }
+      return "sync";
+    },
+    setupState() { if (setupState === "error") { const e = setupError; setupState = "raised"; throw e; } return setupState; },
+    runDraw() {
+      if (!canvas.created) violate("missing skeleton: setup() never calls createCanvas(..., WEBGL)");
+      else if (!canvas.webgl) violate("missing skeleton: createCanvas() needs WEBGL (p5.brush 2 draws with WebGL)");
+      phase = "draw";
+      resetMatrix();
+      if (typeof G.draw === "function") G.draw();
+      phase = "done";
+    },
+    limitHit() { return limitHit; },
+    result() {
+      return stringify({ calls: calls, violations: violations, limit: limitHit, canvas: canvas, angleMode: angleUnits });
+    },
+  });
+  let setupState = "pending", setupError = null;
+  defineProperty(G, "__aq_host", { value: host, writable: false, configurable: false, enumerable: false });
+
+  // ------------------------------------------------------------------ freeze built-ins
+  const BUILTINS = ["Object", "Array", "Function", "String", "Number", "Boolean", "Symbol", "Error", "TypeError",
+    "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "JSON", "Math", "Reflect", "Proxy",
+    "Promise", "Map", "Set", "WeakMap", "WeakSet", "Date", "RegExp", "ArrayBuffer", "DataView", "Float32Array",
+    "Float64Array", "Int8Array", "Int16Array", "Int32Array", "Uint8Array", "Uint16Array", "Uint32Array",
+    "Uint8ClampedArray", "BigInt", "BigInt64Array", "BigUint64Array", "Intl", "WeakRef", "FinalizationRegistry",
+    "AggregateError", "Iterator"];
+  const frozen = [];
+  function deepFreeze(o) {
+    if (o === null || (typeof o !== "object" && typeof o !== "function")) return;
+    for (let i = 0; i < frozen.length; i++) if (frozen[i] === o) return;
+    push_(frozen, o);
+    freeze(o);
+    const names = getOwnNames(o);
+    for (let i = 0; i < names.length; i++) {
+      let v;
+      try { v = o[names[i]]; } catch (e) { continue; }
+      if (v !== null && (typeof v === "object" || typeof v === "function")) deepFreeze(v);
+    }
+    deepFreeze(getProto(o));
+  }
+  for (let i = 0; i < BUILTINS.length; i++) {
+    const v = G[BUILTINS[i]];
+    if (v !== undefined) {
+      deepFreeze(v);
+      defineProperty(G, BUILTINS[i], { value: v, writable: false, configurable: false });
+    }
+  }
+  for (let i = 0; i < fnProtos.length; i++) deepFreeze(fnProtos[i]);
+  deepFreeze(getProto([][Symbol.iterator]()));
+  deepFreeze(getProto(new Float32Array(0)));
+})();

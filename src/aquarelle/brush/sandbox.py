@@ -1,0 +1,408 @@
+"""Run a p5.brush sketch in an embedded V8 (mini-racer) and return its command program.
+
+The sketch runs in a fresh V8 context against ``js/prelude.js``: p5 shims (math
+honouring angleMode, seeded random/noise, push/pop/translate/rotate/scale applied
+to brush coordinates, colours) and a recording ``brush`` whose 47 methods store
+plain copies of their arguments in a closure. Built-ins are frozen before user
+code runs, so a sketch cannot hide its calls. The host then validates every call
+(``commands.validate``), checks the action space and replays the state model, so a
+sketch is rejected for the same reasons p5.brush would throw.
+
+Notes on the harder p5.brush functions:
+- ``instance``/``load``: accepted as no-ops and not recorded (we always paint the canvas).
+- ``box``/``listFields``/``wRand``: answered inside the sketch, not recorded.
+- ``addField(name, fn, opts)``: ``fn(t, field)`` is called on p5.brush's 200x200 grid and
+  every 4th cell kept (50x50, same extent); ``refreshField(t)`` of a custom field re-samples
+  at ``t`` and records a fresh ``addField`` first.
+- ``add(name, {type: "custom", tip})``: the tip function draws on a small raster (32x32
+  over p5.brush's 100x100 tip space; fill/stroke/rect/circle/ellipse/triangle/quad/line/
+  point/shapes/transforms); dark paint becomes alpha. Other drawing calls are refused.
+  Image brushes are refused (they load a resource).
+- ``async function setup`` is run to completion; code after an ``await`` runs outside
+  V8's timer, so a hang there is caught by killing the worker at the deadline.
+
+Every sketch runs in a worker process (spawn) that is killed and replaced after a
+timeout or out-of-memory: mini-racer can hang at exit after an OOM abort.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .program import Program
+
+JS_DIR = Path(__file__).parent / "js"
+#: Seconds the parent waits beyond ``time_s`` before killing a silent worker.
+KILL_GRACE_S = 0.7
+#: Seconds allowed for host-side validation after the JavaScript has finished.
+VALIDATE_TIMEOUT_S = 60.0
+
+
+class SandboxError(RuntimeError):
+    """Infrastructure failure: the worker process could not start or answer."""
+
+
+@dataclass
+class SandboxLimits:
+    time_s: float = 5.0
+    heap_mb: int = 256
+    max_commands: int = 200_000
+    max_source_bytes: int = 256 * 1024
+
+
+@dataclass
+class SketchResult:
+    program: Program | None  # None when the sketch was rejected
+    violations: list[str] = field(default_factory=list)
+    error: str | None = None
+    ms: float = 0.0
+    limit: str | None = None  # "time" | "heap" | "commands" | "source"
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.violations
+
+    @property
+    def reason(self) -> str:
+        if self.error:
+            return self.error
+        return "; ".join(self.violations)
+
+
+# --------------------------------------------------------------------------- static scan
+
+_FORBIDDEN_NAMES = ("fetch", "XMLHttpRequest", "WebSocket", "require", "process", "setTimeout", "setInterval",
+                    "setImmediate", "queueMicrotask", "eval", "importScripts", "Worker", "WebAssembly",
+                    "loadImage", "loadJSON", "loadStrings", "httpGet", "httpPost", "createGraphics", "document",
+                    "window", "localStorage", "globalThis")
+_STRIP = re.compile(
+    r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"",
+    re.S,
+)
+_NAME_RE = re.compile(r"(?<![\w$.])(" + "|".join(_FORBIDDEN_NAMES) + r")(?![\w$])")
+_FUNCTION_RE = re.compile(r"(?<![\w$.])Function\s*\(|new\s+Function(?![\w$])|\.constructor\s*\(")
+_IMPORT_RE = re.compile(r"(?<![\w$.])import\s*\(|^\s*import\s", re.M)
+
+
+def static_violations(source: str) -> list[str]:
+    """Forbidden globals named in the code (comments and string literals ignored)."""
+    code = _STRIP.sub(lambda m: " " if m.group(0).startswith("/") else '""', source)
+    found: list[str] = []
+    for m in _NAME_RE.finditer(code):
+        msg = f"forbidden global {m.group(1)}"
+        if msg not in found:
+            found.append(msg)
+    if _FUNCTION_RE.search(code):
+        found.append("forbidden global Function (no code from strings)")
+    if _IMPORT_RE.search(code):
+        found.append("forbidden import() (sketches cannot load modules)")
+    return found
+
+
+# --------------------------------------------------------------------------- in the worker
+
+_PRELUDE: str | None = None
+
+
+def _prelude() -> str:
+    global _PRELUDE
+    if _PRELUDE is None:
+        _PRELUDE = (JS_DIR / "prelude.js").read_text(encoding="utf-8")
+    return _PRELUDE
+
+
+def _one_line(text: Any, limit: int = 300) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def _js_message(exc: Exception) -> str:
+    """mini-racer's exception text is 'file:line: Error: msg' plus the stack; keep the gist."""
+    raw = str(exc).strip()
+    lines = [ln for ln in raw.splitlines() if ln.strip()]
+    head = lines[0] if lines else raw
+    # "<anonymous>:3: ReferenceError: foo is not defined" -> keep "line 3: ReferenceError: ..."
+    m = re.match(r"^(?:<anonymous>|undefined|sketch\.js)?:(\d+):\s*(.*)$", head)
+    if m:
+        head = f"line {m.group(1)}: {m.group(2)}"
+    return _one_line(head)
+
+
+def execute(source: str, action_space: Any = "full", limits: SandboxLimits | None = None, seed: int = 0,
+            on_js_done: Any = None) -> SketchResult:
+    """Run one sketch in this process (the worker calls this; tests of the shims may too)."""
+    from py_mini_racer import MiniRacer
+    from py_mini_racer._exc import JSOOMException, JSParseException, JSTimeoutException, MiniRacerBaseException
+
+    from .action_space import get_space
+    from .commands import CommandError, validate
+    from .state import PaintState
+
+    limits = limits or SandboxLimits()
+    t0 = time.perf_counter()
+    space = get_space(action_space)
+    statics = static_violations(source)
+    heap = int(limits.heap_mb) * 1024 * 1024
+    mr = MiniRacer()
+    error: str | None = None
+    limit: str | None = None
+    data: dict | None = None
+
+    def left() -> float:
+        return max(0.05, limits.time_s - (time.perf_counter() - t0))
+
+    try:
+        mr.eval("delete globalThis.setTimeout; delete globalThis.clearTimeout; delete globalThis.__timer_manager;")
+        mr.eval(_prelude())
+        cfg = {"seed": seed, "maxCommands": int(limits.max_commands), "static": statics}
+        mr.eval(f"__aq_host.init({json.dumps(json.dumps(cfg))})")
+        try:
+            mr.eval(source, timeout_sec=left(), max_memory=heap)
+            mode = mr.eval("__aq_host.startSetup()", timeout_sec=left(), max_memory=heap)
+            if mode == "async":
+                while True:
+                    st = mr.eval("__aq_host.setupState()", timeout_sec=left(), max_memory=heap)
+                    if st == "done":
+                        break
+                    if time.perf_counter() - t0 > limits.time_s:
+                        raise JSTimeoutException()
+                    time.sleep(0.001)
+            mr.eval("__aq_host.runDraw()", timeout_sec=left(), max_memory=heap)
+        except JSTimeoutException:
+            error, limit = f"time limit: the sketch ran longer than {limits.time_s:g} s", "time"
+        except JSOOMException:
+            error, limit = f"heap limit: the sketch used more than {limits.heap_mb} MB of memory", "heap"
+        except JSParseException as e:
+            error = "syntax error: " + _js_message(e)
+        except MiniRacerBaseException as e:
+            msg = _js_message(e)
+            if "LimitError" in msg:
+                error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
+            elif "SandboxViolation" in msg:
+                error = None  # the violation itself is recorded
+            elif mr.was_hard_memory_limit_reached():
+                error, limit = f"heap limit: the sketch used more than {limits.heap_mb} MB of memory", "heap"
+            else:
+                error = "uncaught exception: " + msg
+        if limit == "time":  # a caught command-limit error that then looped is still the command limit
+            if mr.eval("__aq_host.limitHit()", timeout_sec=1) == "commands":
+                error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
+        elif limit != "heap":
+            data = json.loads(mr.eval("__aq_host.result()", timeout_sec=10))
+    finally:
+        if limit != "heap":
+            mr.close()
+    js_ms = (time.perf_counter() - t0) * 1000
+    if on_js_done is not None:
+        on_js_done(limit)
+    if data is None:
+        return SketchResult(None, list(statics), error, js_ms, limit)
+    if data.get("limit") == "commands" and limit != "commands":  # the root cause, even if caught and then timed out
+        error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
+    violations = list(data["violations"])
+    commands = []
+    seen_space: set[str] = set()
+    if error is None:
+        for method, args in data["calls"]:
+            if method not in space and method not in seen_space:
+                seen_space.add(method)
+                violations.append(f"brush.{method}() is not in the {space.name} action space")
+                continue
+            try:
+                commands.append(validate(method, args))
+            except CommandError as e:
+                error = f"invalid call: {_one_line(e)}"
+                break
+    program = None
+    if error is None and not violations:
+        canvas = data["canvas"]
+        try:
+            program = Program(width=canvas["w"], height=canvas["h"], seed=seed, commands=commands)
+            st = PaintState()
+            for c in program.commands:
+                st.apply(c)
+        except CommandError as e:
+            error, program = f"invalid call: {_one_line(e)}", None
+        except ValueError as e:
+            error, program = f"invalid program: {_one_line(e)}", None
+    return SketchResult(program, violations, error, (time.perf_counter() - t0) * 1000, limit)
+
+
+def _worker_main(conn: Any) -> None:
+    """Worker loop: one request in, ("js", limit) progress, then ("result", SketchResult)."""
+    while True:
+        try:
+            req = conn.recv()
+        except EOFError:
+            return
+        if req is None:
+            return
+        source, space, limits, seed = req
+        try:
+            res = execute(source, space, limits, seed, on_js_done=lambda lim: conn.send(("js", lim)))
+        except Exception as e:  # an infrastructure bug, reported to the parent as such
+            conn.send(("crash", f"{type(e).__name__}: {_one_line(e)}"))
+            continue
+        conn.send(("result", res))
+        if res.limit == "heap":
+            return  # an isolate that hit OOM is not reused; the parent replaces us
+
+
+# --------------------------------------------------------------------------- the parent side
+
+
+class SketchRunner:
+    """A killable worker process that runs sketches one at a time (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._ctx = mp.get_context("spawn")
+        self._proc: Any = None
+        self._conn: Any = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        try:
+            parent, child = self._ctx.Pipe()
+            proc = self._ctx.Process(target=_worker_main, args=(child,), daemon=True, name="aquarelle-sandbox")
+            proc.start()
+            child.close()
+        except Exception as e:  # pragma: no cover - depends on the OS
+            raise SandboxError(f"sandbox worker could not start: {e}") from None
+        self._proc, self._conn = proc, parent
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            try:
+                self._proc.kill()
+                self._proc.join(timeout=5)
+            except Exception:
+                pass
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:
+                pass
+        self._proc = self._conn = None
+
+    def _recv(self, deadline: float) -> Any:
+        """Next message before ``deadline`` (monotonic), else None; EOFError when the worker died."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                if self._conn.poll(min(remaining, 0.5)):
+                    return self._conn.recv()
+            except OSError:
+                raise EOFError from None
+            if not self._proc.is_alive() and not self._conn.poll(0):
+                raise EOFError
+
+    def run(self, source: str, *, action_space: Any = "full", limits: SandboxLimits | None = None,
+            seed: int = 0) -> SketchResult:
+        limits = limits or SandboxLimits()
+        if not isinstance(source, str):
+            return SketchResult(None, [], f"sketch must be text, got {type(source).__name__}", 0.0)
+        size = len(source.encode("utf-8"))
+        if size > limits.max_source_bytes:
+            return SketchResult(None, [], f"source limit: the sketch is {size} bytes (at most "
+                                          f"{limits.max_source_bytes})", 0.0, "source")
+        from .action_space import get_space
+        from .commands import CommandError
+        try:
+            space = get_space(action_space)
+        except CommandError as e:
+            return SketchResult(None, [], str(e), 0.0)
+        with self._lock:
+            return self._run_locked(source, space, limits, seed)
+
+    def _run_locked(self, source: str, space: Any, limits: SandboxLimits, seed: int) -> SketchResult:
+        for attempt in range(2):
+            if self._proc is None or not self._proc.is_alive():
+                self._kill()
+                self._start()
+            t0 = time.monotonic()
+            try:
+                self._conn.send((source, space, limits, seed))
+            except (OSError, EOFError, BrokenPipeError):
+                self._kill()
+                continue
+            # Starting a fresh worker takes a while (imports); allow for it on the first message.
+            start_allow = 20.0 if attempt == 0 and not getattr(self, "_warm", False) else 0.0
+            try:
+                msg = self._recv(t0 + limits.time_s + KILL_GRACE_S + start_allow)
+                if msg is None:
+                    self._kill()
+                    ms = (time.monotonic() - t0) * 1000
+                    return SketchResult(None, [], f"time limit: the sketch ran longer than {limits.time_s:g} s",
+                                        ms, "time")
+                self._warm = True
+                if msg[0] == "js":
+                    msg = self._recv(time.monotonic() + VALIDATE_TIMEOUT_S)
+                    if msg is None:
+                        self._kill()
+                        raise SandboxError("sandbox worker did not finish validating the sketch")
+            except EOFError:
+                self._kill()
+                ms = (time.monotonic() - t0) * 1000
+                if attempt == 0 and (time.monotonic() - t0) < 0.05:
+                    continue  # died before it could start: try a fresh worker once
+                return SketchResult(None, [], f"heap limit: the sketch used more than {limits.heap_mb} MB of "
+                                              "memory (the worker was replaced)", ms, "heap")
+            kind, payload = msg
+            if kind == "crash":
+                self._kill()
+                raise SandboxError(f"sandbox worker failed: {payload}")
+            if payload.limit in ("heap", "time"):
+                self._kill()  # never reuse a worker after an abort
+            return payload
+        raise SandboxError("sandbox worker could not start")
+
+    def warm(self) -> None:
+        """Start the worker now (so the first sketch does not pay for it)."""
+        with self._lock:
+            if self._proc is None or not self._proc.is_alive():
+                self._start()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._proc is not None and self._proc.is_alive():
+                try:
+                    self._conn.send(None)
+                    self._proc.join(timeout=2)
+                except Exception:
+                    pass
+            self._kill()
+
+    def __enter__(self) -> "SketchRunner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+        try:
+            self._kill()
+        except Exception:
+            pass
+
+
+_DEFAULT: SketchRunner | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def run_sketch(source: str, *, action_space: Any = "full", limits: SandboxLimits | None = None,
+               seed: int = 0) -> SketchResult:
+    """Run a sketch in the module's shared worker; never raises for a bad sketch."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = SketchRunner()
+    return _DEFAULT.run(source, action_space=action_space, limits=limits, seed=seed)
