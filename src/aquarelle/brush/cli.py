@@ -1,0 +1,95 @@
+"""`aquarelle check`: run sketches (or validate program JSON) and report programs and violations.
+
+Only typer is imported at module level so `aquarelle --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List
+
+import typer
+
+
+def _check_one(path: Path, action_space: str) -> dict:
+    """One sketch or program file -> the per-sketch JSON object."""
+    import time
+
+    from .action_space import get_space
+    from .commands import CommandError
+    from .program import Program
+    from .sandbox import run_sketch
+
+    out = {"sketch": str(path), "ok": False, "reason": "", "violations": [], "summary": None, "ms": 0.0,
+           "limit": None}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        out["reason"] = f"cannot read: {getattr(e, 'strerror', None) or e}"
+        return out
+    if path.suffix.lower() == ".json":
+        t0 = time.perf_counter()
+        try:
+            prog = Program.loads(text)
+            space = get_space(action_space)
+            bad = sorted({c.method for c in prog.commands if c.method not in space})
+            out["violations"] = [f"brush.{m}() is not in the {space.name} action space" for m in bad]
+            from .state import replay
+
+            replay(prog.commands)
+        except CommandError as e:
+            out["reason"] = str(e)
+            out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
+            return out
+        out["summary"] = prog.summary()
+        out["ok"] = not out["violations"]
+        out["reason"] = "; ".join(out["violations"])
+        out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return out
+    res = run_sketch(text, action_space=action_space)
+    out.update(ok=res.ok, reason=res.reason, violations=list(res.violations), ms=round(res.ms, 2), limit=res.limit,
+               summary=res.program.summary() if res.program is not None else None)
+    return out
+
+
+def check(
+    sketches: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or program JSON files (.json)."),
+    action_space: str = typer.Option("full", "--action-space", help="full, hf10, or a comma-separated list."),
+    as_json: bool = typer.Option(False, "--json", help="stdout carries only JSON, one object per sketch per line."),
+) -> None:
+    """Run each sketch in the sandbox; print its program summary and violations. Exit 0 only if all are clean."""
+    import json
+
+    from .action_space import get_space
+    from .commands import CommandError
+    from .sandbox import SandboxError
+
+    try:
+        get_space(action_space)
+    except CommandError as e:
+        print(f"--action-space: {e}", file=sys.stderr)
+        raise typer.Exit(2)
+    all_ok = True
+    for path in sketches:
+        try:
+            row = _check_one(path, action_space)
+        except SandboxError as e:
+            print(f"{path}: sandbox failure: {e}", file=sys.stderr)
+            raise typer.Exit(3)
+        all_ok &= row["ok"]
+        if not row["ok"]:
+            print(f"{path}: {row['reason'] or 'rejected'}", file=sys.stderr)
+        if as_json:
+            print(json.dumps(row), flush=True)
+        elif row["ok"]:
+            s = row["summary"]
+            methods = ", ".join(f"{m} x{n}" for m, n in sorted(s["methods"].items(), key=lambda kv: -kv[1]))
+            print(f"{path}: ok  {s['commands']} commands, {s['shapes']} shapes, {len(s['colours'])} colours, "
+                  f"{s['size'][0]}x{s['size'][1]}, {row['ms']:.0f} ms")
+            print(f"  {methods}")
+    raise typer.Exit(0 if all_ok else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)
