@@ -297,3 +297,20 @@ def test_an_unscored_run_says_why_and_does_not_blame_the_policy(tmp_path):
     assert v["answer"] == "unclear" and "refused" in v["text"]
     ta = ev["tool_adherence"]
     assert ta["errors_per_episode"] == 0 and ta["infrastructure_errors"] == len(rows)
+
+
+def test_across_prompt_distance_with_one_prompt_per_step(tmp_path):
+    # training usually shows one prompt per step: distances across prompts are taken per third, not per step
+    run = load_run(make_run(tmp_path / "r", steps=9, prompts=TRAIN_PROMPTS[:2]))
+    one_per_step = [r for r in run.rollouts if r.group % 2 == 0]
+    assert all(len({x.prompt_id for x in one_per_step if x.step == s}) == 1 for s in range(9))
+    d = metrics.diversity(one_per_step, loader(run))
+    assert d["across_prompts"] > 0.05 and None not in d["across_prompts_thirds"]
+    assert d["collapsed"] is False
+
+
+def test_a_flat_zero_run_is_not_called_steady(tmp_path):
+    path = make_run(tmp_path / "r", steps=4, gate_fail=(1.0, 1.0))
+    ev = evaluate(path, samples=0, progress=False)
+    assert ev["reward_trend"]["thirds"]["total"] == [0.0, 0.0, 0.0]
+    assert ev["reward_trend"]["steady"] is False and ev["verdicts"]["improves"]["answer"] == "no"

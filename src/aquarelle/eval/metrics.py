@@ -10,7 +10,6 @@ support (thirds of a 2-step run, a t-statistic from two points) is None, with a
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections import Counter, defaultdict
@@ -177,6 +176,10 @@ def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
         monotone = tot[0] <= tot[1] <= tot[2]
         out["steady"] = bool(monotone and t_stat > T_SIGNIFICANT)
         out["reason"] = None
+    if out["steady"] is None and parts is not None and out["n_scored"] and None not in out["thirds"]["total"] \
+            and out["trend"]["slope"] is not None:  # points exactly on a line: steady iff it rises
+        tot = out["thirds"]["total"]
+        out["steady"] = bool(out["trend"]["slope"] > 0 and tot[0] < tot[2])
     return out
 
 
@@ -312,26 +315,31 @@ def _group_distance(items: list[tuple[Rollout, np.ndarray]]) -> dict[tuple[int, 
     return out
 
 
-def _across_prompts(items: list[tuple[Rollout, np.ndarray]], max_per_prompt: int = 4) -> dict[int, float]:
-    """Per step: mean distance between paintings of different prompts."""
-    by_step: dict[int, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+def _across_prompts(items: list[tuple[Rollout, np.ndarray]], window=lambda r: r.step,
+                    max_per_prompt: int = 4) -> dict[Any, float]:
+    """Per window of training (a step, a third): mean distance between paintings of different prompts.
+
+    Training often shows one prompt per step, so thirds are the usual window.
+    """
+    by_win: dict[Any, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
     for r, th in items:
-        lst = by_step[r.step][r.prompt_id]
+        lst = by_win[window(r)][r.prompt_id]
         if len(lst) < max_per_prompt:
             lst.append(th)
     out = {}
-    for step, prompts in by_step.items():
+    for win, prompts in by_win.items():
         if len(prompts) < 2:
             continue
         keys = sorted(prompts)
         total, n = 0.0, 0
         for i, a in enumerate(keys):
+            xa = np.stack(prompts[a]).reshape(len(prompts[a]), -1)
             for b in keys[i + 1:]:
-                for x in prompts[a]:
-                    for y in prompts[b]:
-                        total += images.distance(x, y)
-                        n += 1
-        out[step] = total / n
+                xb = np.stack(prompts[b]).reshape(len(prompts[b]), -1)
+                d = np.abs(xa[:, None, :] - xb[None, :, :]).mean(axis=2)
+                total += float(d.sum())
+                n += d.size
+        out[win] = total / n
     return out
 
 
@@ -362,6 +370,9 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
         within_by_step[step].append(d)
     within_step = {s: float(np.mean(v)) for s, v in within_by_step.items()}
     across_step = _across_prompts(items)
+    third_of = {s: i for i, part in enumerate(steps_parts or []) for s in part}
+    across_thirds = _across_prompts(items, lambda r: third_of.get(r.step)) if steps_parts else {}
+    across_all = _across_prompts(items, lambda r: 0).get(0)
     ent_step: dict[int, list[float]] = defaultdict(list)
     for s, e in entropies:
         if e is not None:
@@ -370,8 +381,8 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
 
     out["within_group"] = _round(_mean(within.values()))
     out["within_group_thirds"] = _by_thirds(within_step, steps_parts)
-    out["across_prompts"] = _round(_mean(across_step.values()))
-    out["across_prompts_thirds"] = _by_thirds(across_step, steps_parts)
+    out["across_prompts"] = _round(across_all)
+    out["across_prompts_thirds"] = [_round(across_thirds.get(i)) for i in range(3)] if steps_parts else None
     out["palette_entropy"] = _round(_mean(e for _, e in entropies))
     out["palette_entropy_thirds"] = _by_thirds(ent_mean, steps_parts)
     out["per_step"] = [{"step": s, "within_group": _round(within_step.get(s)), "across_prompts": _round(across_step.get(s)),
@@ -387,7 +398,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     # judge collapse on the late part of training (all of it when there are no thirds)
     late_steps = steps_parts[2] if steps_parts is not None else set(steps_of(rollouts))
     late_within = _mean(v for s, v in within_step.items() if s in late_steps)
-    late_across = _mean(v for s, v in across_step.items() if s in late_steps)
+    late_across = across_thirds.get(2) if steps_parts else across_all
     out["late_within_group"], out["late_across_prompts"] = _round(late_within), _round(late_across)
     reasons = []
     if late_within is not None and late_within < COLLAPSE_WITHIN:
@@ -540,10 +551,7 @@ def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action
             if got is not None:
                 ths.append((r, got[0]))
                 ents.append(images.palette_entropy(got[1]))
-        # training rollouts span steps; compare prompts over all of them as one pool
-        flat = [(dataclasses.replace(r, step=0), t) for r, t in ths]
-        across = _across_prompts(flat)
-        out["across_prompts"] = _round(_mean(across.values()))
+        out["across_prompts"] = _round(_across_prompts(ths, lambda r: 0).get(0))
         per_prompt: dict[str, list[np.ndarray]] = defaultdict(list)
         for r, t in ths:
             per_prompt[r.prompt_id].append(t)

@@ -96,6 +96,9 @@ def heldout(ev: dict[str, Any]) -> dict[str, str]:
     g = h["gap"].get("reward")
     base = (f"reward {_f(h['train']['reward'])} on training prompts vs {_f(h['heldout']['reward'])} on held-out "
             f"(gap {_f(g)}; it holds if the gap is at most {h['margin']}).")
+    if h["holds"] and (h["train"]["reward"] or 0) < 0.3:
+        return {"answer": "unclear", "text": "Nothing to carry over yet: it paints as poorly on training prompts "
+                                             "(reward below 0.3) as on new ones; " + base + cmp_}
     if h["holds"]:
         return {"answer": "yes", "text": "Yes: " + base + cmp_}
     return {"answer": "no", "text": "No, it does worse on new prompts: " + base + cmp_}
