@@ -209,7 +209,8 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
     # the held-out section
     pol_rows = []
     for name, s in (("trained policy, held-out prompts", h.get("heldout")), ("starting policy, held-out prompts", h.get("start")),
-                    (f"trained policy, training prompts ({h.get('train_source', '')})", h.get("train"))):
+                    (f"trained policy, training prompts ({h.get('train_source', '')})", h.get("train")),
+                    ("starting policy, training prompts", ((ev.get("policies") or {}).get("start") or {}).get("train"))):
         if s:
             pol_rows.append([name, s.get("n"), s.get("reward"), s.get("judge"), s.get("preference"), s.get("bad_rate"),
                              s.get("coverage"), s.get("across_prompts"), s.get("errors_per_episode")])
@@ -219,7 +220,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
         if h.get("heldout") or h.get("start") else None
     parts.append(f"""<h2 id="held-out">held-out</h2>
 <p>{html.escape(ev['verdicts']['heldout']['text'])}</p>
-{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}
+<div class="scroll">{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}</div>
 {_table([("trained minus start, reward", vs.get('improvement')), ("held-out prompts the trained policy wins", vs.get('win_rate')),
          ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("holds on new prompts", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
