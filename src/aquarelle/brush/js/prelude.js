@@ -182,7 +182,7 @@
   function makeColor(r, g, b, a) {
     const c = { r: r, g: g, b: b, a: a };
     defineProperty(c, "__aq", { value: colorTag });
-    c.toString = function () { return "rgba(" + r + "," + g + "," + b + "," + a / 255 + ")"; };
+    defineProperty(c, "toString", { value: function () { return "rgba(" + r + "," + g + "," + b + "," + a / 255 + ")"; } });
     return freeze(c);
   }
   const isColor = (v) => v !== null && typeof v === "object" && v.__aq === colorTag;

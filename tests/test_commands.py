@@ -1,0 +1,126 @@
+"""Every p5.brush command's validation (good and bad arguments), JSON round trip, action spaces."""
+
+import math
+
+import pytest
+
+from aquarelle.brush import BRUSH_METHODS, HF10, SPECS, CommandError, Program, get_space, validate
+
+SQ = [[0, 0], [10, 0], [10, 10]]
+
+#: One valid call per method, and one invalid call with a fragment of the expected message.
+GOOD = {
+    "instance": [], "load": [], "scaleBrushes": [1.5], "seed": [42], "noiseSeed": ["abc"], "wRand": [{"a": 1}],
+    "field": ["waves"], "noField": [], "addField": ["f", [[0, 10], [20, 30]]], "refreshField": [2], "listFields": [],
+    "wiggle": [2], "box": [], "add": ["mine", {"type": "marker", "weight": 3, "opacity": 100}], "clip": [[0, 0, 100, 100]],
+    "noClip": [], "set": ["HB", "red", 2], "pick": ["2B"], "stroke": [10, 20, 30], "strokeWeight": [2], "noStroke": [],
+    "fill": ["#d7263d", 120], "noFill": [], "fillBleed": [0.3, "in", 45], "fillTexture": [0.5, 0.4],
+    "wash": ["rgb(1,2,3)", 80], "noWash": [], "hatch": [5, 30, {"rand": 0.1}], "hatchStyle": ["pen", "#000", 1],
+    "noHatch": [], "hatchArray": [[SQ]], "mass": ["charcoal", "blue", {"strength": 2}], "noMass": [], "massArray": [[SQ]],
+    "line": [0, 0, 10, 10], "flowLine": [1, 2, 30, 90], "beginStroke": ["curve", 5, 5], "move": [30, 20, 0.5],
+    "endStroke": [0, 1], "spline": [SQ, 0.5], "rect": [1, 2, 30, 40, "center"], "circle": [300, 300, 40, 0.5],
+    "arc": [10, 10, 5, 0, 180], "beginShape": [0.3], "vertex": [1, 2], "endShape": [True], "polygon": [SQ],
+    "background": ["#fffceb"],
+}
+BAD = {
+    "scaleBrushes": ([0], "must be > 0"), "seed": ([[1]], "seed must be a number"), "noiseSeed": ([None], "seed"),
+    "field": ([""], "must be a name"), "addField": (["f", [[0], [1, 2]]], "same non-zero length"),
+    "refreshField": (["x"], "t must be a number"), "wiggle": ([math.inf], "finite"),
+    "add": (["img", {"type": "image", "weight": 1}], "image brushes"), "clip": ([[0, 0, 1]], "[x1, y1, x2, y2]"),
+    "set": (["HB", "nocolour"], "unknown colour"), "pick": ([3], "must be a name"), "stroke": ([300], "0-255"),
+    "strokeWeight": ([-1], "must be > 0"), "fill": (["red", 300], "0-255"), "fillBleed": ([2], "0-1"),
+    "fillTexture": ([0.5, 9], "0-1"), "wash": ([], "expected"), "hatch": ([5, 45, {"bogus": 1}], "unknown option"),
+    "hatchStyle": (["pen", 5.5j], "colour"), "hatchArray": ([[[[0, 0]]]], "at least 3 points"),
+    "mass": (["pen", "red", {"outline": 2}], "true or false"), "massArray": (["x"], "list of polygons"),
+    "line": ([0, 0, 10], "missing argument"), "flowLine": ([0, 0, -5, 0], "0-100000"),
+    "beginStroke": (["zigzag", 0, 0], '"curve" or "segments"'), "move": ([0, 10, 5], "0-2"),
+    "endStroke": (["x"], "must be a number"), "spline": ([[[0, "a"]]], "must be a number"),
+    "rect": ([0, 0, 10, 10, "middle"], '"corner" or "center"'), "circle": ([0, 0, 0], "r must be in"),
+    "arc": ([0, 0, 5, 0, math.nan], "finite"), "beginShape": ([2], "0-1"), "vertex": ([1e9, 0], "out of range"),
+    "endShape": (["yes"], "true or false"), "polygon": ([[[0, 0, 1, 2]]], "[x, y]"),
+    "background": (["#zzzzzz"], "unknown colour"),
+    "noFill": ([1], "at most 0 arguments"), "noStroke": ([1], "at most 0"), "noField": ([1], "at most 0"),
+    "noClip": ([1], "at most 0"), "noWash": ([1], "at most 0"), "noHatch": ([1], "at most 0"), "noMass": ([1], "at most 0"),
+}
+NO_BAD_FORM = {"instance", "load", "wRand", "listFields", "box"}  # accept anything (not recorded)
+
+
+def test_specs_cover_all_47_and_background():
+    assert len(BRUSH_METHODS) == 47
+    assert set(GOOD) == set(SPECS)
+    assert set(BAD) | NO_BAD_FORM == set(SPECS)
+
+
+@pytest.mark.parametrize("method", sorted(SPECS))
+def test_good_call_validates_and_round_trips(method):
+    cmd = validate(method, GOOD[method])
+    assert cmd.method == method
+    again = validate(method, cmd.args)  # canonical form is a fixed point
+    assert again == cmd
+    prog = Program(commands=[cmd])
+    assert Program.loads(prog.dumps()) == prog
+
+
+@pytest.mark.parametrize("method", sorted(BAD))
+def test_bad_call_is_one_line_naming_the_method(method):
+    args, fragment = BAD[method]
+    with pytest.raises(CommandError) as e:
+        validate(method, args)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith(method), msg
+    assert fragment in msg, msg
+
+
+def test_canonical_forms():
+    assert validate("fill", ["red"]).args == ["#ff0000", 150]
+    assert validate("fill", [255, 0, 0, 90]).args == ["#ff0000", 90]
+    assert validate("fill", ["#f00", 0]).args == ["#ff0000", 150]  # p5.brush treats 0 as the default
+    assert validate("stroke", ["steelblue"]).args == ["#4682b4"]
+    assert validate("circle", [1, 2, 3, True]).args == [1, 2, 3, 1]
+    assert validate("add", ["b", {"weight": 2, "vibration": 1}]).args[1]["scatter"] == 1
+
+
+def test_unknown_and_legacy_methods():
+    with pytest.raises(CommandError, match="unknown method 'ellipse'"):
+        validate("ellipse", [1, 2, 3])
+    with pytest.raises(CommandError, match="fillBleed"):
+        validate("bleed", [0.3])
+
+
+def test_program_json_round_trip_is_byte_stable():
+    prog = Program.from_calls([{"method": m, "args": a} for m, a in GOOD.items()], seed=3)
+    text = prog.dumps()
+    again = Program.loads(text)
+    assert again == prog and again.dumps() == text
+    assert prog.summary()["commands"] == len(GOOD)
+
+
+def test_program_loads_errors_are_one_line():
+    with pytest.raises(CommandError, match="not valid JSON"):
+        Program.loads("{nope")
+    with pytest.raises(CommandError, match="'commands' list"):
+        Program.loads('{"width": 10}')
+    with pytest.raises(CommandError, match="circle: r"):
+        Program.loads('{"commands": [{"method": "circle", "args": [0, 0, -1]}]}')
+
+
+def test_action_spaces():
+    hf10 = get_space("hf10")
+    assert set(hf10.methods) == set(HF10) and len(HF10) == 10
+    for m in HF10:
+        hf10.check(m)
+    hf10.check("background")
+    with pytest.raises(CommandError, match="hatch is not in the hf10 action space"):
+        hf10.check("hatch")
+    full = get_space("full")
+    assert set(full.methods) == set(BRUSH_METHODS)
+    custom = get_space(["circle", "fill"])
+    custom.check("circle")
+    with pytest.raises(CommandError, match="not in the custom"):
+        custom.check("rect")
+    assert get_space("circle,fill").methods == custom.methods
+    with pytest.raises(CommandError, match="unknown action space"):
+        get_space("hf11")
+    with pytest.raises(CommandError, match="unknown method"):
+        get_space(["circle", "ellipse"])

@@ -1,0 +1,76 @@
+"""State replay: what p5.brush carries between calls, and what it would throw."""
+
+import pytest
+
+from aquarelle.brush import CommandError, PaintState, replay, validate
+
+
+def cmds(*calls):
+    return [validate(m, list(a)) for m, *a in calls]
+
+
+def test_fill_persists_until_nofill_and_ops_snapshot_it():
+    st, ops = replay(cmds(("fill", "red", 100), ("circle", 1, 1, 5), ("fillBleed", 0.4), ("circle", 2, 2, 5),
+                          ("noFill",), ("circle", 3, 3, 5)))
+    assert [op.state.fill.active for op in ops] == [True, True, False]
+    assert ops[0].state.fill.bleed != 0.4 and ops[1].state.fill.bleed == 0.4  # snapshots are frozen copies
+    assert ops[0].state.fill.color == "#ff0000" and ops[0].state.fill.opacity == 100
+    assert not st.fill.active
+
+
+def test_set_pick_stroke_and_line_needs_a_colour():
+    with pytest.raises(CommandError, match="line: no brush or colour set"):
+        replay(cmds(("line", 0, 0, 1, 1)))
+    st, ops = replay(cmds(("set", "2B", "blue", 3), ("pick", "HB"), ("line", 0, 0, 1, 1), ("noStroke",)))
+    assert (ops[0].state.stroke.brush, ops[0].state.stroke.color, ops[0].state.stroke.weight) == ("HB", "#0000ff", 3)
+    assert not st.stroke.active
+
+
+def test_unknown_brush_and_field_raise_like_p5brush():
+    with pytest.raises(CommandError, match='brush "nope" not found'):
+        replay(cmds(("set", "nope", "red")))
+    with pytest.raises(CommandError, match='field "nope" does not exist'):
+        replay(cmds(("field", "nope")))
+    st, _ = replay(cmds(("add", "nope", {"weight": 2}), ("pick", "nope"), ("addField", "f", [[1]]), ("field", "f")))
+    assert st.stroke.brush == "nope" and st.flow.name == "f"
+    with pytest.raises(CommandError, match="refreshField: no field is active"):
+        replay(cmds(("refreshField", 1)))
+
+
+def test_shape_building():
+    st, ops = replay(cmds(("beginShape", 0.2), ("vertex", 1, 2), ("vertex", 3, 4, 0.5), ("vertex", 5, 0),
+                          ("endShape", True)))
+    assert ops[0].geometry == {"vertices": [[1, 2, 1], [3, 4, 0.5], [5, 0, 1]], "curvature": 0.2, "closed": True}
+    assert st.shape is None
+    with pytest.raises(CommandError, match="vertex: called outside beginShape"):
+        replay(cmds(("vertex", 1, 2)))
+    with pytest.raises(CommandError, match="endShape: called without beginShape"):
+        replay(cmds(("endShape",)))
+    with pytest.raises(CommandError, match="endShape: needs at least 2 vertices"):
+        replay(cmds(("beginShape",), ("vertex", 1, 1), ("endShape",)))
+
+
+def test_stroke_path():
+    _, ops = replay(cmds(("beginStroke", "segments", 10, 20), ("move", 90, 30), ("move", 0, 10, 0.5), ("endStroke", 45)))
+    assert ops[0].geometry == {"type": "segments", "x": 10, "y": 20, "segments": [[90, 30, 1], [0, 10, 0.5]]}
+    with pytest.raises(CommandError, match="move: called without beginStroke"):
+        replay(cmds(("move", 0, 1)))
+
+
+def test_hatch_mass_clip_wash_background_and_queries():
+    st, ops = replay(cmds(("hatch", 4, 30), ("hatchStyle", "pen", "black", 1), ("mass", "charcoal", "green"),
+                          ("clip", [0, 0, 10, 10]), ("wash", "tan", 50), ("background", "white"), ("box",),
+                          ("rect", 0, 0, 5, 5), ("noHatch",), ("noMass",), ("noClip",), ("noWash",)))
+    assert [op.command.method for op in ops] == ["background", "rect"]
+    rect_state = ops[1].state
+    assert rect_state.hatch.active and rect_state.hatch.style == ("pen", "#000000", 1)
+    assert rect_state.mass.active and rect_state.clip == [0, 0, 10, 10] and rect_state.wash.active
+    assert not (st.hatch.active or st.mass.active or st.wash.active) and st.clip is None
+    assert st.background == "#ffffff"
+
+
+def test_scale_brushes_multiplies():
+    st = PaintState()
+    for c in cmds(("scaleBrushes", 2), ("scaleBrushes", 1.5)):
+        st.apply(c)
+    assert st.brush_scale == 3
