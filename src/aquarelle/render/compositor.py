@@ -1,0 +1,85 @@
+"""The canvas and p5.brush's two masks, flushed exactly when p5.brush's ``Mix.blend`` flushes them.
+
+p5.brush paints every fill, wash and stroke into a mask first (one for fills
+and washes, one for brush strokes) and blends a mask into the canvas only when
+the colour changes, when drawing switches between brush and fill, or at the
+end of the frame. Strokes of one colour therefore pile up and saturate before
+they are blended. ``Compositor.blend`` is a port of that state machine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..brush.colors import rgb_of
+from .mix import composite_mask
+
+_BIG = 1 << 30
+
+
+def empty_dirty() -> np.ndarray:
+    return np.array([_BIG, _BIG, -_BIG, -_BIG], np.int64)
+
+
+class Compositor:
+    def __init__(self, width: int, height: int, background: tuple[int, int, int]):
+        self.canvas = np.empty((height, width, 3), np.uint8)
+        self.canvas[:] = background
+        self.masks = {"fill": np.zeros((height, width), np.float32), "brush": np.zeros((height, width), np.float32)}
+        self.dirty = {"fill": empty_dirty(), "brush": empty_dirty()}
+        self.is_brush: bool | None = None
+        self.just_changed = False
+        self.blending = False
+        self.cached: str | None = None
+
+    def drawn(self, which: str) -> bool:
+        d = self.dirty[which]
+        return bool(d[2] > d[0] and d[3] > d[1])
+
+    def clear(self, which: str) -> None:
+        d = self.dirty[which]
+        if d[2] > d[0] and d[3] > d[1]:
+            self.masks[which][max(d[1], 0):d[3], max(d[0], 0):d[2]] = 0.0
+        self.dirty[which] = empty_dirty()
+
+    def apply(self, which: str) -> None:
+        if not self.drawn(which):
+            return
+        if self.cached is not None:
+            composite_mask(self.canvas, self.masks[which], (0, 0), self.dirty[which], rgb_of(self.cached),
+                           which == "brush")
+        self.clear(which)
+
+    def blend(self, color: str | None, last: bool = False) -> None:
+        brush_mask = self.is_brush is True
+        mine, other = ("brush", "fill") if brush_mask else ("fill", "brush")
+        changed = color is not None and self.cached != color
+        if not self.blending and color is not None:
+            self.blending = True
+            self.cached = color
+            self.clear("brush")
+        if last or changed:
+            if self.just_changed:
+                self.apply(other)
+                self.just_changed = False
+            if self.blending:
+                self.apply(mine)
+            if color is not None:
+                self.cached = color
+            if last:
+                self.blending = False
+                self.cached = None
+
+    def begin(self, brush: bool, color: str) -> None:
+        """Switch drawing mode (brush or fill/wash) and announce the colour, as each p5.brush draw does."""
+        if self.is_brush is not brush:
+            self.just_changed = True
+        self.is_brush = brush
+        self.blend(color)
+
+    def finish(self) -> np.ndarray:
+        """p5.brush's end-of-frame flush; returns the canvas."""
+        self.blend(None, last=True)
+        self.apply("fill")
+        self.apply("brush")
+        return self.canvas

@@ -1,0 +1,341 @@
+"""Paths as p5.brush builds them: plots (angle/length segments), splines, circles, arcs, and walking them.
+
+A ``Plot`` is p5.brush's path: segment lengths with an angle at each joint
+(degrees, 90 = up on screen) and a pressure per joint; "curve" plots
+interpolate the angle along a segment (arcs), "segments" plots keep it. Shapes
+become plots (``spline_plot`` ports ``_createSpline``), and plots become
+polygons (``gen_pol``) or brush paths (``walk``) by stepping along them while
+the active vector field bends the heading, exactly as p5.brush's Position does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field as dfield
+
+import numpy as np
+
+from ._jit import njit
+
+
+def _norm(a: float) -> float:
+    return ((a % 360) + 360) % 360
+
+
+def calc_angle(x1: float, y1: float, x2: float, y2: float) -> float:
+    """Angle from p1 to p2 in degrees, counter-clockwise on screen (y down), in [0, 360)."""
+    a = math.degrees(math.atan2(-(y2 - y1), x2 - x1)) % 360
+    return a if a >= 0 else a + 360
+
+
+@dataclass
+class Plot:
+    type: str = "curve"
+    segments: list = dfield(default_factory=list)
+    angles: list = dfield(default_factory=list)
+    pres: list = dfield(default_factory=list)
+    cum: list = dfield(default_factory=list)
+    length: float = 0.0
+    origin: tuple | None = None
+
+    def add(self, a: float, length: float, pres: float = 1.0, degrees: bool = True) -> None:
+        if self.angles:
+            self.angles.pop()
+        a = _norm(a) if degrees else a
+        self.angles += [a, a]
+        self.pres.append(pres)
+        self.cum.append(self.length)
+        self.segments.append(length)
+        self.length += length
+
+    def end(self, a: float, pres: float = 1.0, degrees: bool = True) -> None:
+        a = _norm(a) if degrees else a
+        if self.angles:
+            self.angles[-1] = a
+        else:
+            self.angles.append(a)
+        self.pres.append(pres)
+
+    def arrays(self):
+        """(cum, seglen, angles, pres) as float64 arrays for the compiled walkers."""
+        n = len(self.segments)
+        ang = list(self.angles) + [self.angles[-1] if self.angles else 0.0] * max(0, n + 1 - len(self.angles))
+        pr = list(self.pres) + [self.pres[-1] if self.pres else 1.0] * max(0, n + 1 - len(self.pres))
+        return (np.asarray(self.cum, np.float64), np.asarray(self.segments, np.float64),
+                np.asarray(ang[: n + 1], np.float64), np.asarray(pr[: n + 1], np.float64))
+
+
+def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Plot:
+    """Port of p5.brush's ``_createSpline``: straight runs joined by circular arcs sized by curvature."""
+    pts = [[float(p[0]), float(p[1]), float(p[2]) if len(p) > 2 else 1.0] for p in points]
+    ptype = "segments" if curvature == 0 else "curve"
+    p = Plot(ptype)
+    if close and curvature != 0:
+        pts.append(pts[1])
+    done = 0.0
+    pep = pep2 = 0.0
+    tep = pts[0][:2] if pts else None
+    n = len(pts)
+    for i in range(n - 1):
+        if curvature > 0 and i < n - 2:
+            p1, p2, p3 = pts[i], pts[i + 1], pts[i + 2]
+            d1 = math.dist(p1[:2], p2[:2])
+            d2 = math.dist(p2[:2], p3[:2])
+            a1 = calc_angle(p1[0], p1[1], p2[0], p2[1])
+            a2 = calc_angle(p2[0], p2[1], p3[0], p3[1])
+            adj = curvature * min(d1, d2, 0.5 * min(d1, d2))
+            dmax = max(d1, d2)
+            s1 = d1 - adj
+            s2 = d2 - adj
+            if math.floor(a1) == math.floor(a2):
+                temp = (0 if i == 0 else d1 - done) if close else d1 - done
+                temp2 = (0 if i == 0 else d2 - pep2) if close else d2
+                p.add(a1, temp, p1[2])
+                if i == n - 3:
+                    p.add(a2, temp2, p2[2])
+                done = 0.0
+                if i == 0:
+                    pep, pep2, tep = d1, adj, pts[1][:2]
+            else:
+                c1, s1_ = math.cos(math.radians(-a1)), math.sin(math.radians(-a1))
+                c2, s2_ = math.cos(math.radians(-a2)), math.sin(math.radians(-a2))
+                q1 = (p2[0] - adj * c1, p2[1] - adj * s1_)
+                q2 = (q1[0] + dmax * math.cos(math.radians(-a1 + 90)), q1[1] + dmax * math.sin(math.radians(-a1 + 90)))
+                q3 = (p2[0] + adj * c2, p2[1] + adj * s2_)
+                q4 = (q3[0] + dmax * math.cos(math.radians(-a2 + 90)), q3[1] + dmax * math.sin(math.radians(-a2 + 90)))
+                arc_len = 0.0
+                inter = _intersect(q1, q2, q3, q4)
+                if inter is not None:
+                    radius = math.dist(q1, inter)
+                    half = math.dist(q1, q3) / 2
+                    if radius > 0 and half <= radius:
+                        arc_angle = 2 * math.degrees(math.asin(half / radius))
+                        arc_len = 2 * math.pi * radius * arc_angle / 360
+                temp = (0 if i == 0 else s1 - done) if close else s1 - done
+                temp2 = ((pep - adj) if close else s2) if i == n - 3 else 0
+                p.add(a1, temp, p1[2])
+                p.add(a1, arc_len, p1[2])
+                p.add(a2, temp2, p2[2])
+                done = adj
+                if i == 0:
+                    pep, pep2, tep = s1, adj, list(q1)
+            if i == n - 3:
+                p.end(a2, p2[2])
+        elif curvature == 0:
+            p1, p2 = pts[i], pts[i + 1]
+            d = math.dist(p1[:2], p2[:2])
+            a = calc_angle(p1[0], p1[1], p2[0], p2[1])
+            p.add(a, d, p2[2])
+            if i == n - 2:
+                p.end(a, 1.0)
+    if pts:
+        o = tep if (close and curvature != 0) else pts[0][:2]
+        p.origin = (float(o[0]), float(o[1]))
+    return p
+
+
+def _intersect(a, b, c, d):
+    dx1, dy1 = b[0] - a[0], b[1] - a[1]
+    dx2, dy2 = d[0] - c[0], d[1] - c[1]
+    den = dy2 * dx1 - dx2 * dy1
+    if den == 0:
+        return None
+    ua = (dx2 * (a[1] - c[1]) - dy2 * (a[0] - c[0])) / den
+    return (a[0] + ua * dx1, a[1] + ua * dy1)
+
+
+def circle_plot(x: float, y: float, radius: float, irregularity: float, rand2) -> tuple[Plot, float, float]:
+    """p5.brush ``circle``: four quarter-arc segments (randomly stretched when irregular); returns plot and start."""
+    p = Plot("curve")
+    arc_len = math.pi * radius
+    off = rand2() * 360
+    r = irregularity
+
+    def rf():
+        return 1 + r * 0.2 * rand2() if r else 1
+
+    for i in range(4):
+        ang = -90 * i + off
+        p.add(ang * rf(), (arc_len / 2) * rf(), 1)
+    if r:
+        ra = r * math.trunc(-5 + rand2() * 10)
+        p.add(off, abs(ra) * (math.pi / 180) * radius, 1)
+        p.end(ra + off, 1)
+    else:
+        p.end(off, 1)
+    sx = x - radius * math.sin(math.radians(off))
+    sy = y - radius * math.cos(math.radians(-off))
+    return p, sx, sy
+
+
+def arc_plot(x: float, y: float, radius: float, start: float, end: float) -> tuple[Plot, float, float] | None:
+    sweep = ((end - start) % 360 + 360) % 360
+    if sweep == 0:
+        return None
+    p = Plot("curve")
+    nseg = max(1, math.ceil(sweep / 90))
+    ss = sweep / nseg
+    alen = math.pi * radius * ss / 180
+    for i in range(nseg):
+        p.add(start + i * ss + 90, alen, 1)
+    p.end(start + sweep + 90, 1)
+    return p, x + radius * math.cos(math.radians(start)), y - radius * math.sin(math.radians(start))
+
+
+# --------------------------------------------------------------------------- walking
+
+
+@njit
+def _plot_index(cum, d):
+    n = cum.shape[0]
+    if n == 0:
+        return 0
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if cum[mid] <= d:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@njit
+def _plot_angle(cum, seg, ang, is_curve, length, d, i):
+    if d > length or cum.shape[0] == 0:
+        return ang[ang.shape[0] - 1]
+    if not is_curve:
+        return ang[i]
+    a0 = ang[i]
+    a1 = ang[i + 1]
+    if abs(a1 - a0) > 180.0:
+        if a1 > a0:
+            a1 = -(360.0 - a1)
+        else:
+            a0 = -(360.0 - a0)
+    s = seg[i]
+    t = 0.0 if s == 0.0 else (d - cum[i]) / s
+    return a0 + t * (a1 - a0)
+
+
+@njit
+def _plot_pres(cum, seg, pres, length, d, i):
+    if d > length or cum.shape[0] == 0:
+        return pres[pres.shape[0] - 1]
+    s = seg[i]
+    if s == 0.0:
+        return pres[i]
+    return pres[i] + (d - cum[i]) / s * (pres[i + 1] - pres[i])
+
+
+@njit
+def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curve, length,
+         fgrid, field_on, wiggle, res, width, height):
+    """Step along a plot (or a constant heading) through the field.
+
+    Returns positions before each step (xs, ys: nsteps + 1 entries, the last is the end),
+    and per step the plot index, distance travelled, plot heading and plot pressure.
+    Outside the field (or far off canvas without one) the walker stalls, as p5.brush's does.
+    """
+    xs = np.empty(nsteps + 1)
+    ys = np.empty(nsteps + 1)
+    idx = np.zeros(nsteps, np.int64)
+    plotted = np.empty(nsteps)
+    pang = np.empty(nsteps)
+    ppres = np.ones(nsteps)
+    x = x0
+    y = y0
+    d = 0.0
+    ncol = fgrid.shape[0]
+    nrow = fgrid.shape[1]
+    half_w = 0.5 * width
+    half_h = 0.5 * height
+    i_last = 0
+    for k in range(nsteps):
+        xs[k] = x
+        ys[k] = y
+        plotted[k] = d
+        if use_plot:
+            i_last = _plot_index(cum, d)
+            a = _plot_angle(cum, seg, ang, is_curve, length, d, i_last)
+            ppres[k] = _plot_pres(cum, seg, pres, length, d, i_last)
+        else:
+            a = const_dir
+        idx[k] = i_last
+        pang[k] = a
+        if field_on:
+            col = int(round((x + half_w) / res))
+            row = int(round((y + half_h) / res))
+            inside = col >= 0 and row >= 0 and col < ncol and row < nrow
+        else:
+            inside = x >= -half_w and x <= width + half_w and y >= -half_h and y <= height + half_h
+        if inside:
+            fa = fgrid[col, row] * wiggle if field_on else 0.0
+            r = (fa - a) * (math.pi / 180.0)
+            x += step * math.cos(r)
+            y += step * math.sin(r)
+        d += step
+    xs[nsteps] = x
+    ys[nsteps] = y
+    return xs, ys, idx, plotted, pang, ppres
+
+
+@njit
+def _select_vertices(xs, ys, idx, seg, side, rnd2):
+    n = idx.shape[0]
+    out = np.empty((n, 2))
+    k = 0
+    pside = 0.0
+    prev = 0
+    for i in range(n):
+        pside += 1.0
+        j = idx[i]
+        if side <= 0:
+            maxs = 8.0
+        else:
+            maxs = max(seg[j] * side * (0.7 + 0.6 * rnd2[i]), 20.0)
+        if (pside >= maxs or j >= prev):
+            out[k, 0] = xs[i + 1]
+            out[k, 1] = ys[i + 1]
+            k += 1
+            pside = 0.0
+            if j >= prev:
+                prev += 1
+    return out[:k].copy()
+
+
+@dataclass
+class Walker:
+    """The canvas and field a render walks in (p5.brush's Position context)."""
+
+    width: int
+    height: int
+    fgrid: np.ndarray  # (cols, rows) degrees; an empty (1, 1) grid when no field is active
+    field_on: bool
+    wiggle: float
+    res: float
+
+    def walk_plot(self, plot: Plot, x: float, y: float, step: float, nsteps: int):
+        cum, seg, ang, pres = plot.arrays()
+        if cum.shape[0] == 0:
+            cum, seg, ang, pres = np.zeros(1), np.zeros(1), np.zeros(2), np.ones(2)
+        return walk(float(x), float(y), int(nsteps), float(step), True, 0.0, cum, seg, ang, pres,
+                    plot.type == "curve", float(plot.length), self.fgrid, self.field_on, float(self.wiggle),
+                    float(self.res), float(self.width), float(self.height))
+
+    def walk_dir(self, x: float, y: float, direction: float, step: float, nsteps: int):
+        z = np.zeros(1)
+        return walk(float(x), float(y), int(nsteps), float(step), False, float(direction), z, z, np.zeros(2),
+                    np.ones(2), False, 0.0, self.fgrid, self.field_on, float(self.wiggle), float(self.res),
+                    float(self.width), float(self.height))
+
+    def gen_pol(self, plot: Plot, x: float, y: float, side: float, rng) -> np.ndarray:
+        """p5.brush ``Plot.genPol``: walk the plot in 1 px steps, keep a vertex every ~max(seg x side, 20) px."""
+        nsteps = int(round(plot.length))
+        if nsteps <= 0:
+            return np.zeros((0, 2))
+        xs, ys, idx, _, _, _ = self.walk_plot(plot, x, y, 1.0, nsteps)
+        _, seg, _, _ = plot.arrays()
+        r = rng.random(nsteps) if side > 0 else np.zeros(nsteps)
+        return _select_vertices(xs, ys, idx, seg, float(side), r)

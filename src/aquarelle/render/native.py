@@ -1,0 +1,454 @@
+"""The native renderer: a command program to an RGB image with p5.brush 2.2.2's look, no browser.
+
+``render`` replays the program with ``aquarelle.brush.state`` (the same state
+semantics every part uses) and paints each DrawOp the way p5.brush's
+``show()`` does: wash, watercolour fill, mass, hatch, then the brush stroke.
+Randomness comes from one seeded generator (the ``seed`` argument, else the
+program's seed, else 0; the program's own ``seed``/``noiseSeed`` calls reseed),
+so the same program and seed give byte-identical pixels.
+
+Work is bounded per program (``Budget``): a flood of shapes, vertices, brush
+steps or filled area stops with ``RenderError`` instead of running for minutes.
+Degenerate shapes (fewer than 3 vertices for a fill, zero length) paint
+nothing and are recorded in ``RenderResult.warnings``.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field as dfield
+
+import numpy as np
+
+from ..brush.colors import rgb_of
+from ..brush.commands import Command
+from ..brush.program import Program
+from ..brush.state import DrawOp, PaintState
+from ..brush.commands import CommandError
+from . import fields as _fields
+from ._jit import make_state
+from .compositor import Compositor
+from .errors import RenderError
+from .fill import FillScratch, paint_fill
+from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot
+from .hatch import hatch_lines, mass_arcs
+from .raster import fill_polygon
+from .strokes import Path, brush_params, paint_stroke
+
+__all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
+
+#: Largest canvas rendered (pixels); bigger sizes are refused.
+MAX_PIXELS = 4096 * 4096
+
+
+@dataclass
+class Budget:
+    """Work allowed per program; exceeding any limit raises RenderError."""
+
+    ops: int = 20_000  # painting calls
+    fills: int = 1_500  # watercolour fills
+    fill_area: float = 400.0  # sum of fill bounding boxes, in canvases
+    vertices: int = 2_000_000  # polygon vertices generated
+    steps: int = 6_000_000  # brush tip steps
+    hatch_lines: int = 100_000
+
+    def spend(self, used: dict, key: str, amount: float) -> None:
+        used[key] = used.get(key, 0) + amount
+        if used[key] > getattr(self, key):
+            raise RenderError(f"program is over the render budget: more than {getattr(self, key):g} {key.replace('_', ' ')}")
+
+
+@dataclass
+class RenderResult:
+    image: np.ndarray
+    warnings: list[str] = dfield(default_factory=list)
+    stats: dict = dfield(default_factory=dict)
+
+
+def _seed_int(s) -> int:
+    if isinstance(s, (int, float)) and not isinstance(s, bool) and float(s).is_integer():
+        return int(s) & 0xFFFFFFFFFFFF
+    return zlib.crc32(str(s).encode())
+
+
+def scale_commands(cmds: list[Command], sx: float, sy: float) -> list[Command]:
+    """The same program on a canvas scaled by (sx, sy): coordinates, lengths and brush sizes."""
+    s = math.sqrt(sx * sy)
+
+    def pts(p):
+        return [[q[0] * sx, q[1] * sy] + list(q[2:]) for q in p]
+
+    out = [Command(method="scaleBrushes", args=[s])]
+    for c in cmds:
+        m, a = c.method, list(c.args)
+        if m == "line":
+            a = [a[0] * sx, a[1] * sy, a[2] * sx, a[3] * sy]
+        elif m == "flowLine":
+            a = [a[0] * sx, a[1] * sy, a[2] * s, a[3]]
+        elif m in ("beginStroke",):
+            a = [a[0], a[1] * sx, a[2] * sy]
+        elif m == "move":
+            a = [a[0], a[1] * s, a[2]]
+        elif m in ("spline",):
+            a = [pts(a[0])] + a[1:]
+        elif m == "polygon":
+            a = [pts(a[0])]
+        elif m in ("hatchArray", "massArray"):
+            a = [[pts(p) for p in a[0]]]
+        elif m == "rect":
+            a = [a[0] * sx, a[1] * sy, a[2] * sx, a[3] * sy] + a[4:]
+        elif m in ("circle", "arc"):
+            a = [a[0] * sx, a[1] * sy, a[2] * s] + a[3:]
+        elif m == "vertex":
+            a = [a[0] * sx, a[1] * sy] + a[2:]
+        elif m == "clip":
+            a = [[a[0][0] * sx, a[0][1] * sy, a[0][2] * sx, a[0][3] * sy]]
+        elif m == "hatch":
+            a = [a[0] * s] + a[1:]
+        out.append(Command(method=m, args=a))
+    return out
+
+
+class _Painter:
+    """Paints DrawOps onto a Compositor; one per render."""
+
+    def __init__(self, width: int, height: int, background: tuple[int, int, int], seed: int, budget: Budget):
+        self.w, self.h = width, height
+        self.mix = Compositor(width, height, background)
+        self.scratch: FillScratch | None = None
+        self.rng = np.random.default_rng(seed)
+        self.noise_seed = seed
+        self.fields = _fields.FieldBank(width, height, seed)
+        self.budget = budget
+        self.used: dict = {}
+        self.warnings: list[str] = []
+
+    # ---------------------------------------------------------------- context
+
+    def reseed(self, s) -> None:
+        self.rng = np.random.default_rng(_seed_int(s))
+
+    def renoise(self, s) -> None:
+        self.fields = _fields.FieldBank(self.w, self.h, _seed_int(s))
+
+    def walker(self, st: PaintState, override: tuple[str, float] | None = None) -> Walker:
+        if override is not None:
+            name, wig = override
+            grid = self.fields.get(name, 0, {})
+            return Walker(self.w, self.h, grid, True, wig, self.fields.res)
+        if st.flow.active and st.flow.name:
+            grid = self.fields.get(st.flow.name, st.flow.t, st.fields)
+            return Walker(self.w, self.h, grid, True, st.flow.wiggle or 1, self.fields.res)
+        return Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)
+
+    def warn(self, msg: str) -> None:
+        if len(self.warnings) < 50 and msg not in self.warnings:
+            self.warnings.append(msg)
+
+    def _clip(self, st: PaintState) -> np.ndarray:
+        if st.clip:
+            x1, y1, x2, y2 = st.clip
+            return np.array([min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)], np.float64)
+        return np.array([-1e18, -1e18, 1e18, 1e18])
+
+    # ---------------------------------------------------------------- strokes
+
+    def _stroke_path(self, st: PaintState, brush: str, color: str, weight: float, path: Path) -> None:
+        b = brush_params(brush, st.brushes, st.brush_scale)
+        self.budget.spend(self.used, "steps", len(path.xs))
+        self.mix.begin(True, color)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.rng, self._clip(st))
+
+    def line(self, st: PaintState, x1, y1, x2, y2, brush=None, color=None, weight=None, walker=None) -> None:
+        brush = brush or st.stroke.brush
+        color = color or st.stroke.color
+        weight = st.stroke.weight if weight is None else weight
+        d = math.hypot(x2 - x1, y2 - y1)
+        if d == 0:
+            return
+        self._line_dir(st, x1, y1, d, calc_angle(x1, y1, x2, y2), brush, color, weight, walker)
+
+    def _line_dir(self, st, x, y, length, direction, brush, color, weight, walker=None) -> None:
+        b = brush_params(brush, st.brushes, st.brush_scale)
+        wk = walker or self.walker(st)
+        n = int(round(length / b.spacing))
+        if n <= 0:
+            return
+        k0 = 0
+        if not wk.field_on:
+            # far-off parts of a straight line: skip what cannot reach the canvas, stop where p5.brush's walker stalls
+            k0, n = self._visible_steps(x, y, direction, b.spacing, n, weight * (b.weight + b.scatter * 3) + 4)
+            if n <= k0:
+                return
+        self.budget.spend(self.used, "steps", n - k0)
+        r = math.radians(direction)
+        x0, y0 = x + k0 * b.spacing * math.cos(r), y - k0 * b.spacing * math.sin(r)
+        xs, ys, _, plotted, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, n - k0)
+        path = Path(xs[:-1], ys[:-1], plotted + k0 * b.spacing, np.full(n - k0, float(direction)),
+                    np.ones(n - k0), float(length), (xs[-1], ys[-1]))
+        self.mix.begin(True, color)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.rng, self._clip(st))
+
+    def _visible_steps(self, x, y, direction, step, n, reach) -> tuple[int, int]:
+        dx, dy = math.cos(math.radians(direction)), -math.sin(math.radians(direction))
+        hw, hh = 0.5 * self.w, 0.5 * self.h
+        if not (-hw <= x <= self.w + hw and -hh <= y <= self.h + hh):
+            return 0, 0  # p5.brush's walker never moves from outside its bounds
+
+        def span(lo, hi):
+            t0, t1 = -math.inf, math.inf
+            for p, dp, a, b in ((x, dx, lo[0], hi[0]), (y, dy, lo[1], hi[1])):
+                if abs(dp) < 1e-12:
+                    if p < a or p > b:
+                        return 1.0, 0.0
+                else:
+                    ta, tb = (a - p) / dp, (b - p) / dp
+                    t0, t1 = max(t0, min(ta, tb)), min(t1, max(ta, tb))
+            return t0, t1
+
+        _, texit = span((-hw, -hh), (self.w + hw, self.h + hh))
+        v0, v1 = span((-reach, -reach), (self.w + reach, self.h + reach))
+        if v1 < v0:
+            return 0, 0
+        k0 = max(0, int(math.floor(max(v0, 0) / step)) - 1)
+        k1 = min(n, int(math.ceil(min(v1, texit) / step)) + 2)
+        return k0, k1
+
+    def plot_draw(self, st: PaintState, plot: Plot, x: float, y: float, walker=None, brush=None, color=None,
+                  weight=None) -> None:
+        if plot.origin is not None:
+            x, y = plot.origin
+        brush = brush or st.stroke.brush
+        color = color or st.stroke.color
+        weight = st.stroke.weight if weight is None else weight
+        b = brush_params(brush, st.brushes, st.brush_scale)
+        n = int(round(plot.length / b.spacing))
+        if n <= 0:
+            return
+        wk = walker or self.walker(st)
+        self.budget.spend(self.used, "steps", n)
+        xs, ys, _, plotted, pang, ppres = wk.walk_plot(plot, x, y, b.spacing, n)
+        path = Path(xs[:-1], ys[:-1], plotted, pang, ppres, float(plot.length), (xs[-1], ys[-1]))
+        self.mix.begin(True, color)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.rng, self._clip(st))
+
+    # ---------------------------------------------------------------- areas
+
+    def wash(self, st: PaintState, verts: np.ndarray) -> None:
+        if len(verts) < 3:
+            self.warn("wash: shape has fewer than 3 vertices; not washed")
+            return
+        self.mix.begin(False, st.wash.color)
+        a = min(st.wash.opacity / 255.0, 0.999)
+        fill_polygon(self.mix.masks["fill"], np.ascontiguousarray(verts[:, 0]), np.ascontiguousarray(verts[:, 1]),
+                     math.log(1 - a), 0, 0, self.mix.dirty["fill"])
+
+    def fill(self, st: PaintState, verts: np.ndarray) -> None:
+        if len(verts) < 3:
+            self.warn("fill: shape has fewer than 3 vertices; not filled")
+            return
+        mn, mx = verts.min(axis=0), verts.max(axis=0)
+        if not np.all(np.isfinite(verts)):
+            raise RenderError("fill: shape has non-finite coordinates")
+        ext = float(max(mx[0] - mn[0], mx[1] - mn[1]))
+        if ext < 0.5:
+            self.warn("fill: shape has no area; not filled")
+            return
+        # area the fill can reach, clipped to the canvas
+        pad = ext * (0.6 + 1.5 * st.fill.bleed) + 4
+        bw = max(0.0, min(self.w, mx[0] + pad) - max(0, mn[0] - pad))
+        bh = max(0.0, min(self.h, mx[1] + pad) - max(0, mn[1] - pad))
+        self.budget.spend(self.used, "fills", 1)
+        self.budget.spend(self.used, "fill_area", bw * bh / float(self.w * self.h))
+        if bw <= 0 or bh <= 0:
+            return
+        if self.scratch is None:
+            self.scratch = FillScratch(self.h, self.w)
+        self.mix.begin(False, st.fill.color)
+        self.mix.blend(st.fill.color, last=True)
+        paint_fill(self.mix.canvas, self.scratch, verts, st.fill, rgb_of(st.fill.color),
+                   make_state(int(self.rng.integers(1, 2**62))))
+
+    def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
+        h = st.hatch
+        lines = hatch_lines(polys, h.dist, h.angle, h.options, self.rng)
+        self.budget.spend(self.used, "hatch_lines", len(lines))
+        if h.style is not None:
+            brush, color, weight = h.style
+        elif st.stroke.active and st.stroke.color:
+            brush, color, weight = st.stroke.brush, st.stroke.color, st.stroke.weight
+        else:
+            self.warn("hatch: no hatchStyle and no stroke colour; hatch lines not drawn")
+            return
+        for x1, y1, x2, y2, _ in lines:
+            w = weight * self.rng.uniform(0.9, 1.1) if h.style is not None else weight
+            self.line(st, x1, y1, x2, y2, brush, color, w)
+
+    def mass(self, st: PaintState, polys: list[np.ndarray]) -> None:
+        m = st.mass
+        if not m.brush or not m.color:
+            self.warn("mass: no mass brush/colour set; not massed")
+            return
+        b = brush_params(m.brush, st.brushes, st.brush_scale)
+        arcs, outline = mass_arcs(polys, b.scatter, m.options, self.rng)
+        self.budget.spend(self.used, "hatch_lines", len(arcs))
+        wk = self.walker(st, ("hand", 2 - m.options.get("precision", 0.5)))
+        for p in outline:
+            for i in range(len(p)):
+                q = p[(i + 1) % len(p)]
+                self.line(st, p[i][0], p[i][1], q[0], q[1], m.brush, m.color, 1, wk)
+        for cx, cy, r, s, e in arcs:
+            ap = arc_plot(cx, cy, r, s, e)
+            if ap is not None:
+                self.plot_draw(st, ap[0], ap[1], ap[2], wk, m.brush, m.color, 1)
+
+    # ---------------------------------------------------------------- shapes
+
+    def show_plot(self, st: PaintState, plot: Plot, x: float, y: float) -> None:
+        """p5.brush ``Plot.show``: wash, fill, mass, hatch, then stroke."""
+        if plot.origin is not None:
+            x, y = plot.origin
+        if plot.length <= 0:
+            self.warn("shape has zero length; nothing painted")
+            return
+        wk = None
+        need = st.wash.active or st.fill.active or st.mass.active or st.hatch.active
+        if need:
+            wk = self.walker(st)
+            self.budget.spend(self.used, "vertices", plot.length)
+        if st.wash.active and st.wash.color:
+            self.wash(st, wk.gen_pol(plot, x, y, 0, self.rng))
+        if st.fill.active and st.fill.color:
+            b = st.fill.bleed
+            side = 0.0 if b < 0.06 else min(max(0.2 + (b / 0.6) * 0.4, 0.2), 0.6)
+            self.fill(st, wk.gen_pol(plot, x, y, side, self.rng))
+        if st.mass.active:
+            v = wk.gen_pol(plot, x, y, 0.15, self.rng)
+            if len(v) >= 3:
+                self.mass(st, [v])
+        if st.hatch.active:
+            v = wk.gen_pol(plot, x, y, 0.3, self.rng)
+            if len(v) >= 3:
+                self.hatch(st, [v])
+        if st.stroke.active and st.stroke.color:
+            self.plot_draw(st, plot, x, y)
+
+    def show_polygon(self, st: PaintState, pts: list) -> None:
+        """p5.brush ``Polygon.show``: the raw vertices, no field."""
+        v = np.asarray([[p[0], p[1]] for p in pts], np.float64)
+        self.budget.spend(self.used, "vertices", len(v))
+        if st.wash.active and st.wash.color:
+            self.wash(st, v)
+        if st.fill.active and st.fill.color:
+            self.fill(st, v)
+        if st.mass.active:
+            self.mass(st, [v])
+        if st.hatch.active:
+            self.hatch(st, [v])
+        if st.stroke.active and st.stroke.color:
+            for i in range(len(v)):
+                q = v[(i + 1) % len(v)]
+                self.line(st, v[i][0], v[i][1], q[0], q[1])
+
+    # ---------------------------------------------------------------- dispatch
+
+    def paint(self, op: DrawOp) -> None:
+        self.budget.spend(self.used, "ops", 1)
+        st, c = op.state, op.command
+        m, a = c.method, c.args
+        if m == "background":
+            self.mix.canvas[:] = rgb_of(a[0])
+        elif m == "line":
+            self.line(st, *a[:4])
+        elif m == "flowLine":
+            x, y, length, d = a
+            if length > 0:
+                self._line_dir(st, x, y, length, d, st.stroke.brush, st.stroke.color, st.stroke.weight)
+        elif m == "endStroke":
+            g = op.geometry
+            p = Plot(g["type"])
+            for ang, ln, pr in g["segments"]:
+                p.add(ang, ln, pr, degrees=False)
+            if not g["segments"]:
+                self.warn("endStroke: stroke has no segments; nothing painted")
+                return
+            p.end(a[0], a[1], degrees=False)
+            if st.stroke.active and st.stroke.color:
+                self.plot_draw(st, p, g["x"], g["y"])
+            else:
+                self.warn("endStroke: no stroke colour set; nothing painted")
+        elif m == "spline":
+            p = spline_plot(a[0], a[1], False)
+            self.show_plot(st, p, a[0][0][0], a[0][0][1])
+        elif m == "endShape":
+            g = op.geometry
+            verts = [list(v) for v in g["vertices"]]
+            if g["closed"]:
+                verts.append(list(verts[0]))
+            p = spline_plot(verts, g["curvature"], g["closed"])
+            self.show_plot(st, p, verts[0][0], verts[0][1])
+        elif m == "rect":
+            x, y, w, h, mode = a
+            if mode == "center":
+                x, y = x - w / 2, y - h / 2
+            if w == 0 or h == 0:
+                self.warn("rect: zero width or height; nothing painted")
+                return
+            verts = [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]]
+            self.show_plot(st, spline_plot(verts, 0, True), x, y)
+        elif m == "circle":
+            x, y, r, irr = a
+            p, sx, sy = circle_plot(x, y, r, irr, self.rng.random)
+            self.show_plot(st, p, sx, sy)
+        elif m == "arc":
+            res = arc_plot(*a[:5])
+            if res is None:
+                self.warn("arc: zero sweep; nothing painted")
+            elif st.stroke.active and st.stroke.color:
+                self.plot_draw(st, res[0], res[1], res[2])
+        elif m == "polygon":
+            self.show_polygon(st, a[0])
+        elif m == "hatchArray":
+            self.hatch(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
+        elif m == "massArray":
+            self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
+
+
+def render_full(program: Program, *, size: int | None = None, seed: int | None = None,
+                budget: Budget | None = None) -> RenderResult:
+    """Render and also return warnings (degenerate shapes skipped) and work counters."""
+    if not isinstance(program, Program):
+        raise TypeError(f"render: expected a Program, got {type(program).__name__}")
+    w, h = program.width, program.height
+    cmds = [c for c in program.commands]
+    if size is not None:
+        size = int(size)
+        if size < 1:
+            raise RenderError(f"render: size must be >= 1, got {size}")
+        if (w, h) != (size, size):
+            cmds = scale_commands(cmds, size / w, size / h)
+        w = h = size
+    if w * h > MAX_PIXELS:
+        raise RenderError(f"render: canvas {w}x{h} is larger than {MAX_PIXELS} pixels")
+    seed = seed if seed is not None else (program.seed if program.seed is not None else 0)
+    painter = _Painter(w, h, (255, 255, 255), _seed_int(seed), budget or Budget())
+    state = PaintState()
+    for i, c in enumerate(cmds):
+        if c.method == "seed":
+            painter.reseed(c.args[0])
+        elif c.method == "noiseSeed":
+            painter.renoise(c.args[0])
+        try:
+            op = state.apply(c)
+        except CommandError as e:
+            raise RenderError(f"command {i}: {e}") from None
+        if op is not None:
+            painter.paint(op)
+    img = painter.mix.finish()
+    return RenderResult(img, painter.warnings, dict(painter.used))
+
+
+def render(program: Program, *, size: int | None = None, seed: int | None = None) -> np.ndarray:
+    """Render ``program`` to an H x W x 3 uint8 image (``size`` rescales to size x size); deterministic."""
+    return render_full(program, size=size, seed=seed).image

@@ -1,0 +1,322 @@
+"""Compiled rasterisers writing into log-transparency masks.
+
+A mask stores ``sum(log(1 - a))`` per pixel, so stacking many low-alpha shapes
+(source-over for alpha, which both p5.brush masks use) is an order-free add and
+the coverage is ``1 - exp(mask)``. Pixel (i, j) has its centre at (i+0.5, j+0.5).
+Every kernel clips to its buffer, so shapes far off canvas cost nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit
+
+
+@njit
+def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
+    """Add ``val`` to pixels inside the polygon (nonzero winding, like canvas ``fill()``).
+
+    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows.
+    Edges are bucketed by row, so the cost is vertices + crossings + area.
+    """
+    h, w = buf.shape
+    n = xs.shape[0]
+    if n < 3:
+        return
+    ymin = 1e300
+    ymax = -1e300
+    for k in range(n):
+        y = ys[k] - oy
+        if y < ymin:
+            ymin = y
+        if y > ymax:
+            ymax = y
+    r0 = max(int(math.ceil(ymin - 0.5)), 0)
+    r1 = min(int(math.floor(ymax - 0.5)), h - 1)
+    if r1 < r0:
+        return
+    nr = r1 - r0 + 1
+    counts = np.zeros(nr + 1, np.int64)
+    for k in range(n):
+        ya = ys[k] - oy
+        yb = ys[(k + 1) % n] - oy
+        if ya == yb:
+            continue
+        lo = min(ya, yb)
+        hi = max(ya, yb)
+        a = max(int(math.ceil(lo - 0.5)), r0)
+        b = min(int(math.ceil(hi - 0.5)) - 1, r1)
+        for r in range(a, b + 1):
+            counts[r - r0 + 1] += 1
+    for r in range(nr):
+        counts[r + 1] += counts[r]
+    total = counts[nr]
+    if total == 0:
+        return
+    cx = np.empty(total, np.float64)
+    cw = np.empty(total, np.int8)
+    fillp = counts[:nr].copy()
+    for k in range(n):
+        xa = xs[k] - ox
+        ya = ys[k] - oy
+        xb = xs[(k + 1) % n] - ox
+        yb = ys[(k + 1) % n] - oy
+        if ya == yb:
+            continue
+        wdir = 1 if yb > ya else -1
+        lo = min(ya, yb)
+        hi = max(ya, yb)
+        a = max(int(math.ceil(lo - 0.5)), r0)
+        b = min(int(math.ceil(hi - 0.5)) - 1, r1)
+        slope = (xb - xa) / (yb - ya)
+        for r in range(a, b + 1):
+            yc = r + 0.5
+            p = fillp[r - r0]
+            cx[p] = xa + (yc - ya) * slope
+            cw[p] = wdir
+            fillp[r - r0] = p + 1
+    touched = False
+    cmin = w
+    cmax = -1
+    for r in range(nr):
+        s = counts[r]
+        e = counts[r + 1]
+        if e - s < 2:
+            continue
+        # insertion sort (rows hold a handful of crossings)
+        for i in range(s + 1, e):
+            vx = cx[i]
+            vw = cw[i]
+            j = i - 1
+            while j >= s and cx[j] > vx:
+                cx[j + 1] = cx[j]
+                cw[j + 1] = cw[j]
+                j -= 1
+            cx[j + 1] = vx
+            cw[j + 1] = vw
+        row = r + r0
+        wind = 0
+        start = 0.0
+        for i in range(s, e):
+            prev = wind
+            wind += cw[i]
+            if prev == 0 and wind != 0:
+                start = cx[i]
+            elif prev != 0 and wind == 0:
+                c0 = max(int(math.ceil(start - 0.5)), 0)
+                c1 = min(int(math.ceil(cx[i] - 0.5)) - 1, w - 1)
+                if c1 >= c0:
+                    touched = True
+                    if c0 < cmin:
+                        cmin = c0
+                    if c1 > cmax:
+                        cmax = c1
+                    for c in range(c0, c1 + 1):
+                        buf[row, c] += val
+    if touched:
+        # rows: conservative (r0..r1)
+        if cmin + ox < dirty[0]:
+            dirty[0] = cmin + ox
+        if r0 + oy < dirty[1]:
+            dirty[1] = r0 + oy
+        if cmax + 1 + ox > dirty[2]:
+            dirty[2] = cmax + 1 + ox
+        if r1 + 1 + oy > dirty[3]:
+            dirty[3] = r1 + 1 + oy
+
+
+@njit
+def stroke_polygon(buf, ids, cur, xs, ys, width, val, ox, oy, dirty):
+    """Add ``val`` once to every pixel within width/2 of the closed outline (the union, like canvas ``stroke()``).
+
+    ``ids`` remembers the last outline that touched each pixel, so overlapping
+    segment capsules count once without clearing a scratch buffer.
+    """
+    h, w = buf.shape
+    n = xs.shape[0]
+    r = 0.5 * width
+    if r < 0.35:
+        r = 0.35
+    r2 = r * r
+    for k in range(n):
+        ax = xs[k] - ox
+        ay = ys[k] - oy
+        bx = xs[(k + 1) % n] - ox
+        by = ys[(k + 1) % n] - oy
+        c0 = max(int(math.floor(min(ax, bx) - r)), 0)
+        c1 = min(int(math.ceil(max(ax, bx) + r)), w - 1)
+        q0 = max(int(math.floor(min(ay, by) - r)), 0)
+        q1 = min(int(math.ceil(max(ay, by) + r)), h - 1)
+        if c1 < c0 or q1 < q0:
+            continue
+        dx = bx - ax
+        dy = by - ay
+        ll = dx * dx + dy * dy
+        for q in range(q0, q1 + 1):
+            py = q + 0.5
+            for c in range(c0, c1 + 1):
+                if ids[q, c] == cur:
+                    continue
+                px = c + 0.5
+                if ll > 0:
+                    t = ((px - ax) * dx + (py - ay) * dy) / ll
+                    if t < 0.0:
+                        t = 0.0
+                    elif t > 1.0:
+                        t = 1.0
+                else:
+                    t = 0.0
+                ex = ax + t * dx - px
+                ey = ay + t * dy - py
+                if ex * ex + ey * ey <= r2:
+                    ids[q, c] = cur
+                    buf[q, c] += val
+                    if c + ox < dirty[0]:
+                        dirty[0] = c + ox
+                    if q + oy < dirty[1]:
+                        dirty[1] = q + oy
+                    if c + 1 + ox > dirty[2]:
+                        dirty[2] = c + 1 + ox
+                    if q + 1 + oy > dirty[3]:
+                        dirty[3] = q + 1 + oy
+
+
+@njit
+def add_disc(buf, x, y, radius, val, ox, oy):
+    """Add ``val`` to pixels whose centre lies inside a hard disc (mask erasing)."""
+    h, w = buf.shape
+    cx = x - ox
+    cy = y - oy
+    c0 = max(int(math.floor(cx - radius)), 0)
+    c1 = min(int(math.ceil(cx + radius)), w - 1)
+    q0 = max(int(math.floor(cy - radius)), 0)
+    q1 = min(int(math.ceil(cy + radius)), h - 1)
+    r2 = radius * radius
+    for q in range(q0, q1 + 1):
+        dy = q + 0.5 - cy
+        dy2 = dy * dy
+        if dy2 > r2:
+            continue
+        half = math.sqrt(r2 - dy2)
+        a = max(int(math.ceil(cx - half - 0.5)), c0)
+        b = min(int(math.floor(cx + half - 0.5)), c1)
+        for c in range(a, b + 1):
+            buf[q, c] += val
+
+
+@njit
+def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
+    """Brush stamps: soft-edged discs (WebGL points) added as log(1 - alpha) into a canvas-sized mask.
+
+    A stamp under one pixel wide paints the single pixel it falls in, as a GL point does.
+    ``clip`` (x0, y0, x1, y1) drops stamps whose centre lies outside.
+    """
+    h, w = buf.shape
+    for k in range(xs.shape[0]):
+        x = xs[k]
+        y = ys[k]
+        if x < clip[0] or x > clip[2] or y < clip[1] or y > clip[3]:
+            continue
+        a = alphas[k]
+        if a <= 0.0:
+            continue
+        if a > 0.999:
+            a = 0.999
+        d = diams[k]
+        if d <= 1.0:
+            c = int(math.floor(x))
+            q = int(math.floor(y))
+            if 0 <= c < w and 0 <= q < h:
+                buf[q, c] += math.log(1.0 - a)
+                if c < dirty[0]:
+                    dirty[0] = c
+                if q < dirty[1]:
+                    dirty[1] = q
+                if c + 1 > dirty[2]:
+                    dirty[2] = c + 1
+                if q + 1 > dirty[3]:
+                    dirty[3] = q + 1
+            continue
+        r = 0.5 * d
+        aa = 1.0 / d
+        c0 = max(int(math.floor(x - r)), 0)
+        c1 = min(int(math.ceil(x + r)), w - 1)
+        q0 = max(int(math.floor(y - r)), 0)
+        q1 = min(int(math.ceil(y + r)), h - 1)
+        if c1 < c0 or q1 < q0:
+            continue
+        if c0 < dirty[0]:
+            dirty[0] = c0
+        if q0 < dirty[1]:
+            dirty[1] = q0
+        if c1 + 1 > dirty[2]:
+            dirty[2] = c1 + 1
+        if q1 + 1 > dirty[3]:
+            dirty[3] = q1 + 1
+        lo = 0.5 - aa
+        hi = 0.5 + aa
+        for q in range(q0, q1 + 1):
+            dy = (q + 0.5 - y) / d
+            for c in range(c0, c1 + 1):
+                dx = (c + 0.5 - x) / d
+                f = math.sqrt(dx * dx + dy * dy)
+                if f >= hi:
+                    continue
+                if f <= lo:
+                    s = 1.0
+                else:
+                    t = (f - lo) / (hi - lo)
+                    s = 1.0 - t * t * (3.0 - 2.0 * t)
+                if s < 0.01:
+                    continue
+                buf[q, c] += math.log(1.0 - a * s)
+
+
+@njit
+def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, clip, dirty):
+    """Custom-brush stamps: a sampled alpha grid (rows x cols, 0-1) scaled to ``size`` px and rotated."""
+    h, w = buf.shape
+    th, tw = tip.shape
+    for k in range(xs.shape[0]):
+        x = xs[k]
+        y = ys[k]
+        if x < clip[0] or x > clip[2] or y < clip[1] or y > clip[3]:
+            continue
+        a = min(alphas[k], 0.999)
+        s = sizes[k]
+        if a <= 0.0 or s <= 0.0:
+            continue
+        if s < 1.0:
+            s = 1.0
+        ca = math.cos(angles[k])
+        sa = math.sin(angles[k])
+        r = 0.7072 * s
+        c0 = max(int(math.floor(x - r)), 0)
+        c1 = min(int(math.ceil(x + r)), w - 1)
+        q0 = max(int(math.floor(y - r)), 0)
+        q1 = min(int(math.ceil(y + r)), h - 1)
+        if c1 < c0 or q1 < q0:
+            continue
+        if c0 < dirty[0]:
+            dirty[0] = c0
+        if q0 < dirty[1]:
+            dirty[1] = q0
+        if c1 + 1 > dirty[2]:
+            dirty[2] = c1 + 1
+        if q1 + 1 > dirty[3]:
+            dirty[3] = q1 + 1
+        for q in range(q0, q1 + 1):
+            dy = q + 0.5 - y
+            for c in range(c0, c1 + 1):
+                dx = c + 0.5 - x
+                u = (ca * dx + sa * dy) / s + 0.5
+                v = (-sa * dx + ca * dy) / s + 0.5
+                if u < 0.0 or u >= 1.0 or v < 0.0 or v >= 1.0:
+                    continue
+                ta = tip[int(v * th), int(u * tw)]
+                if ta <= 0.0:
+                    continue
+                buf[q, c] += math.log(1.0 - a * ta)

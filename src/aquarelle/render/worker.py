@@ -1,0 +1,166 @@
+"""A killable render worker for ``aquarelle render``: nothing hangs past ``--timeout``.
+
+The CLI sends one job at a time over a pipe; the worker loads a sketch (through
+the sandbox) or a program JSON, renders it and writes the PNG. A job that runs
+past its timeout is answered by killing the worker and starting a fresh one, so
+the next sketch is unaffected. Start-up and warm-up happen before the first job
+and are not counted in a job's ``ms``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+
+def load_program(path: Path, seed: int | None, timeout_s: float):
+    """(program, None) or (None, reason): a ``.json`` program, else a sketch run in the sandbox."""
+    from ..brush.commands import CommandError
+    from ..brush.program import Program
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return None, f"cannot read: {e.__class__.__name__}: {e}"
+    if path.suffix.lower() == ".json":
+        try:
+            return Program.loads(text), None
+        except (CommandError, ValueError) as e:
+            return None, str(e).splitlines()[0]
+    try:
+        from ..brush.sandbox import SandboxLimits, run_sketch
+    except ImportError:
+        return None, "the sketch sandbox (aquarelle.brush.sandbox) is not available; pass a program .json"
+    limits = SandboxLimits(time_s=max(0.1, min(5.0, timeout_s * 0.8)))
+    res = run_sketch(text, action_space="full", limits=limits, seed=seed or 0)
+    if not res.ok or res.program is None:
+        return None, res.reason or "sketch rejected"
+    return res.program, None
+
+
+def _job(job: dict, renderer) -> dict:
+    import numpy as np
+    from PIL import Image
+
+    from . import background_of
+    from .coverage import coverage
+    from .errors import RenderError
+
+    t0 = time.perf_counter()
+    program, reason = load_program(Path(job["sketch"]), job["seed"], job["timeout"])
+    if program is None:
+        return {"ok": False, "error": reason, "ms": round((time.perf_counter() - t0) * 1000, 2)}
+    try:
+        img = renderer(program, job["size"], job["seed"])
+    except RenderError as e:
+        return {"ok": False, "error": f"render: {str(e).splitlines()[0]}",
+                "ms": round((time.perf_counter() - t0) * 1000, 2)}
+    ms = (time.perf_counter() - t0) * 1000
+    out = Path(job["png"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.ascontiguousarray(img)).save(out)
+    return {"ok": True, "error": None, "ms": round(ms, 2), "png": str(out),
+            "coverage": round(coverage(img, background_of(program)), 6)}
+
+
+def _make_renderer(backend: str):
+    if backend == "browser":
+        from .browser import BrowserRenderer
+
+        br = BrowserRenderer(pool_size=1)
+
+        def render(program, size, seed):
+            return br.render(program, size=size, seed=seed)
+
+        return render
+    from ..brush.program import Program
+    from .native import render as native_render
+
+    native_render(Program.from_calls([("fill", ["#808080"]), ("circle", [10, 10, 5])], width=32, height=32))
+
+    def render(program, size, seed):
+        return native_render(program, size=size, seed=seed)
+
+    return render
+
+
+def _main(conn, backend: str) -> None:
+    try:
+        renderer = _make_renderer(backend)
+        conn.send({"ready": True})
+    except Exception as e:  # report start failure to the parent, which prints one line
+        conn.send({"ready": False, "error": f"{e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''}"})
+        return
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        try:
+            conn.send(_job(job, renderer))
+        except Exception as e:  # an unexpected failure is this job's error line, never a traceback
+            conn.send({"ok": False, "error": f"internal error: {e.__class__.__name__}: {e}"})
+
+
+class Worker:
+    """A render worker process; ``run`` returns the job's result or a timeout error."""
+
+    def __init__(self, backend: str, start_timeout: float = 120.0):
+        self.backend = backend
+        self.start_timeout = start_timeout
+        self.proc = None
+        self.conn = None
+
+    def start(self) -> str | None:
+        ctx = mp.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_main, args=(child, self.backend), daemon=True)
+        self.proc.start()
+        child.close()
+        if not self.conn.poll(self.start_timeout):
+            self.kill()
+            return f"render worker did not start within {self.start_timeout:g} s"
+        try:
+            msg = self.conn.recv()
+        except EOFError:
+            self.kill()
+            return "render worker exited during start-up"
+        if not msg.get("ready"):
+            self.kill()
+            return f"render worker could not start: {msg.get('error')}"
+        return None
+
+    def run(self, job: dict, timeout: float) -> dict:
+        if self.proc is None:
+            err = self.start()
+            if err:
+                return {"ok": False, "error": err, "ms": None}
+        self.conn.send(job)
+        if self.conn.poll(timeout):
+            try:
+                return self.conn.recv()
+            except EOFError:
+                pass
+            self.kill()
+            return {"ok": False, "error": "render worker crashed", "ms": None}
+        self.kill()
+        return {"ok": False, "error": f"timed out after {timeout:g} s", "ms": round(timeout * 1000, 2)}
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.join(5)
+        self.proc = None
+        self.conn = None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.is_alive():
+            try:
+                self.conn.send(None)
+                self.proc.join(2)
+            except (OSError, BrokenPipeError):
+                pass
+        self.kill()

@@ -1,0 +1,266 @@
+"""The native renderer: determinism, where each primitive paints, state semantics, bad input, coverage, CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aquarelle.brush import Program
+from aquarelle.render import background_of, render_program
+from aquarelle.render.coverage import COVERAGE_TOLERANCE, coverage
+from aquarelle.render.errors import RenderError
+from aquarelle.render.native import Budget, render, render_full
+
+W = 200
+
+
+def prog(*calls, **kw) -> Program:
+    kw.setdefault("width", W)
+    kw.setdefault("height", W)
+    return Program.from_calls(list(calls), **kw)
+
+
+def painted(img, bg=(255, 255, 255)) -> np.ndarray:
+    return np.abs(img.astype(int) - np.array(bg)).max(axis=2) > COVERAGE_TOLERANCE
+
+
+def box_share(img, x0, y0, x1, y1, bg=(255, 255, 255)) -> float:
+    """Share of the painted pixels that lie inside the box."""
+    m = painted(img, bg)
+    total = m.sum()
+    return float(m[y0:y1, x0:x1].sum()) / max(total, 1)
+
+
+FILL = [("noStroke", []), ("fill", ["#d7263d", 150])]
+PEN = [("set", ["HB", "#202020", 2])]
+
+
+# ----------------------------------------------------------------- coverage
+
+
+def test_coverage_of_a_fresh_canvas_is_exactly_zero():
+    for p in (prog(), prog(("background", ["#f5e6c8"]))):
+        img = render(p)
+        assert img.shape == (W, W, 3) and img.dtype == np.uint8
+        assert coverage(img, background_of(p)) == 0.0
+    assert background_of(prog(("background", ["#102030"]), ("background", ["#f5e6c8"]))) == (0xF5, 0xE6, 0xC8)
+
+
+def test_coverage_definition_counts_pixels_beyond_the_tolerance():
+    img = np.full((10, 10, 3), 255, np.uint8)
+    img[0, 0] = (255 - COVERAGE_TOLERANCE, 255, 255)  # at the tolerance: background
+    img[1, :5] = (255, 255 - COVERAGE_TOLERANCE - 1, 255)  # beyond: painted
+    assert coverage(img) == pytest.approx(5 / 100)
+    with pytest.raises(ValueError):
+        coverage(np.zeros((4, 4)))
+
+
+# ----------------------------------------------------------------- determinism
+
+
+def test_same_program_and_seed_give_identical_pixels_and_another_seed_differs():
+    p = prog(*FILL, ("circle", [100, 100, 50]), *PEN, ("line", [10, 10, 190, 150]))
+    a, b = render(p, seed=3), render(p, seed=3)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, render(p, seed=4))
+    # the program's seed is the default, and a seed() call inside it reseeds
+    ps = p.model_copy(update={"seed": 3})
+    assert np.array_equal(render(ps), a)
+    with_seed = prog(("seed", [7]), *FILL, ("circle", [100, 100, 50]))
+    assert np.array_equal(render(with_seed, seed=1), render(with_seed, seed=2))
+
+
+# ----------------------------------------------------------------- primitives
+
+
+def test_watercolour_fill_paints_the_circle_in_its_colour():
+    img = render(prog(*FILL, ("circle", [100, 100, 40])))
+    m = painted(img)
+    assert m[80:120, 80:120].mean() > 0.6  # the middle is painted (texture leaves pale holes)
+    assert box_share(img, 45, 45, 155, 155) > 0.97  # bleed stays near the shape
+    assert m[:20].sum() == 0 and m[:, :20].sum() == 0
+    px = img[m].astype(int).mean(axis=0)
+    assert px[0] > px[1] + 15 and px[0] > px[2] + 10  # red, mixed toward the paper
+
+
+def test_fill_spectral_mix_turns_blue_over_yellow_greenish():
+    img = render(prog(("noStroke", []), ("fill", ["#f2d600", 255]), ("rect", [20, 20, 160, 160]),
+                      ("fill", ["#1f4fd6", 255]), ("rect", [60, 60, 80, 80])))
+    r, g, b = img[95:105, 95:105].reshape(-1, 3).mean(axis=0)
+    assert g > r and g > 60  # Kubelka-Munk, not a grey average
+
+
+@pytest.mark.parametrize("calls,box", [
+    ([("line", [20, 100, 180, 100])], (15, 85, 185, 115)),
+    ([("flowLine", [30, 100, 140, 0])], (25, 80, 180, 120)),
+    ([("field", ["curved"]), ("flowLine", [30, 100, 120, 0])], (0, 0, 200, 200)),
+    ([("spline", [[[20, 150], [100, 40], [180, 150]], 0.5])], (10, 30, 190, 160)),
+    ([("beginStroke", ["curve", 30, 100]), ("move", [0, 70, 1]), ("move", [45, 50, 1]), ("endStroke", [90, 1])],
+     (20, 20, 160, 110)),
+    ([("rect", [50, 60, 100, 80])], (45, 55, 155, 145)),
+    ([("circle", [100, 100, 50, 0.5])], (40, 40, 160, 160)),
+    ([("arc", [100, 100, 60, 0, 90])], (95, 35, 165, 105)),
+    ([("beginShape", [0.4]), ("vertex", [40, 40]), ("vertex", [160, 50]), ("vertex", [150, 160]),
+      ("endShape", [True])], (30, 30, 170, 170)),
+    ([("polygon", [[[40, 40], [160, 60], [100, 170]]])], (35, 35, 165, 175)),
+])
+def test_each_stroked_primitive_paints_where_it_should(calls, box):
+    img = render(prog(*PEN, *calls))
+    cov = coverage(img)
+    assert cov > 0.002, cov
+    assert box_share(img, *box) > 0.98
+    dark = img[painted(img)].astype(int).mean()
+    assert dark < 200  # the pencil is dark grey
+
+
+def test_arc_without_sweep_and_stroke_with_no_segments_paint_nothing_with_a_warning():
+    r = render_full(prog(*PEN, ("arc", [100, 100, 50, 30, 30])))
+    assert coverage(r.image) == 0.0 and any("arc" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("brush", ["pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal",
+                                   "spray", "marker"])
+def test_every_builtin_brush_paints_a_line(brush):
+    img = render(prog(("set", [brush, "#2a4d9b", 3]), ("line", [20, 100, 180, 100])))
+    m = painted(img)
+    assert m.sum() > 40, brush
+    assert box_share(img, 0, 60, 200, 140) > 0.95
+    px = img[m].astype(int).mean(axis=0)
+    assert px[2] >= px[0], (brush, px)  # bluish, not another colour
+
+
+def test_custom_brush_from_add_and_custom_field_paint():
+    tip = [[1.0 if (i - 3.5) ** 2 + (j - 3.5) ** 2 < 10 else 0.0 for j in range(8)] for i in range(8)]
+    img = render(prog(("add", ["blob", {"type": "custom", "weight": 6, "scatter": 0.5, "opacity": 60, "spacing": 1,
+                                        "tip": tip, "pressure": [1, 1]}]),
+                      ("set", ["blob", "#8a2be2", 1]), ("line", [30, 100, 170, 100])))
+    assert painted(img).sum() > 300 and box_share(img, 20, 80, 180, 120) > 0.97
+    down = [[90.0] * 200 for _ in range(200)]  # every cell points down (p5.brush steps by field - heading)
+    img2 = render(prog(*PEN, ("addField", ["down", down]), ("field", ["down"]), ("flowLine", [100, 20, 150, 0])))
+    m = painted(img2)
+    ys, xs = np.nonzero(m)
+    assert ys.max() - ys.min() > 100 and xs.max() - xs.min() < 30  # the field turned the line downwards
+
+
+def test_hatch_wash_and_mass_paint_inside_their_shapes():
+    h = render(prog(("noStroke", []), ("hatch", [6, 45]), ("hatchStyle", ["HB", "#333333", 1]),
+                    ("rect", [50, 50, 100, 100])))
+    assert coverage(h) > 0.03 and box_share(h, 40, 40, 160, 160) > 0.97
+    w = render(prog(("noStroke", []), ("wash", ["#3366cc", 200]), ("rect", [50, 50, 100, 100])))
+    m = painted(w)
+    assert m[60:140, 60:140].mean() > 0.99 and m.sum() < 1.15 * 100 * 100
+    ms = render(prog(("noStroke", []), ("mass", ["2B", "#aa3300", {"strength": 1}]),
+                     ("circle", [100, 100, 60])))
+    assert coverage(ms) > 0.02 and box_share(ms, 25, 25, 175, 175) > 0.95
+    ha = render(prog(("hatchStyle", ["2H", "#222222", 1]), ("hatch", [5, 0]),
+                     ("hatchArray", [[[[20, 20], [80, 20], [80, 80], [20, 80]]]])))
+    assert coverage(ha) > 0.01 and box_share(ha, 15, 15, 85, 85) > 0.97
+    ma = render(prog(("mass", ["HB", "#004400", {}]), ("massArray", [[[[120, 120], [180, 120], [150, 180]]]])))
+    assert coverage(ma) > 0.005 and box_share(ma, 105, 105, 195, 195) > 0.95
+
+
+def test_clip_keeps_strokes_inside_the_region_and_background_paints_the_canvas():
+    img = render(prog(*PEN, ("clip", [[0, 0, 100, 200]]), ("line", [20, 100, 180, 100])))
+    m = painted(img)
+    assert m[:, :95].sum() > 50 and m[:, 105:].sum() == 0
+    bg = render(prog(("background", ["#203040"])))
+    assert (bg == np.array([0x20, 0x30, 0x40], np.uint8)).all()
+
+
+# ----------------------------------------------------------------- state
+
+
+def test_fill_stays_on_until_nofill_and_nostroke_stops_strokes():
+    img = render(prog(*FILL, ("circle", [50, 50, 25]), ("circle", [150, 50, 25]), ("noFill", []),
+                      ("circle", [100, 150, 25])))
+    m = painted(img)
+    assert m[40:60, 40:60].mean() > 0.8 and m[40:60, 140:160].mean() > 0.8
+    assert m[120:180, 70:130].sum() == 0  # after noFill, with no stroke, nothing is painted
+    s = render(prog(*PEN, ("noStroke", []), ("rect", [20, 20, 100, 100])))
+    assert coverage(s) == 0.0
+    with pytest.raises(RenderError, match="line: no brush"):  # p5.brush throws for a line with stroke off
+        render(prog(*PEN, ("noStroke", []), ("line", [20, 100, 180, 100])))
+    t = render(prog(*PEN, ("fill", ["#00aa00", 150]), ("rect", [40, 40, 120, 120])))
+    assert painted(t)[90:110, 90:110].mean() > 0.9 and painted(t)[38:42, 60:140].mean() > 0.5  # fill and outline
+
+
+def test_scalebrushes_widens_strokes():
+    thin = painted(render(prog(("set", ["marker", "#000000", 2]), ("line", [20, 100, 180, 100])))).sum()
+    wide = painted(render(prog(("scaleBrushes", [3]), ("set", ["marker", "#000000", 2]),
+                               ("line", [20, 100, 180, 100])))).sum()
+    assert wide > 2 * thin
+
+
+# ----------------------------------------------------------------- bad input and sizes
+
+
+def test_floods_fail_fast_with_render_error():
+    calls = [*FILL] + [("circle", [100, 100, 80])] * 60
+    with pytest.raises(RenderError, match="budget"):
+        render_full(prog(*calls), budget=Budget(fills=50))
+    lines = [*PEN] + [("line", [0, 0, 200, 200])] * 40
+    with pytest.raises(RenderError, match="budget"):
+        render_full(prog(*lines), budget=Budget(steps=50_000))
+
+
+def test_degenerate_shapes_warn_and_far_off_coordinates_are_clipped():
+    r = render_full(prog(*FILL, ("polygon", [[[10, 10], [10, 10], [10, 10]]]),
+                         ("beginShape", [0]), ("vertex", [5, 5]), ("vertex", [5, 5]), ("endShape", [False])))
+    assert coverage(r.image) == 0.0 and r.warnings
+    far = render_full(prog(*PEN, ("line", [-90, 100, 90000, 100]), ("line", [-50000, -50000, -40000, -40000])))
+    assert far.stats["steps"] < 20_000  # only the part that can reach the canvas was walked
+    assert painted(far.image)[95:105, 5:195].mean(axis=0).min() > 0  # ... and it crosses the whole canvas
+    with pytest.raises(RenderError):
+        render(prog(*FILL, ("circle", [1, 1, 5])), size=0)
+
+
+def test_size_rescales_the_canvas():
+    p = prog(*FILL, ("circle", [100, 100, 40]))
+    small, big = render(p, size=100), render(p, size=400)
+    assert small.shape == (100, 100, 3) and big.shape == (400, 400, 3)
+    assert abs(coverage(small) - coverage(render(p))) < 0.06
+    assert abs(coverage(big) - coverage(render(p))) < 0.06
+    assert np.array_equal(render_program(p), render(p))
+
+
+# ----------------------------------------------------------------- CLI
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "aquarelle.cli", "render", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd)
+
+
+def test_cli_renders_programs_and_reports_bad_ones(tmp_path: Path):
+    good = tmp_path / "good.json"
+    good.write_text(prog(*FILL, ("circle", [100, 100, 50])).dumps())
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"commands": [{"method": "vertex", "args": [1, 2]}]}')
+    r = _cli(str(good), str(bad), "--out-dir", str(tmp_path / "out"), "--json", "--size", "120")
+    assert r.returncode == 1
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [set(x) for x in lines] == [{"sketch", "ok", "png", "ms", "coverage", "error"}] * 2
+    assert lines[0]["ok"] and Path(lines[0]["png"]).is_file() and 0 < lines[0]["coverage"] < 1
+    assert lines[0]["ms"] > 0
+    assert not lines[1]["ok"] and "vertex" in lines[1]["error"]
+    assert r.stderr.strip().splitlines() == [f"{bad}: {lines[1]['error']}"]
+    assert "Traceback" not in r.stderr
+    ok = _cli(str(good), "-o", str(tmp_path / "one.png"))
+    assert ok.returncode == 0 and (tmp_path / "one.png").is_file()
+
+
+def test_cli_timeout_fires_and_the_next_sketch_still_renders(tmp_path: Path):
+    heavy = tmp_path / "heavy.json"
+    heavy.write_text(prog(*FILL, *[("circle", [100, 100, 90])] * 200).dumps())
+    light = tmp_path / "light.json"
+    light.write_text(prog(*FILL, ("circle", [100, 100, 20])).dumps())
+    r = _cli(str(heavy), str(light), "--out-dir", str(tmp_path), "--json", "--timeout", "0.3")
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 1
+    assert not lines[0]["ok"] and "timed out" in lines[0]["error"]
+    assert lines[1]["ok"]
