@@ -105,3 +105,35 @@ def test_failed_gate_makes_the_whole_reward_zero():
     r = RewardModel().score(image=painted(0.3), program=PROGRAM, source=GOOD.replace("brush.noStroke();", "text('x',1,1);"))
     assert r.reward == 0.0 and r.breakdown["gate"] == 0.0 and r.gate_reasons == ["text() is not allowed"]
     assert r.breakdown["judge"] is None and r.error is None and "Gate failed" in r.critique
+
+
+def test_score_cli_runs_sketches_through_the_sandbox(tmp_path):
+    """End to end: sandbox -> native render -> gate/length/judge/preference, one JSON line per sketch."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    good = tmp_path / "good.js"
+    good.write_text(GOOD)
+    crash = tmp_path / "crash.js"
+    crash.write_text(GOOD.replace("brush.noStroke();", "noSuchFunction();"))
+    wash = tmp_path / "wash.js"
+    wash.write_text(GOOD.replace("brush.noStroke();", 'brush.wash("#88aacc", 120);'))
+    tiny = tmp_path / "tiny.js"
+    tiny.write_text(GOOD.replace("brush.circle(300, 300, 120, 0.3);", "brush.circle(300, 300, 3, 0);"))
+    res = CliRunner().invoke(app, ["score", str(good), str(crash), str(wash), str(tiny), "--action-space", "hf10",
+                                   "--json"])
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    assert [x["sketch"] for x in lines] == [str(good), str(crash), str(wash), str(tiny)]
+    for x in lines:
+        assert set(x) == {"sketch", "reward", "breakdown", "weights", "gate_reasons"}
+        assert set(x["breakdown"]) == set(x["weights"]) == {"gate", "length", "judge", "preference"}
+    g, c, w, t = lines
+    assert g["breakdown"]["gate"] == 1.0 and 0.05 < g["reward"] <= 1.0 and g["gate_reasons"] == []
+    assert 0.0 <= g["breakdown"]["judge"] <= 1.0 and 0.0 < g["breakdown"]["preference"] < 1.0
+    assert c["reward"] == 0.0 and any("noSuchFunction" in r for r in c["gate_reasons"])
+    assert w["reward"] == 0.0 and any("wash" in r and "hf10" in r for r in w["gate_reasons"])
+    assert t["reward"] == 0.0 and any("< 0.5%" in r for r in t["gate_reasons"])
+    assert res.exit_code == 0

@@ -61,7 +61,15 @@ def score_cmd(
             failed = True
             continue
         source = path.read_text(encoding="utf-8", errors="replace")
-        res = run_sketch(source, action_space=action_space)
+        try:
+            res = run_sketch(source, action_space=action_space)
+        except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
+            print(f"{path}: sandbox failed: {e}", file=sys.stderr)
+            if as_json:
+                print(json.dumps({"sketch": str(path), "reward": None, "breakdown": {}, "weights": {},
+                                  "gate_reasons": [], "error": f"sandbox failed: {e}"}), flush=True)
+            failed = True
+            continue
         try:
             r = model.score(image=None, program=res.program, mode="sketch", source=source,
                             violations=res.violations, error=res.error, group_seed=group_seed, prompt=prompt,

@@ -156,7 +156,6 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
         return RewardConfig(**data)
     except ValidationError as e:
         err = e.errors()[0]
-        where = ".".join(str(x) for x in err.get("loc", ())) or "config"
-        raise RewardError(f"bad reward config field {where}: {err['msg']}") from None
-    except RewardError:
-        raise
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        where = ".".join(str(x) for x in err.get("loc", ()))
+        raise RewardError(f"bad reward config field {where}: {msg}" if where else f"bad reward config: {msg}") from None

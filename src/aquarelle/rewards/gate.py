@@ -136,6 +136,24 @@ def source_reasons(source: str, *, action_space: str | list[str] | None = "full"
     return reasons
 
 
+def _covered(reason: str, sandbox: str) -> bool:
+    """Whether the sandbox's own verdict already says what this source rule says (no duplicate reasons)."""
+    if reason.startswith("text()"):
+        return "text()" in sandbox
+    if reason.startswith("bare p5 drawing"):
+        names = reason.split(": ", 1)[1].split(", ")
+        return all(f"{n}()" in sandbox for n in names)
+    if reason.startswith("unknown brush method"):
+        return "unknown brush method" in sandbox
+    if reason.startswith("external access"):
+        return "forbidden" in sandbox
+    if reason.startswith("outside the"):
+        return "action space" in sandbox
+    if reason.startswith("missing skeleton"):
+        return "missing skeleton" in sandbox
+    return False
+
+
 def painted_commands(program) -> int:
     """How many commands in ``program`` put paint on the canvas (``background`` does not count)."""
     from ..brush.commands import SPECS
@@ -153,7 +171,8 @@ def check_gate(*, image: np.ndarray | None, program=None, source: str | None = N
         reasons.append(f"sketch failed: {error}")
     reasons.extend(str(v) for v in violations)
     if source is not None:
-        reasons.extend(source_reasons(source, action_space=action_space))
+        sandbox = " | ".join([*map(str, violations), error or ""])
+        reasons.extend(r for r in source_reasons(source, action_space=action_space) if not _covered(r, sandbox))
     cov = coverage_value
     if program is None and image is None and not reasons:
         reasons.append("nothing painted: no program and no image")
