@@ -69,3 +69,24 @@ def test_local_scorers_order_the_heldout_tiers(pool):
     for name, acc in report["scorers"].items():
         assert acc["love>reject"] >= 0.85, (name, acc)
         assert acc["okay>reject"] >= 0.85, (name, acc)
+
+
+def test_pool_cli_validate_json_and_serve_hps_without_hpsv3():
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["pool", "validate", "--split", "design", "--json"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.stdout)
+    assert rep["split"] == "design" and rep["n"] == 30
+    assert set(rep["scorers"]) == {"judge[local]", "preference[local]"}
+    assert set(rep["scorers"]["judge[local]"]) == {"love>reject", "okay>reject", "love>okay"}
+    bad = runner.invoke(app, ["pool", "validate", "--split", "everything"])
+    assert bad.exit_code == 2 and "--split" in bad.output
+    try:
+        import hpsv3  # noqa: F401
+    except ImportError:
+        r = runner.invoke(app, ["serve-hps", "--port", "0"])
+        assert r.exit_code == 2 and "needs the hpsv3 package" in r.output and "Traceback" not in r.output
