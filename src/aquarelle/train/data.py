@@ -153,28 +153,19 @@ def load_demos(source: str | Path | None = None, tiers: tuple[str, ...] = ("love
 
 
 def _pool_demos(tiers: tuple[str, ...]) -> list[Demo]:
+    """The reference pool's paintings of the given tiers, with their sketch source (aquarelle.rewards.pool)."""
     try:
-        from aquarelle.rewards import pool as pool_mod  # the rewards developer's module (docs/CONTRACTS.md)
-    except ImportError as e:
-        raise DataError(f"the reference pool (aquarelle.rewards.pool) is not available: {e}") from None
-    loader = getattr(pool_mod, "load_pool", None) or getattr(pool_mod, "load", None)
-    if loader is None:
-        raise DataError("aquarelle.rewards.pool has no load_pool()")
-    entries = loader()
-    if isinstance(entries, dict):
-        entries = list(entries.values())
-    entries = getattr(entries, "entries", entries)
+        from aquarelle.rewards.pool import Pool
+
+        pool = Pool()
+    except Exception as e:  # noqa: BLE001 - missing or malformed pool: one line
+        raise DataError(f"the reference pool is not available: {str(e).splitlines()[0] if str(e) else e!r}") from None
     demos = []
-    for e in entries:
-        get = (lambda k, e=e: e.get(k)) if isinstance(e, dict) else (lambda k, e=e: getattr(e, k, None))
-        tier = str(get("tier") or "")
-        if tier not in tiers:
+    for e in pool.entries:
+        if e.tier not in tiers:
             continue
-        source = get("source") or get("sketch")
-        if source is None and get("path"):
-            source = Path(get("path")).read_text()
-        prompt = get("prompt") or get("title") or get("subject") or str(get("id"))
-        demos.append(Demo(str(get("id")), str(prompt), tier, None, source))
+        demos.append(Demo(e.id, e.prompt or f"a watercolour of {e.subject}: {e.id.replace('_', ' ')}", e.tier, None,
+                          pool.source(e), meta={"hf10": e.hf10, "subject": e.subject}))
     return demos
 
 
