@@ -2,6 +2,7 @@
 
 It reads what a watercolour teacher looks at, from the image alone:
 - paper: how much paper is left showing (neither buried nor blank),
+- presence: enough clearly visible paint (a washed-out page does not read),
 - mud: painted pixels that are dull grey-brown and dark,
 - harsh: hard, saturated, opaque colour (neon, black) instead of transparent washes,
 - edges: crisp high-contrast edges (scribbles, ruled lines) versus soft bleeding ones,
@@ -89,7 +90,7 @@ def critic_features(image: np.ndarray, size: int = FEATURE_SIZE) -> CriticFeatur
                           hues=hues, mass=float(mass), strong=strong, centre=centre)
 
 
-#: name -> (weight, human phrase) of each critic term.
+#: What each critic term means, for the verdict's reason (weights in WEIGHTS).
 TERMS = {
     "paper": "paper left to breathe",
     "presence": "paint that actually reads",
