@@ -81,7 +81,7 @@ class SketchResult:
 _FORBIDDEN_NAMES = ("fetch", "XMLHttpRequest", "WebSocket", "require", "process", "setTimeout", "setInterval",
                     "setImmediate", "queueMicrotask", "eval", "importScripts", "Worker", "WebAssembly",
                     "loadImage", "loadJSON", "loadStrings", "httpGet", "httpPost", "createGraphics", "document",
-                    "window", "localStorage", "globalThis")
+                    "window", "localStorage", "globalThis", "__aq_host")
 _STRIP = re.compile(
     r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"",
     re.S,
@@ -123,15 +123,15 @@ def _one_line(text: Any, limit: int = 300) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
-def _js_message(exc: Exception) -> str:
+def _js_message(exc: Exception, n_lines: int = 10**9) -> str:
     """mini-racer's exception text is 'file:line: Error: msg' plus the stack; keep the gist."""
     raw = str(exc).strip()
     lines = [ln for ln in raw.splitlines() if ln.strip()]
     head = lines[0] if lines else raw
     # "<anonymous>:3: ReferenceError: foo is not defined" -> keep "line 3: ReferenceError: ..."
-    m = re.match(r"^(?:<anonymous>|undefined|sketch\.js)?:(\d+):\s*(.*)$", head)
-    if m:
-        head = f"line {m.group(1)}: {m.group(2)}"
+    m = re.match(r"^(<anonymous>|undefined|sketch\.js|aquarelle-prelude\.js)?:(\d+):\s*(.*)$", head)
+    if m:  # a line in the sketch is worth naming; a line in our prelude is not
+        head = m.group(3) if m.group(1) == "aquarelle-prelude.js" else f"line {min(int(m.group(2)), n_lines)}: {m.group(3)}"
     return _one_line(head)
 
 
@@ -164,7 +164,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         cfg = {"seed": seed, "maxCommands": int(limits.max_commands), "static": statics}
         mr.eval(f"__aq_host.init({json.dumps(json.dumps(cfg))})")
         try:
-            mr.eval(source, timeout_sec=left(), max_memory=heap)
+            mr.eval(source + "\n//# sourceURL=sketch.js\n", timeout_sec=left(), max_memory=heap)
             mode = mr.eval("__aq_host.startSetup()", timeout_sec=left(), max_memory=heap)
             if mode == "async":
                 while True:
@@ -180,9 +180,9 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         except JSOOMException:
             error, limit = f"heap limit: the sketch used more than {limits.heap_mb} MB of memory", "heap"
         except JSParseException as e:
-            error = "syntax error: " + _js_message(e)
+            error = "syntax error: " + _js_message(e, source.count("\n") + 1)
         except MiniRacerBaseException as e:
-            msg = _js_message(e)
+            msg = _js_message(e, source.count("\n") + 1)
             if "LimitError" in msg:
                 error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
             elif "SandboxViolation" in msg:

@@ -320,7 +320,7 @@
     };
     const proxy = new ProxyC(g, {
       get(t, k) {
-        if (typeof k === "string" && !(k in t)) throw new ErrorC("custom brush tip: g." + k + " is not supported in the sandbox (use fill, rect, circle, ellipse, triangle, quad, line, point, beginShape/vertex/endShape, push/pop/translate/rotate/scale)");
+        if (typeof k === "string" && !(k in t)) throw new ErrorC("custom brush tip: g." + k + "() is not supported in the sandbox (use fill, rect, circle, ellipse, triangle, quad, line, point, beginShape/vertex/endShape, push/pop/translate/rotate/scale)");
         return t[k];
       },
     });
@@ -656,8 +656,16 @@
   defineProperty(G, "console", { value: freeze({ log: noop, warn: noop, error: noop, info: noop, debug: noop }), writable: false, configurable: false });
 
   // ------------------------------------------------------------------ host API (read-only)
+  // Each host step runs once; a sketch that calls them itself only breaks its own run.
+  const used = {};
+  function once(step) {
+    if (used[step]) violate("forbidden: sketches may not call the sandbox host API");
+    if (used[step]) throw sandboxError("the sandbox host API is not for sketches (" + step + ")");
+    used[step] = true;
+  }
   const host = freeze({
     init(json) {
+      once("init");
       const c = JSON.parse(json);
       cfg = c;
       rng = mulberry32(seedInt(c.seed));
@@ -668,6 +676,7 @@
     },
     // Runs setup(); returns "sync" when done, "async" when it awaits (host then calls settled()).
     startSetup() {
+      once("startSetup");
       if (typeof G.setup !== "function") violate("missing skeleton: no setup() function");
       if (typeof G.draw !== "function") violate("missing skeleton: no draw() function");
       if (typeof G.setup !== "function") return "sync";
@@ -681,6 +690,7 @@
     },
     setupState() { if (setupState === "error") { const e = setupError; setupState = "raised"; throw e; } return setupState; },
     runDraw() {
+      once("runDraw");
       if (!canvas.created) violate("missing skeleton: setup() never calls createCanvas(..., WEBGL)");
       else if (!canvas.webgl) violate("missing skeleton: createCanvas() needs WEBGL (p5.brush 2 draws with WebGL)");
       phase = "draw";
@@ -728,3 +738,4 @@
   deepFreeze(getProto([][Symbol.iterator]()));
   deepFreeze(getProto(new Float32Array(0)));
 })();
+//# sourceURL=aquarelle-prelude.js

@@ -1,0 +1,306 @@
+"""The sketch runner: published-skeleton sketches become programs; violations and limits reject them."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from aquarelle.brush.sandbox import SandboxLimits, SketchRunner, execute, run_sketch, static_violations
+
+SKETCHES = Path(__file__).parent / "sketches"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def skeleton(body: str, setup_extra: str = "", mode: str = "DEGREES") -> str:
+    return (f"async function setup() {{\n  createCanvas(600, 600, WEBGL);\n  brush.scaleBrushes(1.5);\n"
+            f"  angleMode({mode});\n  noLoop();\n  {setup_extra}\n}}\n"
+            f"function draw() {{\n  translate(-width / 2, -height / 2);\n  background('#fffceb');\n  {body}\n}}\n")
+
+
+@pytest.fixture(scope="module")
+def runner():
+    r = SketchRunner()
+    yield r
+    r.close()
+
+
+def calls(res):
+    assert res.ok, res.reason
+    return [(c.method, c.args) for c in res.program.commands]
+
+
+def approx_calls(res):
+    return [(m, [round(a, 6) if isinstance(a, float) else a for a in args]) for m, args in calls(res)]
+
+
+# --------------------------------------------------------------------------- programs
+
+
+def test_published_skeleton_flower(runner):
+    res = runner.run((SKETCHES / "flower_basic.js").read_text())
+    got = calls(res)
+    assert got[0] == ("scaleBrushes", [1.5]) and got[1] == ("background", ["#fffceb"])
+    circles = [a for m, a in got if m == "circle"]
+    assert len(circles) == 6
+    # cos/sin honour angleMode(DEGREES): petal 0 at +x, petal 1 at 60 degrees
+    assert circles[0][:2] == [380, 300]
+    assert circles[1][0] == pytest.approx(340) and circles[1][1] == pytest.approx(300 + 80 * 3 ** 0.5 / 2)
+    assert res.program.width == 600 and res.program.height == 600
+    assert res.ms > 0 and res.limit is None and res.error is None
+
+
+def test_seeded_random_same_seed_same_program(runner):
+    src = (SKETCHES / "loops_random.js").read_text()
+    a = runner.run(src, seed=1)
+    b = runner.run(src, seed=1)
+    c = runner.run(src, seed=2)
+    assert a.ok and b.ok and c.ok
+    assert a.program.dumps() == b.program.dumps()
+    assert a.program.dumps() != c.program.dumps()
+    assert a.program.seed == 1
+    summary = a.program.summary()
+    assert summary["methods"]["circle"] == 12 and summary["methods"]["vertex"] == 15
+    assert run_sketch(src, seed=1).program.dumps() == a.program.dumps()  # the module default agrees
+
+
+def test_random_forms_and_noise(runner):
+    res = runner.run(skeleton(
+        "randomSeed(5); const a = random(); const b = random(10); const c = random(3, 4);"
+        "const d = random(['x', 'y']); const n = noise(0.3, 0.7, 0.1); noiseSeed(3); const n2 = noise(0.3, 0.7, 0.1);"
+        "const g = randomGaussian(50, 1);"
+        "brush.circle(1 + a, 1 + b, c); brush.circle(1 + n * 100, 1 + n2 * 100, d === 'x' || d === 'y' ? 2 : 99);"
+        "brush.circle(g, 5, constrain(map(5, 0, 10, 0, 100), 1, 40)); brush.circle(dist(0, 0, 3, 4), lerp(0, 10, 0.5), sq(2));"))
+    got = calls(res)
+    (_, c1), (_, c2), (_, c3), (_, c4) = got[-4:]
+    assert 1 <= c1[0] < 2 and 1 <= c1[1] < 11 and 3 <= c1[2] < 4
+    assert 1 < c2[0] < 101 and c2[0] != c2[1] and c2[2] == 2
+    assert 40 < c3[0] < 60 and c3[2] == 40
+    assert c4[:3] == [5, 5, 4]
+    again = calls(runner.run(skeleton(
+        "randomSeed(5); const a = random(); brush.circle(1 + a, 1, 1);")))
+    assert again[-1][1][0] == c1[0]
+
+
+def test_transforms_are_applied_to_brush_coordinates(runner):
+    got = approx_calls(runner.run((SKETCHES / "transforms.js").read_text()))
+    assert got[0] == ("background", ["#ffffff"])
+    assert got[2] == ("line", [100, 50, 100, 60])
+    # a rect under rotation becomes a closed shape with the rotated corners
+    assert got[3:9] == [("beginShape", [0]), ("vertex", [100, 50, 1]), ("vertex", [100, 60, 1]),
+                        ("vertex", [80, 60, 1]), ("vertex", [80, 50, 1]), ("endShape", [True])]
+    assert got[9] == ("circle", [220, 150, 10, 0])  # scaled radius
+    assert got[10] == ("flowLine", [200, 150, 20, 45])
+    assert got[11] == ("rect", [5, 5, 10, 10, "corner"])
+
+
+def test_radians_custom_field_custom_tip_and_queries(runner):
+    res = runner.run((SKETCHES / "radians_tip_field.js").read_text())
+    got = approx_calls(res)
+    methods = [m for m, _ in got]
+    assert "box" not in methods and "listFields" not in methods  # queries answer inside, not recorded
+    field = dict(got)["addField"]
+    assert field[0] == "diag" and len(field[1]) == 50 and all(v == 45 for col in field[1] for v in col)
+    brush_def = dict(got)["add"]
+    tip = brush_def[1]["tip"]
+    assert len(tip) == 32 and 700 < sum(map(sum, tip)) < 900  # a disc filling the 100x100 tip space
+    assert dict(got)["set"][0] == "dot"  # box() listed the new brush last
+    assert dict(got)["move"] == [90, 50, 1] and dict(got)["endStroke"] == [180, 1]
+    assert dict(got)["arc"] == [300, 300, 50, 0, 90]
+    assert dict(got)["hatch"][:2] == [6, 45]
+    assert dict(got)["circle"][2] == 8  # seven built-in fields + ours
+
+
+def test_colours_and_background_forms(runner):
+    got = calls(runner.run(skeleton(
+        "brush.fill(color(255, 0, 0), 100); brush.circle(1, 1, 1);"
+        "brush.fill(lerpColor(color('#000000'), color('#ffffff'), 0.5)); brush.circle(1, 1, 1);"
+        "brush.stroke(red(color(10, 20, 30)), green('#102030'), blue(color('navy')));"
+        "brush.set('2B', 'cornflowerblue', 2); background(10, 20, 30);")))
+    assert ("fill", ["#ff0000", 100]) in got and ("fill", ["#808080", 150]) in got
+    assert ("stroke", ["#0a2080"]) in got and ("set", ["2B", "#6495ed", 2]) in got
+    assert got[-1] == ("background", ["#0a141e"])
+
+
+def test_refresh_field_resamples_custom_field(runner):
+    got = calls(runner.run(skeleton(
+        "brush.addField('t', (t, f) => { for (const col of f) col.fill(10 * t); return f; });"
+        "brush.field('t'); brush.refreshField(2);")))
+    fields = [a for m, a in got if m == "addField"]
+    assert fields[0][1][0][0] == 0 and fields[1][1][0][0] == 20
+    assert got[-1] == ("refreshField", [2])
+
+
+def test_examples_pass(runner):
+    files = sorted(EXAMPLES.glob("*.js"))
+    assert len(files) >= 3
+    for f in files:
+        res = runner.run(f.read_text())
+        assert res.ok, f"{f.name}: {res.reason}"
+        assert res.program.summary()["shapes"] >= 5
+
+
+# --------------------------------------------------------------------------- violations and errors
+
+
+@pytest.mark.parametrize("body,fragment", [
+    ("ellipse(1, 2, 3, 4);", "bare p5 drawing ellipse()"),
+    ("rect(1, 2, 3, 4);", "bare p5 drawing rect() (only brush.* paints; use brush.rect())"),
+    ("text('hi', 1, 2);", "bare p5 drawing text()"),
+    ("brush.sparkle(1);", "unknown brush method brush.sparkle()"),
+    ("brush.bleed(0.3);", "p5.brush 1.x; use brush.fillBleed()"),
+    ("brush.setHatch('pen', 'red');", "use brush.hatchStyle()"),
+    ("brush.segment(0, 10);", "use brush.move()"),
+    ("fetch('http://example.com');", "forbidden global fetch"),
+    ("globalThis['fe' + 'tch']('x');", "forbidden global fetch"),
+    ("const w = new WebSocket('ws://x');", "forbidden global WebSocket"),
+    ("require('fs');", "forbidden global require"),
+    ("process.exit(1);", "forbidden global process"),
+    ("setTimeout(() => brush.circle(1, 1, 1), 0);", "forbidden global setTimeout"),
+    ("eval('1 + 1');", "forbidden global eval"),
+    ("new Function('return 1')();", "forbidden global Function"),
+    ("const F = (() => 1)['constr' + 'uctor']; F('return 1')();", "forbidden global Function"),
+    ("import('x');", "forbidden import()"),
+    ("const xhr = new XMLHttpRequest();", "forbidden global XMLHttpRequest"),
+])
+def test_violations_reject(runner, body, fragment):
+    res = runner.run(skeleton(body))
+    assert not res.ok and res.program is None
+    assert any(fragment in v for v in res.violations), res.violations
+    assert "\n" not in res.reason
+
+
+def test_forbidden_globals_do_not_work_even_when_hidden(runner):
+    # the static scan cannot see this name; the runtime stub still refuses and records it
+    res = runner.run(skeleton("const k = ['fe', 'tch'].join(''); let r = 'none';"
+                              "try { r = this[k]('x'); } catch (e) { r = 'blocked'; } brush.circle(1, 1, r === 'blocked' ? 5 : 9);"))
+    assert "forbidden global fetch" in res.violations
+
+
+def test_hf10_action_space(runner):
+    res = runner.run(skeleton("brush.hatch(5, 45); brush.circle(1, 1, 1); brush.rect(0, 0, 5, 5);"), action_space="hf10")
+    assert not res.ok
+    assert res.violations == ["brush.hatch() is not in the hf10 action space",
+                              "brush.rect() is not in the hf10 action space"]
+    assert runner.run((SKETCHES / "flower_basic.js").read_text(), action_space="hf10").ok
+
+
+@pytest.mark.parametrize("src,fragment", [
+    ("brush.circle(1, 1, 1);", "missing skeleton: no setup() function"),
+    ("async function setup() { createCanvas(600, 600, WEBGL); }", "missing skeleton: no draw() function"),
+    ("async function setup() { createCanvas(600, 600); } function draw() {}", "createCanvas() needs WEBGL"),
+    ("async function setup() {} function draw() {}", "never calls createCanvas"),
+])
+def test_missing_skeleton(runner, src, fragment):
+    res = runner.run(src)
+    assert not res.ok and any(fragment in v for v in res.violations), res.violations
+
+
+@pytest.mark.parametrize("src,fragment", [
+    ("async function setup( {", "syntax error: line 1: SyntaxError"),
+    (skeleton("undefinedThing();"), "uncaught exception: line 11: ReferenceError: undefinedThing is not defined"),
+    (skeleton("throw new Error('boom');"), "Error: boom"),
+    (skeleton("brush.fill('notacolour');"), "invalid call: fill: unknown colour 'notacolour'"),
+    (skeleton("brush.circle(1, 1, -5);"), "invalid call: circle: r must be in"),
+    (skeleton("brush.vertex(1, 2);"), "invalid call: vertex: called outside beginShape()"),
+    (skeleton("brush.set('nope', 'red');"), 'brush "nope" not found'),
+    (skeleton("brush.add('img', {type: 'image', image: {src: 'a.png'}, weight: 1});"), "image brushes"),
+    (skeleton("brush.add('t', {type: 'custom', weight: 1, tip: (g) => g.image(1, 2)});"), "custom brush tip: g.image()"),
+    (skeleton("", "await Promise.reject(new Error('late'));"), "Error: late"),
+])
+def test_errors_reject_with_one_line(runner, src, fragment):
+    res = runner.run(src)
+    assert not res.ok and res.program is None and res.error
+    assert fragment in res.error, res.error
+    assert "\n" not in res.error
+
+
+def test_tampering_cannot_hide_calls(runner):
+    res = runner.run(skeleton(
+        "Array.prototype.push = function () {}; JSON.stringify = () => '{}';"
+        "try { Object.defineProperty(brush, 'circle', {value: () => 0}); } catch (e) {}"
+        "brush.circle = () => 0; brush.circle(10, 10, 5);"
+        "try { Object.prototype.toJSON = () => 1; } catch (e) {}"
+        "ellipse(1, 1, 1);"))
+    assert "bare p5 drawing ellipse() (only brush.* paints; not allowed)" in res.violations
+    res2 = runner.run(skeleton(
+        "Array.prototype.push = function () {}; brush.circle = () => 0; brush.circle(10, 10, 5);"))
+    assert calls(res2)[-1] == ("circle", [10, 10, 5, 0])
+
+
+def test_host_api_is_not_for_sketches(runner):
+    res = runner.run(skeleton("this['__aq_' + 'host'].init('{}');"))
+    assert not res.ok and "forbidden: sketches may not call the sandbox host API" in res.violations
+
+
+def test_async_setup_with_await_runs_to_completion(runner):
+    got = calls(runner.run(skeleton("brush.circle(5, 5, 5);", "await null; brush.seed(7);")))
+    assert ("seed", [7]) in got and got[-1] == ("circle", [5, 5, 5, 0])
+
+
+def test_static_scan_ignores_comments_and_strings():
+    assert static_violations("// fetch('x')\nconst s = 'eval me'; /* require */") == []
+    assert static_violations("fetch('x')") == ["forbidden global fetch"]
+
+
+def test_execute_in_process_matches_worker(runner):
+    src = (SKETCHES / "loops_random.js").read_text()
+    assert execute(src, seed=4).program.dumps() == runner.run(src, seed=4).program.dumps()
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def timed(runner, src, limits):
+    t0 = time.monotonic()
+    res = runner.run(src, limits=limits)
+    return res, time.monotonic() - t0
+
+
+def test_limit_source_size(runner):
+    limits = SandboxLimits(max_source_bytes=1000)
+    res = runner.run(skeleton("// " + "x" * 2000), limits=limits)
+    assert res.limit == "source" and "source limit" in res.error and not res.ok
+
+
+def test_limit_infinite_loop_then_next_sketch_runs(runner):
+    limits = SandboxLimits(time_s=1.5)
+    res, took = timed(runner, skeleton("while (true) {}"), limits)
+    assert res.limit == "time" and res.error.startswith("time limit") and took < limits.time_s + 1
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
+def test_limit_hang_after_await_kills_worker(runner):
+    limits = SandboxLimits(time_s=1.0)
+    res, took = timed(runner, skeleton("", "await null; while (true) {}"), limits)
+    assert res.limit == "time" and took < limits.time_s + 1
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
+def test_limit_memory_bomb_then_next_sketch_runs(runner):
+    limits = SandboxLimits(heap_mb=64)
+    res, took = timed(runner, skeleton("const a = []; while (true) a.push(new Array(100000).fill(1.5));"), limits)
+    assert res.limit == "heap" and "heap limit" in res.error and took < limits.time_s + 1
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
+def test_limit_deep_recursion(runner):
+    res, took = timed(runner, skeleton("function f(n) { return f(n + 1) + 1; } f(0);"), SandboxLimits())
+    assert not res.ok and "Maximum call stack size exceeded" in res.error and took < 5 + 1
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
+def test_limit_ten_million_calls(runner):
+    limits = SandboxLimits()
+    res, took = timed(runner, skeleton("for (let i = 0; i < 1e7; i++) brush.noStroke();"), limits)
+    assert res.limit == "commands" and res.error == "command limit: more than 200000 brush calls"
+    assert took < limits.time_s + 1
+    # catching the limit error does not let a sketch go on recording
+    res2, took2 = timed(runner, skeleton("for (let i = 0; i < 1e7; i++) try { brush.noStroke(); } catch (e) {}"),
+                        SandboxLimits(time_s=2, max_commands=1000))
+    assert res2.limit == "commands" and took2 < 2 + 1
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
+def test_bad_inputs_are_results_not_exceptions(runner):
+    assert "sketch must be text" in runner.run(b"bytes").error
+    assert "unknown action space" in runner.run("x", action_space="nope").error
