@@ -55,6 +55,16 @@ def main() -> dict:
         a = time.perf_counter()
         model.score(image=img.copy(), program=None, mode="tools", n_calls=100)
         ct.append((time.perf_counter() - a) * 1e3)
+    # do the two local scorers disagree? (they should sometimes: different features)
+    pv = [pref.score(img)[0] for img in images]
+    disagree = n_pairs = 0
+    for i in range(len(images)):
+        for k in range(i + 1, len(images)):
+            j = judge_against(judge, images[i], [("x", images[k])]).score
+            if j == 0.5 or pv[i] == pv[k]:
+                continue
+            n_pairs += 1
+            disagree += (j == 1.0) != (pv[i] > pv[k])
     acc = {split: validate_pool(pool, RewardConfig(), split=split)["scorers"] for split in ("design", "heldout")}
     pct = lambda xs, q: float(np.percentile(xs, q))  # noqa: E731
     out = {
@@ -69,6 +79,7 @@ def main() -> dict:
             "goal_ms": 30.0,
         },
         "tier_accuracy": acc,
+        "judge_vs_preference_disagreement": {"pairs": n_pairs, "fraction": disagree / max(n_pairs, 1)},
     }
     res = Path(__file__).resolve().parent / "results"
     res.mkdir(exist_ok=True)
@@ -77,6 +88,8 @@ def main() -> dict:
     print(f"judge+preference vs 4 refs: p50 {t['judge_plus_preference_vs_4_refs']['p50']:.1f} ms, "
           f"p99 {t['judge_plus_preference_vs_4_refs']['p99']:.1f} ms (goal <= 30 ms, one core)")
     print(f"composite on a rendered image: p50 {t['composite_score_on_image']['p50']:.1f} ms")
+    print(f"local judge and preference disagree on {out['judge_vs_preference_disagreement']['fraction']:.1%} "
+          f"of {n_pairs} decided pool pairs")
     print(f"{'split':<9}{'scorer':<20}{'love>reject':>12}{'okay>reject':>12}{'love>okay':>10}")
     for split, scorers in acc.items():
         for name, a in scorers.items():
