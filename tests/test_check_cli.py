@@ -1,0 +1,67 @@
+"""`aquarelle check` as a user runs it: exit codes, one-line stderr, --json lines, program JSON files."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from aquarelle.brush import Program, validate
+
+ROOT = Path(__file__).parent.parent
+SKETCHES = Path(__file__).parent / "sketches"
+
+
+def check(*args):
+    cmd = [sys.executable, "-m", "aquarelle.cli", "check", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def test_clean_sketches_exit_zero_with_summary():
+    r = check(SKETCHES / "flower_basic.js", *sorted((ROOT / "examples").glob("*.js")))
+    assert r.returncode == 0, r.stderr
+    assert "flower_basic.js: ok  25 commands, 7 shapes, 4 colours, 600x600" in r.stdout
+    assert r.stderr == ""
+
+
+def test_json_lines_and_rejections(tmp_path):
+    bad = tmp_path / "bad.js"
+    bad.write_text("async function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { ellipse(1, 2, 3); }\n")
+    broken = tmp_path / "broken.js"
+    broken.write_text("async function setup( {")
+    r = check("--json", SKETCHES / "flower_basic.js", bad, broken, tmp_path / "missing.js")
+    assert r.returncode == 1
+    rows = [json.loads(line) for line in r.stdout.splitlines()]  # stdout is only JSON
+    assert [row["ok"] for row in rows] == [True, False, False, False]
+    assert set(rows[0]) >= {"sketch", "ok", "reason", "violations", "summary", "ms"}
+    assert rows[0]["summary"]["commands"] == 25 and rows[0]["ms"] > 0
+    assert rows[1]["violations"] == ["bare p5 drawing ellipse() (only brush.* paints; not allowed)"]
+    assert rows[2]["reason"].startswith("syntax error: line 1: SyntaxError")
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 3 and "Traceback" not in r.stderr
+    assert err[0] == f"{bad}: bare p5 drawing ellipse() (only brush.* paints; not allowed)"
+    assert err[2].startswith(f"{tmp_path / 'missing.js'}: cannot read")
+
+
+def test_action_space_option():
+    study = ROOT / "examples" / "study.js"
+    r = check("--action-space", "hf10", study)
+    assert r.returncode == 1
+    assert "is not in the hf10 action space" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = check("--action-space", "bogus", study)
+    assert r.returncode == 2 and "unknown action space 'bogus'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_program_json_files(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(Program(commands=[validate("fill", ["red"]), validate("circle", [1, 2, 3])]).dumps())
+    outside = tmp_path / "outside.json"
+    outside.write_text(Program(commands=[validate("hatch", [5, 45])]).dumps())
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text('{"commands": [{"method": "circle", "args": [1, 2]}]}')
+    r = check("--json", "--action-space", "hf10", good, outside, invalid)
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [row["ok"] for row in rows] == [True, False, False]
+    assert rows[0]["summary"]["shapes"] == 1
+    assert rows[1]["violations"] == ["brush.hatch() is not in the hf10 action space"]
+    assert rows[2]["reason"] == "circle: missing argument 'r' (circle(x, y, r, irregularity=0))"
+    assert r.returncode == 1 and "Traceback" not in r.stderr
