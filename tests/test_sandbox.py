@@ -304,3 +304,10 @@ def test_limit_ten_million_calls(runner):
 def test_bad_inputs_are_results_not_exceptions(runner):
     assert "sketch must be text" in runner.run(b"bytes").error
     assert "unknown action space" in runner.run("x", action_space="nope").error
+
+
+def test_sketch_may_declare_helpers_named_like_p5_or_web_apis(runner):
+    src = ("let scale = 2;\nconst palette = ['#ff0000'];\nfunction process(x) { return x * scale; }\n"
+           + skeleton("brush.circle(process(10), 10, 5);"))
+    assert calls(runner.run(src))[-1] == ("circle", [20, 10, 5, 0])
+    assert not runner.run(skeleton("let eval = 1;")).ok

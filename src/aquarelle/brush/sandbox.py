@@ -82,6 +82,8 @@ _FORBIDDEN_NAMES = ("fetch", "XMLHttpRequest", "WebSocket", "require", "process"
                     "setImmediate", "queueMicrotask", "eval", "importScripts", "Worker", "WebAssembly",
                     "loadImage", "loadJSON", "loadStrings", "httpGet", "httpPost", "createGraphics", "document",
                     "window", "localStorage", "globalThis", "__aq_host")
+_NATIVE_NAMES = {"eval", "setTimeout", "setInterval", "queueMicrotask", "WebAssembly", "globalThis", "__aq_host"}
+_DECL_RE = re.compile(r"(?:function\s*\*?|let|const|var|class)\s+([A-Za-z_$][\w$]*)")
 _STRIP = re.compile(
     r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"",
     re.S,
@@ -95,7 +97,10 @@ def static_violations(source: str) -> list[str]:
     """Forbidden globals named in the code (comments and string literals ignored)."""
     code = _STRIP.sub(lambda m: " " if m.group(0).startswith("/") else '""', source)
     found: list[str] = []
+    declared = set(_DECL_RE.findall(code))
     for m in _NAME_RE.finditer(code):
+        if m.group(1) in declared and m.group(1) not in _NATIVE_NAMES:
+            continue  # the sketch's own helper called e.g. `process`
         msg = f"forbidden global {m.group(1)}"
         if msg not in found:
             found.append(msg)

@@ -636,22 +636,29 @@
 
   // Install globals: p5 names as non-writable so the skeleton cannot lose them by accident,
   // forbidden names as throwing stubs.
+  // Names V8 (or mini-racer) really provides are locked; the others are web/node APIs that do
+  // not exist here at all: their stubs only record use, and a sketch may declare its own
+  // (`function process() {}`), as it could in a browser.
+  const NATIVE = { eval: 1, Function: 1, setTimeout: 1, clearTimeout: 1, __timer_manager: 1, WebAssembly: 1,
+    SharedArrayBuffer: 1, Atomics: 1, queueMicrotask: 1 };
   for (const k in FORBIDDEN_FNS) {
     try { delete G[k]; } catch (e) { /* ignore */ }
     try {
-      defineProperty(G, k, { value: FORBIDDEN_FNS[k], writable: false, configurable: false, enumerable: false });
+      const lock = NATIVE[k] === 1;
+      defineProperty(G, k, { value: FORBIDDEN_FNS[k], writable: !lock, configurable: !lock, enumerable: false });
     } catch (e) { // a non-configurable `var` (mini-racer's own setTimeout): still replace and lock it
       defineProperty(G, k, { value: FORBIDDEN_FNS[k], writable: false });
     }
   }
-  for (const k in p5) defineProperty(G, k, { value: p5[k], writable: true, configurable: false, enumerable: false });
+  // p5 names stay configurable so a sketch may declare its own `scale` or `palette` helpers, as in a browser.
+  for (const k in p5) defineProperty(G, k, { value: p5[k], writable: true, configurable: true, enumerable: false });
   defineProperty(G, "brush", { value: brush, writable: false, configurable: false });
-  defineProperty(G, "width", { get: () => canvas.w, set: () => {}, configurable: false });
-  defineProperty(G, "height", { get: () => canvas.h, set: () => {}, configurable: false });
-  defineProperty(G, "windowWidth", { value: 600, writable: false, configurable: false });
-  defineProperty(G, "windowHeight", { value: 600, writable: false, configurable: false });
-  defineProperty(G, "frameCount", { get: () => (phase === "draw" ? 1 : 0), configurable: false });
-  defineProperty(G, "deltaTime", { value: 16, writable: false, configurable: false });
+  defineProperty(G, "width", { get: () => canvas.w, set: () => {}, configurable: true });
+  defineProperty(G, "height", { get: () => canvas.h, set: () => {}, configurable: true });
+  defineProperty(G, "windowWidth", { configurable: true, value: 600, writable: false, configurable: false });
+  defineProperty(G, "windowHeight", { configurable: true, value: 600, writable: false, configurable: false });
+  defineProperty(G, "frameCount", { get: () => (phase === "draw" ? 1 : 0), configurable: true });
+  defineProperty(G, "deltaTime", { configurable: true, value: 16, writable: false, configurable: false });
   const noop = () => undefined;
   defineProperty(G, "console", { value: freeze({ log: noop, warn: noop, error: noop, info: noop, debug: noop }), writable: false, configurable: false });
 
