@@ -288,13 +288,20 @@ def test_an_unscored_run_says_why_and_does_not_blame_the_policy(tmp_path):
     path = make_run(tmp_path / "r", steps=3)
     rows = [json.loads(x) for x in (path / "rollouts.jsonl").read_text().splitlines()]
     for r in rows:
-        r.update(reward=None, breakdown={}, errors=["infrastructure: preference scorer at http://127.0.0.1:9 refused"])
+        r.update(reward=None, breakdown={}, errors=["infrastructure: preference scorer at http://127.0.0.1:9: [Errno 111] refused"])
     (path / "rollouts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     ev = evaluate(path, samples=0, progress=False)
     assert ev["reward_trend"]["steady"] is None and ev["reward_trend"]["n_scored"] == 0
     assert list(ev["reward_trend"]["unscored_reasons"].values()) == [len(rows)]
     v = ev["verdicts"]["improves"]
     assert v["answer"] == "unclear" and "refused" in v["text"]
+    from rich.console import Console
+
+    from aquarelle.eval.evaluate import print_table
+
+    con = Console(record=True, width=400)
+    print_table(ev, con)
+    assert "[Errno 111] refused" in con.export_text()  # printed literally, not taken for rich markup
     ta = ev["tool_adherence"]
     assert ta["errors_per_episode"] == 0 and ta["infrastructure_errors"] == len(rows)
 

@@ -46,15 +46,20 @@ def rows(run_dirs: list[str | Path]) -> list[dict[str, Any]]:
     return out
 
 
+def _last_step(run) -> list:
+    train = [x for x in run.rollouts if x.policy is None]
+    last = max((x.step for x in train), default=None)
+    return [x for x in train if x.step == last]
+
+
 def build(run_dirs: list[str | Path], table: list[dict[str, Any]] | None = None) -> str:
     runs = [load_run(d) for d in run_dirs]
     table = table if table is not None else rows(run_dirs)
     curves = plots.overlay_rewards({r.name: [x for x in r.rollouts if x.policy is None] for r in runs})
     verdict_rows = [[t["run"]] + [v["text"] for v in t["_verdicts"].values()] for t in table]
     qs = [v["question"] for v in table[0]["_verdicts"].values()] if table else []
-    galleries = "".join(
-        f'<div class="col"><h3>{html.escape(r.name)}</h3>{gallery(r, [x for x in r.rollouts if x.policy is None and x.step == max(y.step for y in r.rollouts)])}</div>'
-        for r in runs if r.rollouts)
+    galleries = "".join(f'<div class="col"><h3>{html.escape(r.name)}</h3>{gallery(r, _last_step(r))}</div>'
+                        for r in runs if r.rollouts)
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <title>aquarelle compare: {html.escape(", ".join(r.name for r in runs))}</title><style>{CSS}
 .cols{{display:flex;gap:1em;align-items:flex-start}}.col{{flex:1;min-width:0}}</style></head><body>
@@ -76,6 +81,7 @@ def write_compare(run_dirs: list[str | Path], out: str | Path, table: list[dict[
 
 def print_table(table: list[dict[str, Any]], console=None) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
@@ -85,7 +91,7 @@ def print_table(table: list[dict[str, Any]], console=None) -> None:
     for c in cols:
         t.add_column(c, overflow="fold")
     for row in table:
-        t.add_row(*[_plain(row[c]) for c in cols])
+        t.add_row(*[escape(_plain(row[c])) for c in cols])
     console.print(t)
 
 

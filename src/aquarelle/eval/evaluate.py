@@ -130,8 +130,24 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev["sampling"] = sampling
     ev["heldout"] = heldout_section(run, sampled)
     ev["policies"] = policies_section(run, sampled)
+    ev = finite(ev)
     ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev
+
+
+def finite(x: Any) -> Any:
+    """The object with every non-finite float as None (strict JSON; a statistic that is not a number is null)."""
+    import math
+
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [finite(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):  # numpy scalars
+        return finite(x.item())
+    return x
 
 
 def write(run_dir: str | Path, ev: dict[str, Any]) -> Path:
@@ -155,10 +171,11 @@ def read(run_dir: str | Path) -> dict[str, Any] | None:
 def print_table(ev: dict[str, Any], console=None) -> None:
     """The eval object as a short rich table: the verdicts and the numbers behind them."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
-    head = Table(title=f"aquarelle eval: {ev['run']} ({ev.get('preset') or 'custom'}, {ev['steps']} steps, "
+    head = Table(title=f"aquarelle eval: {escape(ev['run'])} ({ev.get('preset') or 'custom'}, {ev['steps']} steps, "
                        f"{ev['rollouts']} rollouts)", show_lines=True)
     head.add_column("question", style="bold", max_width=28)
     head.add_column("answer")
@@ -170,7 +187,7 @@ def print_table(ev: dict[str, Any], console=None) -> None:
             colour_ = {"yes": "red", "no": "green"}.get(ans, "yellow")
         else:
             colour_ = colour[ans]
-        head.add_row(v["question"], f"[{colour_}]{ans}[/]", v["text"])
+        head.add_row(v["question"], f"[{colour_}]{ans}[/]", escape(v["text"]))
     console.print(head)
     h = ev.get("heldout") or {}
     if h.get("heldout") or h.get("start"):
