@@ -1,0 +1,422 @@
+"""``WatercolourEnvironment``: one painting episode per instance, in three modes.
+
+- ``sketch``: one ``{"sketch": js}`` action is sandboxed, rendered and scored; done.
+- ``tools``: ``{"calls": [...]}`` actions paint onto a persistent canvas, each
+  observation says what changed; ``{"finish": true}`` or the step budget scores it.
+- ``revise``: sketch mode with ``revisions`` more rounds, each showing the image
+  and the scorers' critique; the last painting's reward counts.
+
+The cheap part (validating calls, replaying brush state) runs in the caller's
+thread; rendering and scoring go through a ``Runner`` (inline, or the server's
+process pool). State-only calls (``fill``, ``noStroke``...) do not re-render.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import EnvironmentMetadata
+
+from aquarelle.brush import CommandError, PaintState, Program, get_space, validate
+from aquarelle.brush.action_space import ActionSpace
+
+from .models import MODES, WatercolourAction, WatercolourObservation, WatercolourState
+from .scoring import resolve_weights
+from .work import EvalRequest, EvalResult, Runner, b64, png_bytes
+
+DEFAULT_PROMPT = "a watercolour painting"
+DEFAULT_MAX_STEPS = 40
+DEFAULT_REVISIONS = 2
+#: Commands one tools episode may hold (bounds the render work of a step).
+MAX_EPISODE_COMMANDS = 5_000
+CANVAS = 600
+RESET_KEYS = ("prompt", "mode", "seed", "episode_id", "action_space", "preset", "weights", "max_steps",
+              "revisions", "return_image")
+_PAINTS = ("fill", "stroke", "hatch", "wash", "mass")
+
+
+@functools.lru_cache(maxsize=4)
+def _blank_png_b64(width: int, height: int) -> str:
+    import numpy as np
+
+    return b64(png_bytes(np.full((height, width, 3), 255, np.uint8)))
+
+
+@dataclass
+class Episode:
+    mode: str
+    prompt: str
+    seed: int
+    space: ActionSpace
+    space_spec: Any
+    weights: Any
+    max_steps: int
+    revisions_left: int
+    image_mode: str  # "all" (every observation), "final" (the scored one, and revise rounds), "none"
+    episode_id: str
+    step_count: int = 0
+    done: bool = False
+    state: PaintState = field(default_factory=PaintState)
+    commands: list = field(default_factory=list)
+    coverage: float = 0.0
+    png_b64: str | None = None
+    reward: float | None = None
+    breakdown: dict = field(default_factory=dict)
+    weights_used: dict = field(default_factory=dict)
+    program: dict | None = None
+    source: str | None = None
+
+    @property
+    def steps_left(self) -> int:
+        return max(self.max_steps - self.step_count, 0)
+
+    def program_obj(self) -> Program:
+        return Program(seed=self.seed, commands=list(self.commands), width=CANVAS, height=CANVAS)
+
+
+class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservation, WatercolourState]):
+    """A watercolour painting episode (see the module docstring for the modes)."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, runner: Runner | None = None, *, render_size: int | None = None):
+        super().__init__()
+        self._runner = runner if runner is not None else Runner(0)
+        self._render_size = render_size
+        self._ep: Episode | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ OpenEnv API
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> WatercolourObservation:
+        """Start an episode; keywords exactly as issue 5 names them."""
+        self._check_open()
+        unknown = sorted(set(kwargs) - set(RESET_KEYS))
+        if unknown:
+            raise ValueError(f"reset: unknown keyword(s) {', '.join(unknown)} (known: {', '.join(RESET_KEYS)})")
+        mode = kwargs.get("mode") or "tools"
+        if mode not in MODES:
+            raise ValueError(f"reset: mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ValueError(f"reset: seed must be an integer, got {seed!r}")
+        spec = kwargs.get("action_space") or "hf10"
+        try:
+            space = get_space(spec)
+        except CommandError as e:
+            raise ValueError(f"reset: {e}") from None
+        preset, weights = kwargs.get("preset"), kwargs.get("weights")
+        if preset is not None and weights is not None:
+            raise ValueError("reset: give either preset or weights, not both")
+        w = resolve_weights(preset=preset, weights=weights) if (preset or weights) else None
+        max_steps = _positive("max_steps", kwargs.get("max_steps"), {"sketch": 1, "revise": 1}.get(mode, DEFAULT_MAX_STEPS))
+        revisions = _positive("revisions", kwargs.get("revisions"), DEFAULT_REVISIONS, allow_zero=True)
+        if mode == "sketch":
+            max_steps, revisions = 1, 0
+        elif mode == "revise":
+            max_steps = revisions + 1
+        ret = kwargs.get("return_image")
+        prompt = kwargs.get("prompt") or DEFAULT_PROMPT
+        if not isinstance(prompt, str):
+            raise ValueError(f"reset: prompt must be a string, got {type(prompt).__name__}")
+        self._ep = ep = Episode(
+            mode=mode, prompt=prompt, seed=int(seed or 0), space=space,
+            space_spec=spec if isinstance(spec, str) else list(spec), weights=w, max_steps=max_steps,
+            revisions_left=revisions, image_mode="final" if ret is None else ("all" if ret else "none"),
+            episode_id=episode_id or uuid.uuid4().hex,
+        )
+        if ep.image_mode == "all":
+            ep.png_b64 = _blank_png_b64(CANVAS, CANVAS)
+        return self._obs(_task_text(ep), image=ep.png_b64)
+
+    def step(self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any) -> WatercolourObservation:
+        """Apply one action; heavy work goes through the runner."""
+        self._check_open()
+        if isinstance(action, dict):
+            action = WatercolourAction(**action)
+        ep = self._ep
+        if ep is None:
+            return self._obs("No episode: call reset first.", errors=["step before reset: call reset first"], done=True)
+        if ep.done:
+            return self._obs("The episode is over: call reset to start another.",
+                             errors=["episode is over: call reset"], done=True, reward=ep.reward)
+        if ep.mode == "tools":
+            return self._step_tools(ep, action)
+        return self._step_sketch(ep, action)
+
+    @property
+    def state(self) -> WatercolourState:
+        ep = self._ep
+        if ep is None:
+            return WatercolourState()
+        return WatercolourState(
+            episode_id=ep.episode_id, step_count=ep.step_count, mode=ep.mode, prompt=ep.prompt,
+            action_space=ep.space.name, seed=ep.seed, max_steps=ep.max_steps, steps_left=ep.steps_left,
+            revisions_left=ep.revisions_left, done=ep.done, coverage=ep.coverage, reward=ep.reward,
+            breakdown=ep.breakdown, weights=ep.weights_used, n_calls=len(ep.commands),
+            program=ep.program if ep.mode != "tools" else ep.program_obj().to_json(), source=ep.source,
+        )
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        return EnvironmentMetadata(
+            name="aquarelle", version="0.1.0",
+            description="Paint watercolours with p5.brush: a whole sketch, brush tool calls, or sketch + revisions.",
+        )
+
+    def close(self) -> None:
+        """Called by the server when the session ends or is reaped for idleness."""
+        self._closed = True
+        self._ep = None
+
+    # ------------------------------------------------------------------ tools mode
+
+    def _step_tools(self, ep: Episode, action: WatercolourAction) -> WatercolourObservation:
+        if action.finish:
+            return self._finish(ep, "Finished.")
+        if action.calls is None:
+            return self._obs("Tools mode takes {\"calls\": [...]} or {\"finish\": true}.",
+                             errors=["tools mode: send calls or finish, not a sketch"], image=self._img(ep))
+        ep.step_count += 1
+        state = copy.deepcopy(ep.state)
+        new, drew, warnings = [], [], []
+        try:
+            if len(ep.commands) + len(action.calls) > MAX_EPISODE_COMMANDS:
+                raise CommandError(f"an episode may hold at most {MAX_EPISODE_COMMANDS} calls")
+            for i, call in enumerate(action.calls):
+                try:
+                    ep.space.check(call.method)
+                    cmd = validate(call.method, call.args)
+                    op = state.apply(cmd)
+                except CommandError as e:
+                    raise CommandError(f"call {i + 1}: {e}" if len(action.calls) > 1 else str(e)) from None
+                new.append(cmd)
+                if op is not None:
+                    drew.append(cmd)
+                    if cmd.method != "background" and not any(getattr(op.state, k).active for k in _PAINTS):
+                        warnings.append(f"{cmd.method} painted nothing: no fill, stroke, hatch, wash or mass is on")
+        except CommandError as e:
+            return self._after_call(ep, f"Not applied: {e}.", errors=[str(e)])
+        prev_cov = ep.coverage
+        want = ep.image_mode == "all"
+        if drew or (want and ep.png_b64 is None):
+            res = self._runner.evaluate(EvalRequest(
+                mode="tools", program=Program(seed=ep.seed, commands=ep.commands + new, width=CANVAS,
+                                              height=CANVAS).to_json(),
+                seed=ep.seed, want_png=want, size=self._render_size))
+            if res.infra_error:
+                return self._after_call(ep, f"Not applied: the renderer failed ({res.infra_error}).",
+                                        errors=[f"infrastructure: {res.infra_error}"])
+            if res.render_error:
+                return self._after_call(ep, f"Not applied: {res.render_error}.", errors=[res.render_error])
+            ep.coverage = res.coverage or 0.0
+            if res.png is not None:
+                ep.png_b64 = b64(res.png)
+        ep.state, ep.commands = state, ep.commands + new
+        if not new:
+            head = "Looked at the canvas (no calls)."
+        elif drew:
+            head = f"Painted {_calls_text(drew)}" + (f" with {len(new) - len(drew)} setting call(s)" if len(new) > len(drew) else "") + "."
+        else:
+            head = f"Set {_calls_text(new)} (nothing painted yet)."
+        delta = ep.coverage - prev_cov
+        cov = f"Coverage {ep.coverage:.1%}" + (f" ({delta * 100:+.1f} pts)" if drew else "") + "."
+        return self._after_call(ep, f"{head} {cov}", warnings=warnings)
+
+    def _after_call(self, ep: Episode, text: str, errors: list[str] | None = None,
+                    warnings: list[str] | None = None) -> WatercolourObservation:
+        """Report a tools step; the budget running out scores the painting."""
+        if ep.state.shape is not None:
+            (warnings := warnings or []).append(f"a shape is open ({len(ep.state.shape.vertices)} vertices): endShape paints it")
+        parts = [text, _so_far(ep)]
+        if warnings:
+            parts.append("Warning: " + "; ".join(warnings) + ".")
+        if ep.steps_left == 0:
+            return self._finish(ep, " ".join(parts) + " No steps left.", errors=errors)
+        parts.append(f"{ep.steps_left} steps left.")
+        return self._obs(" ".join(parts), errors=errors or [], image=self._img(ep))
+
+    def _finish(self, ep: Episode, text: str, errors: list[str] | None = None) -> WatercolourObservation:
+        prog = ep.program_obj()
+        ep.program = prog.to_json()
+        warn = ""
+        if ep.state.shape is not None:
+            warn = " An open shape (no endShape) was not painted."
+        res = self._runner.evaluate(EvalRequest(
+            mode="tools", program=ep.program, seed=ep.seed, score=True, want_png=ep.image_mode != "none",
+            size=self._render_size, weights=_dump(ep.weights), n_calls=len(ep.commands)))
+        if res.coverage is not None:
+            ep.coverage = res.coverage
+        if res.png is not None:
+            ep.png_b64 = b64(res.png)
+        return self._final(ep, res, text + warn, errors=list(errors or []))
+
+    # ------------------------------------------------------------------ sketch and revise
+
+    def _step_sketch(self, ep: Episode, action: WatercolourAction) -> WatercolourObservation:
+        if action.finish:
+            if ep.program is None and ep.source is None:
+                res = self._runner.evaluate(EvalRequest(
+                    mode=ep.mode, program=ep.program_obj().to_json(), seed=ep.seed, score=True,
+                    want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), n_calls=0))
+                return self._final(ep, res, "Finished without a sketch.")
+            ep.done = True
+            return self._obs(f"Finished. The last painting's reward counts: {_fmt(ep.reward)}.",
+                             reward=ep.reward, done=True, image=self._img(ep, final=True), breakdown=ep.breakdown)
+        if action.sketch is None:
+            return self._obs(f"{ep.mode} mode takes {{\"sketch\": \"<p5.brush js>\"}}"
+                             + (" or {\"finish\": true}." if ep.mode == "revise" else "."),
+                             errors=[f"{ep.mode} mode: send a sketch"], image=self._img(ep))
+        ep.step_count += 1
+        ep.source = action.sketch
+        res = self._runner.evaluate(EvalRequest(
+            mode=ep.mode, source=action.sketch, action_space=ep.space_spec, seed=ep.seed, score=True,
+            want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights)))
+        ep.program = res.program
+        ep.commands = Program.from_json(res.program).commands if res.program else []
+        ep.coverage = res.coverage or 0.0
+        ep.png_b64 = b64(res.png) if res.png is not None else None
+        if ep.mode == "revise" and ep.revisions_left > 0 and not res.infra_error:
+            ep.revisions_left -= 1
+            self._record(ep, res)
+            text = (f"{_sketch_text(ep, res)} Score {_fmt(ep.reward)}. Critique: {_critique(res).rstrip('.')}. "
+                    f"Revise: send a new sketch ({ep.revisions_left + 1} more allowed) or finish.")
+            return self._obs(text, errors=_errors(res), image=self._img(ep, final=True), breakdown=ep.breakdown)
+        return self._final(ep, res, _sketch_text(ep, res))
+
+    # ------------------------------------------------------------------ shared
+
+    def _record(self, ep: Episode, res: EvalResult) -> None:
+        r = res.reward or {}
+        ep.reward = None if res.infra_error else r.get("reward")
+        ep.breakdown = dict(r.get("breakdown") or {})
+        ep.weights_used = dict(r.get("weights") or {})
+
+    def _final(self, ep: Episode, res: EvalResult, text: str, errors: list[str] | None = None) -> WatercolourObservation:
+        ep.done = True
+        self._record(ep, res)
+        errs = list(errors or []) + _errors(res)
+        r = res.reward or {}
+        if res.infra_error or r.get("error"):
+            text += f" No reward: {res.infra_error or r.get('error')}."
+        else:
+            text += f" Reward {_fmt(ep.reward)} ({_breakdown_text(ep.breakdown)})."
+            if r.get("critique"):
+                text += f" {r['critique']}"
+        return self._obs(text, errors=errs, reward=ep.reward, done=True, image=self._img(ep, final=True),
+                         breakdown=ep.breakdown)
+
+    def _img(self, ep: Episode, final: bool = False) -> str | None:
+        """The image goes out on every observation ("all") or on scored ones ("final")."""
+        if ep.image_mode == "all" or (final and ep.image_mode == "final"):
+            return ep.png_b64
+        return None
+
+    def _obs(self, text: str, *, errors: list[str] | None = None, reward: float | None = None, done: bool = False,
+             image: str | None = None, breakdown: dict | None = None) -> WatercolourObservation:
+        ep = self._ep
+        meta: dict[str, Any] = {}
+        if ep is not None:
+            meta = {"mode": ep.mode, "episode_id": ep.episode_id, "step": ep.step_count, "steps_left": ep.steps_left,
+                    "n_calls": len(ep.commands)}
+            if ep.mode == "revise":
+                meta["revisions_left"] = ep.revisions_left
+        return WatercolourObservation(
+            text=text, reward=reward, done=done, coverage=ep.coverage if ep else 0.0, errors=list(errors or []),
+            breakdown=dict(breakdown or {}), image_png_b64=image, metadata=meta,
+        )
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this session was closed (idle timeout or shutdown): reconnect and reset")
+
+
+# ---------------------------------------------------------------------- text helpers
+
+
+def _positive(name: str, v: Any, default: int, allow_zero: bool = False) -> int:
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < (0 if allow_zero else 1) or v > 10_000:
+        raise ValueError(f"reset: {name} must be an integer {'>= 0' if allow_zero else '>= 1'} (<= 10000), got {v!r}")
+    return v
+
+
+def _dump(w: Any) -> dict | None:
+    return None if w is None else w.model_dump()
+
+
+def _fmt(x: float | None) -> str:
+    return "none" if x is None else f"{x:.3f}"
+
+
+def _breakdown_text(b: dict) -> str:
+    return ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in b.items()) or "no terms"
+
+
+def _arg(a: Any) -> str:
+    if isinstance(a, float):
+        return f"{a:g}"
+    if isinstance(a, list):
+        return f"[{len(a)} items]" if len(a) > 3 else "[" + ", ".join(_arg(x) for x in a) + "]"
+    return str(a)
+
+
+def _calls_text(cmds: list) -> str:
+    shown = [f"{c.method}({', '.join(_arg(a) for a in c.args)})" for c in cmds[:3]]
+    return ", ".join(shown) + (f" and {len(cmds) - 3} more" if len(cmds) > 3 else "")
+
+
+def _so_far(ep: Episode) -> str:
+    s = ep.program_obj().summary()
+    cols = s["colours"]
+    fill = ep.state.fill
+    now = f"fill {fill.color} opacity {fill.opacity:g}" if fill.active else "no fill"
+    return (f"So far {s['shapes']} shape(s), {len(cols)} colour(s)"
+            + (f" ({', '.join(cols[:6])}{'...' if len(cols) > 6 else ''})" if cols else "") + f"; {now}.")
+
+
+def _task_text(ep: Episode) -> str:
+    methods = ", ".join(sorted(ep.space.methods)) if len(ep.space.methods) <= 12 else f"{len(ep.space.methods)} p5.brush methods"
+    base = f"Paint: {ep.prompt}. Canvas {CANVAS}x{CANVAS}, (0,0) top-left, angles in degrees. Methods: {methods}."
+    if ep.mode == "tools":
+        return f"{base} Call brush tools one step at a time; {ep.max_steps} steps, then finish."
+    if ep.mode == "revise":
+        return f"{base} Write one p5.brush sketch; you will see it and a critique, and may revise {ep.revisions_left} time(s)."
+    return f"{base} Write one whole p5.brush sketch."
+
+
+def _sketch_text(ep: Episode, res: EvalResult) -> str:
+    if res.fault:
+        return f"Rejected: {res.fault}."
+    if res.infra_error:
+        return "Could not evaluate the sketch."
+    s = ep.program_obj().summary()
+    return (f"Rendered {s['commands']} call(s): {s['shapes']} shape(s), {len(s['colours'])} colour(s). "
+            f"Coverage {ep.coverage:.1%}.")
+
+
+def _critique(res: EvalResult) -> str:
+    r = res.reward or {}
+    if r.get("critique"):
+        return r["critique"]
+    if res.fault:
+        return f"Fix: {res.fault}"
+    return "none."
+
+
+def _errors(res: EvalResult) -> list[str]:
+    out = []
+    if res.sketch_error:
+        out.append(res.sketch_error)
+    out.extend(res.violations)
+    if res.render_error:
+        out.append(res.render_error)
+    if res.infra_error:
+        out.append(f"infrastructure: {res.infra_error}")
+    elif res.reward and res.reward.get("error"):
+        out.append(f"infrastructure: {res.reward['error']}")
+    return out

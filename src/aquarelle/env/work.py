@@ -1,0 +1,221 @@
+"""The heavy part of a step (sandbox, render, score) as one picklable job.
+
+The server runs ``evaluate`` in a process pool so a slow sketch or render never
+holds the event loop or the GIL of other sessions; the in-process environment
+(TRL's embedded default) calls it directly. Model faults (a rejected sketch, a
+``RenderError``) come back as data and gate the reward to 0; anything else is an
+infrastructure failure with a one-line reason and no reward (never a silent 0).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+# --------------------------------------------------------------------------- request / result
+
+
+@dataclass
+class EvalRequest:
+    """One evaluation: a program (tools) or a sketch source (sketch/revise)."""
+
+    mode: str
+    program: dict | None = None
+    source: str | None = None
+    action_space: Any = "hf10"
+    seed: int = 0
+    score: bool = False
+    want_png: bool = False
+    size: int | None = None
+    weights: dict | None = None
+    n_calls: int | None = None
+
+
+@dataclass
+class EvalResult:
+    program: dict | None = None
+    violations: list[str] = field(default_factory=list)
+    sketch_error: str | None = None       # the sketch's own fault (syntax, exception, limit)
+    render_error: str | None = None       # the program's fault (RenderError)
+    infra_error: str | None = None        # ours: worker died, renderer missing, scorer down
+    coverage: float | None = None
+    png: bytes | None = None
+    reward: dict | None = None            # RewardResult.model_dump()
+    ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def fault(self) -> str | None:
+        """The model's fault in one line, if any."""
+        if self.sketch_error:
+            return self.sketch_error
+        if self.violations:
+            return "; ".join(self.violations)
+        return self.render_error
+
+
+# --------------------------------------------------------------------------- worker globals
+
+_REWARD_CONFIG: dict | None = None
+_REWARD_MODEL: Any = None
+
+
+def init_worker(reward_config: dict | None = None) -> None:
+    """Process-pool initializer: one thread per worker, reward config for the lazy model."""
+    global _REWARD_CONFIG, _REWARD_MODEL
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _REWARD_CONFIG, _REWARD_MODEL = reward_config, None
+
+
+def _reward_model() -> Any:
+    global _REWARD_MODEL
+    if _REWARD_MODEL is None:
+        from .scoring import make_reward_model
+
+        _REWARD_MODEL = make_reward_model(_REWARD_CONFIG)
+    return _REWARD_MODEL
+
+
+def png_bytes(img: Any) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
+
+
+def b64(png: bytes | None) -> str | None:
+    return None if png is None else base64.b64encode(png).decode("ascii")
+
+
+def _one_line(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {msg[0] if msg else ''}".rstrip(": ")
+
+
+# --------------------------------------------------------------------------- the job
+
+
+def evaluate(req: EvalRequest) -> EvalResult:
+    """Sandbox (if a source), render, measure coverage, and score (if asked)."""
+    out = EvalResult()
+    try:
+        _evaluate(req, out)
+    except Exception as e:  # noqa: BLE001 - anything unexpected is ours, reported, never a 0
+        out.infra_error = _one_line(e)
+    return out
+
+
+def _evaluate(req: EvalRequest, out: EvalResult) -> None:
+    from aquarelle.brush import Program
+
+    program = None
+    if req.source is not None:
+        from aquarelle.brush.sandbox import run_sketch
+
+        t = time.perf_counter()
+        res = run_sketch(req.source, action_space=req.action_space, seed=req.seed)
+        out.ms["sandbox"] = (time.perf_counter() - t) * 1000
+        out.violations = list(res.violations)
+        out.sketch_error = res.error
+        if res.program is not None:
+            program = res.program
+            out.program = program.to_json()
+    elif req.program is not None:
+        program = Program.from_json(req.program)
+        out.program = req.program
+
+    img = None
+    if program is not None and out.fault is None:
+        from aquarelle.render import RenderError, background_of, render_program
+        from aquarelle.render.coverage import coverage
+
+        t = time.perf_counter()
+        try:
+            img = render_program(program, size=req.size, seed=req.seed)
+        except RenderError as e:
+            out.render_error = str(e).splitlines()[0] if str(e) else "render failed"
+        out.ms["render"] = (time.perf_counter() - t) * 1000
+        if img is not None:
+            out.coverage = float(coverage(img, background=background_of(program)))
+            if req.want_png:
+                t = time.perf_counter()
+                out.png = png_bytes(img)
+                out.ms["png"] = (time.perf_counter() - t) * 1000
+
+    if req.score:
+        from .scoring import resolve_weights
+
+        t = time.perf_counter()
+        weights = resolve_weights(weights=req.weights) if req.weights else None
+        result = _reward_model().score(
+            image=img, program=program, mode=req.mode, source=req.source, n_calls=req.n_calls,
+            violations=out.violations, error=out.sketch_error or out.render_error, weights=weights,
+            group_seed=req.seed,
+        )
+        out.reward = result.model_dump()
+        out.ms["score"] = (time.perf_counter() - t) * 1000
+
+
+# --------------------------------------------------------------------------- runners
+
+
+class Runner:
+    """Runs ``evaluate`` inline (workers=0) or in a process pool that is rebuilt if it breaks."""
+
+    def __init__(self, workers: int = 0, reward_config: dict | None = None, timeout_s: float = 300.0):
+        self.workers = workers
+        self.reward_config = reward_config
+        self.timeout_s = timeout_s
+        self._pool: ProcessPoolExecutor | None = None
+        if workers <= 0 and reward_config is not None:
+            init_worker(reward_config)
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            import multiprocessing as mp
+
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+                                             initializer=init_worker, initargs=(self.reward_config,))
+        return self._pool
+
+    def warm(self) -> None:
+        """Start the workers now (spawn + imports take seconds) instead of on the first step."""
+        if self.workers > 0:
+            futs = [self._get_pool().submit(_warm) for _ in range(self.workers)]
+            for f in futs:
+                f.result(timeout=self.timeout_s)
+
+    def evaluate(self, req: EvalRequest) -> EvalResult:
+        if self.workers <= 0:
+            return evaluate(req)
+        try:
+            fut: Future = self._get_pool().submit(evaluate, req)
+            return fut.result(timeout=self.timeout_s)
+        except BrokenProcessPool:
+            self._reset_pool()
+            return EvalResult(infra_error="evaluation worker died (pool restarted); try again")
+        except TimeoutError:
+            return EvalResult(infra_error=f"evaluation took longer than {self.timeout_s:g} s")
+
+    def _reset_pool(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        self._reset_pool()
+
+
+def _warm() -> int:
+    """Import the heavy modules in a worker (and compile what they compile)."""
+    try:
+        import aquarelle.render  # noqa: F401
+    except ImportError:
+        pass
+    return os.getpid()

@@ -1,0 +1,437 @@
+"""The TRL tool class: ``GRPOTrainer(environment_factory=PaintingToolEnv)``.
+
+TRL builds one instance per rollout with no arguments and turns every public
+method except ``reset``/``get_reward`` into a tool (type hints + Google-style
+docstring). So ``make_tool_env(...)`` returns a *class* whose public methods are
+exactly the episode's tools: the action space's brush methods (generated from
+``aquarelle.brush.SPECS``), ``shape(points, curvature)`` (one petal, one call,
+expanding to beginShape/vertex/endShape so it stays in ``hf10``) and ``finish``;
+sketch and revise modes get ``submit_sketch(code)`` instead of brush tools.
+
+A tool whose call the environment rejects raises ``ToolError`` so TRL shows the
+model ``{'error': ...}`` and counts it. After an episode the instance keeps
+``reward``, ``breakdown``, ``program``, ``image_png``, ``coverage`` for reward
+functions (reading ``reward`` scores an unfinished painting first). The episode
+runs in-process by default, or on one or more servers (round-robin; a dropped
+connection is reopened and the episode replayed).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import threading
+from typing import Any, Iterable
+
+__all__ = ["PaintingToolEnv", "ToolError", "make_tool_env", "tool_names"]
+
+
+class ToolError(ValueError):
+    """A tool call the environment rejected; TRL passes the message to the model."""
+
+
+# --------------------------------------------------------------------------- parameter types for generated tools
+
+_PY_TYPE = {
+    "pos": "float", "num": "float", "unit": "float", "unit2": "float", "opacity": "float", "coord": "float",
+    "length": "float", "radius": "float", "angle": "float", "irregularity": "float", "seed": "int",
+    "color": "str", "name": "str", "direction": "str", "stroketype": "str", "rectmode": "str", "bool": "bool",
+    "angle|null": "float | None", "points": "list[list[float]]", "polygons": "list[list[list[float]]]",
+    "region": "list[float]", "hatchopts": "dict", "massopts": "dict", "brushparams": "dict", "grid": "list[list[float]]",
+}
+_DESC = {
+    "pos": "a positive number", "num": "a number", "unit": "a number from 0 to 1", "unit2": "pressure, 0 to 2",
+    "opacity": "opacity from 0 to 255", "coord": "pixels on the 600x600 canvas, (0,0) top-left",
+    "length": "a length in pixels", "radius": "radius in pixels", "angle": "degrees", "irregularity":
+    "0 for a clean circle, more for a hand-drawn one", "seed": "an integer seed",
+    "color": 'a colour: "#rrggbb" hex or a CSS name', "name": "a name", "direction": '"out" or "in"',
+    "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false",
+    "angle|null": "degrees, or null for none", "points": "a list of [x, y] points",
+    "polygons": "a list of polygons, each a list of [x, y] points", "region": "[x1, y1, x2, y2]",
+    "hatchopts": "options {rand, continuous, gradient}", "massopts": "options {precision, strength, gradient, outline}",
+    "brushparams": "brush parameters {type, weight, ...}", "grid": "a grid of angles in degrees",
+}
+
+
+def _tool_source(spec: Any) -> str:
+    params, args, docs = [], [], []
+    for p in spec.params:
+        from aquarelle.brush.commands import REQUIRED
+
+        t = _PY_TYPE.get(p.kind, "float")
+        if p.default is REQUIRED:
+            params.append(f"{p.name}: {t}")
+        else:
+            d = p.default if isinstance(p.default, (int, float, str, bool)) or p.default is None else None
+            params.append(f"{p.name}: {t} | None = {d!r}" if d is None and "None" not in t else f"{p.name}: {t} = {d!r}")
+        args.append(p.name)
+        docs.append(f"            {p.name}: {p.doc or _DESC.get(p.kind, p.kind)}.")
+    sig = ", ".join(["self"] + params)
+    doc = spec.doc.rstrip(".") + "." if spec.doc else f"p5.brush {spec.name}."
+    body_doc = f'"""{doc}\n\n        Args:\n' + "\n".join(docs) + '\n        """' if docs else f'"""{doc}"""'
+    return (f"def {spec.name}({sig}) -> str:\n        {body_doc}\n"
+            f"        return self._call({spec.name!r}, [{', '.join(args)}])\n")
+
+
+def _make_brush_tool(spec: Any) -> Any:
+    ns: dict[str, Any] = {}
+    exec(_tool_source(spec).replace("\n    ", "\n"), ns)  # noqa: S102 - source built from our own SPECS table
+    return ns[spec.name]
+
+
+# --------------------------------------------------------------------------- fixed tools
+
+
+def shape(self, points: list[list[float]], curvature: float = 0.5, close: bool = True) -> str:
+    """Paint one shape through the points with the current fill (beginShape, vertex..., endShape).
+
+    Args:
+        points: The outline as a list of [x, y] pixel points (at least 3), (0,0) top-left of the 600x600 canvas.
+        curvature: How rounded the outline is, from 0 (straight edges) to 1.
+        close: Whether to close the outline back to the first point.
+    """
+    if not isinstance(points, list) or len(points) < 2:
+        raise ToolError("shape: points must be a list of at least 2 [x, y] points")
+    calls = [{"method": "beginShape", "args": [curvature]}]
+    for p in points:
+        if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
+            raise ToolError(f"shape: each point must be [x, y], got {str(p)[:40]}")
+        calls.append({"method": "vertex", "args": list(p)})
+    calls.append({"method": "endShape", "args": [bool(close)]})
+    return self._step({"calls": calls})
+
+
+def finish(self) -> str:
+    """Finish the painting now and get its score. Call it once, when the painting is done."""
+    return self._step({"finish": True})
+
+
+def submit_sketch(self, code: str) -> str:
+    """Submit a whole p5.brush sketch; it is run, rendered and scored.
+
+    Args:
+        code: The complete p5.brush JavaScript sketch (setup with a 600x600 WEBGL canvas, then brush calls).
+    """
+    if not isinstance(code, str) or not code.strip():
+        raise ToolError("submit_sketch: code must be a non-empty string")
+    return self._step({"sketch": code})
+
+
+# --------------------------------------------------------------------------- backends
+
+
+class _LocalBackend:
+    """The environment in this process (TRL's embedded default)."""
+
+    def __init__(self, reward_config: dict | None = None, render_size: int | None = None) -> None:
+        from aquarelle.env.environment import WatercolourEnvironment
+        from aquarelle.env.work import Runner
+
+        self.env = WatercolourEnvironment(Runner(0, reward_config=reward_config), render_size=render_size)
+
+    def reset(self, **kw: Any) -> Any:
+        return self.env.reset(**kw)
+
+    def step(self, action: dict) -> Any:
+        from aquarelle.env.models import WatercolourAction
+
+        return self.env.step(WatercolourAction(**action))
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class _RemoteBackend:
+    """One WebSocket session on one of ``urls`` (round-robin); reconnects and replays when it drops."""
+
+    _counter = itertools.count()
+    _lock = threading.Lock()
+
+    def __init__(self, urls: list[str], retries: int = 3) -> None:
+        self.urls, self.retries = urls, retries
+        self.client: Any = None
+        self._reset_kw: dict | None = None
+        self._log: list[dict] = []
+        self._episode: str | None = None
+
+    def _connect(self) -> None:
+        from aquarelle.env.client import WatercolourEnv
+
+        with self._lock:
+            url = self.urls[next(self._counter) % len(self.urls)]
+        self.close()
+        self.client = WatercolourEnv(base_url=url).sync()
+        self.client.connect()
+
+    def _with_retry(self, fn: Any) -> Any:
+        last: Exception | None = None
+        for attempt in range(self.retries):
+            try:
+                if self.client is None:
+                    self._connect()
+                    if self._reset_kw is not None and fn.__name__ != "_do_reset":
+                        obs = self.client.reset(**self._reset_kw).observation
+                        self._episode = obs.metadata.get("episode_id")
+                        for a in self._log:  # tools mode is deterministic: replaying restores the canvas
+                            self.client.step(a)
+                return fn()
+            except (ConnectionError, OSError) as e:
+                last = e
+            except Exception as e:  # noqa: BLE001 - websockets' ConnectionClosed and friends
+                if "ConnectionClosed" not in type(e).__name__ and "CAPACITY_REACHED" not in str(e):
+                    raise
+                last = e
+            self.close()
+        raise ToolError(f"environment server unreachable after {self.retries} tries: {last}")
+
+    def reset(self, **kw: Any) -> Any:
+        self._reset_kw, self._log = dict(kw), []
+
+        def _do_reset() -> Any:
+            return self.client.reset(**kw).observation
+
+        obs = self._with_retry(_do_reset)
+        self._episode = obs.metadata.get("episode_id")
+        return obs
+
+    def step(self, action: dict) -> Any:
+        def _do_step() -> Any:
+            obs = self.client.step(action).observation
+            if self._episode is not None and obs.metadata.get("episode_id") != self._episode:
+                # the client reopened its socket on its own: a new server session without our episode
+                raise ConnectionError("the server session was lost")
+            return obs
+
+        obs = self._with_retry(_do_step)
+        if not obs.errors and not obs.done:
+            self._log.append(action)
+        return obs
+
+    def close(self) -> None:
+        c, self.client = self.client, None
+        if c is not None:
+            try:
+                c.close()
+            except Exception:  # noqa: BLE001 - a dead socket is what we are dropping
+                pass
+
+
+# --------------------------------------------------------------------------- the class
+
+
+class _ToolEnvBase:
+    """Shared episode logic; the generated subclasses add the tool methods."""
+
+    _config: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        urls = self._config.get("env_urls")
+        cfg = self._config
+        self._backend = (_RemoteBackend(list(urls)) if urls else
+                         _LocalBackend(cfg.get("reward_config"), cfg.get("render_size")))
+        self._obs: Any = None
+        self._done = True
+        self._started = False
+        self.tool_errors = 0
+
+    def reset(self, **row: Any) -> str:
+        """Start an episode from a dataset row; the returned text is appended to the user message."""
+        cfg = self._config
+        prompt, from_chat = _subject(row)
+        kw: dict[str, Any] = {"prompt": prompt, "mode": cfg["mode"], "action_space": cfg["action_space"],
+                              "max_steps": cfg["max_steps"], "revisions": cfg["revisions"],
+                              "return_image": cfg["return_image"]}
+        for k in ("preset", "weights"):
+            if row.get(k) is not None or cfg.get(k) is not None:
+                kw[k] = row.get(k) if row.get(k) is not None else cfg[k]
+        if "preset" in kw and "weights" in kw:
+            kw.pop("preset")
+        if row.get("seed") is not None:
+            kw["seed"] = int(row["seed"])
+        self._obs = self._backend.reset(**kw)
+        self._done, self._started, self.tool_errors = False, True, 0
+        text = self._obs.text
+        if from_chat and text.startswith("Paint: "):  # the subject is already in the user message
+            text = text.split(". ", 1)[-1]
+        return "\n\n" + self._cap(text)
+
+    # -- tool plumbing
+
+    def _call(self, method: str, args: list) -> str:
+        while args and args[-1] is None:
+            args = args[:-1]
+        return self._step({"calls": [{"method": method, "args": args}]})
+
+    def _step(self, action: dict) -> str:
+        if not self._started:
+            raise ToolError("no episode: reset first")
+        if self._done:
+            raise ToolError("the painting is finished; no more tool calls")
+        obs = self._backend.step(action)
+        self._obs = obs
+        self._done = bool(obs.done)
+        if obs.errors and not obs.done:
+            self.tool_errors += 1
+            raise ToolError(self._cap("; ".join(obs.errors)))
+        text = self._cap(obs.text)
+        if self._config.get("images") and obs.image_png_b64:
+            return [{"type": "text", "text": text}, {"type": "image", "image": _pil(obs.image_png_b64)}]  # type: ignore[return-value]
+        return text
+
+    def _cap(self, text: str) -> str:
+        n = int(self._config.get("obs_chars", 400))
+        return text if len(text) <= n else text[: max(n - 3, 0)] + "..."
+
+    def _ensure_final(self) -> None:
+        if self._started and not self._done:
+            self._obs = self._backend.step({"finish": True})
+            self._done = True
+
+    # -- what reward functions read (properties: TRL lists only functions as tools)
+
+    @property
+    def reward(self) -> float | None:
+        """The final reward (scores the painting first if the model never called finish)."""
+        self._ensure_final()
+        return None if self._obs is None else self._obs.reward
+
+    @property
+    def breakdown(self) -> dict:
+        self._ensure_final()
+        return {} if self._obs is None else dict(self._obs.breakdown)
+
+    @property
+    def coverage(self) -> float:
+        return 0.0 if self._obs is None else self._obs.coverage
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def program(self) -> dict | None:
+        """The final command program (JSON dict), read from the environment's state."""
+        self._ensure_final()
+        st = self.state
+        return None if st is None else st.program
+
+    @property
+    def image_png(self) -> bytes | None:
+        self._ensure_final()
+        b = None if self._obs is None else self._obs.image_png_b64
+        return None if b is None else base64.b64decode(b)
+
+    @property
+    def image_png_b64(self) -> str | None:
+        return None if self._obs is None else self._obs.image_png_b64
+
+    @property
+    def last_observation(self) -> Any:
+        """The last WatercolourObservation (text, reward, done, coverage, errors, breakdown, image)."""
+        return self._obs
+
+    @property
+    def state(self) -> Any:
+        """The environment's WatercolourState (program, n_calls, source, ...)."""
+        backend = self._backend
+        if isinstance(backend, _LocalBackend):
+            return backend.env.state
+        return backend.client.state() if backend.client is not None else None
+
+    @property
+    def source(self) -> str | None:
+        st = self.state
+        return None if st is None else st.source
+
+    @property
+    def n_calls(self) -> int:
+        st = self.state
+        return 0 if st is None else st.n_calls
+
+    @property
+    def errors(self) -> list[str]:
+        return [] if self._obs is None else list(self._obs.errors)
+
+    def __del__(self) -> None:
+        try:
+            self._backend.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def _subject(row: dict) -> tuple[str, bool]:
+    """The painting subject: a ``subject`` column, a string prompt, or the last user message."""
+    if isinstance(row.get("subject"), str) and row["subject"]:
+        return row["subject"], isinstance(row.get("prompt"), list)
+    p = row.get("prompt")
+    if isinstance(p, str):
+        return p, False
+    if isinstance(p, list):
+        for m in reversed(p):
+            if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str):
+                return m["content"], True
+    return "", False
+
+
+def _pil(b64: str) -> Any:
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
+
+
+def tool_names(mode: str = "tools", action_space: Any = "hf10") -> list[str]:
+    """The tool names a class from ``make_tool_env`` exposes, in a stable order."""
+    from aquarelle.brush import SPECS, get_space
+
+    if mode in ("sketch", "revise"):
+        return ["submit_sketch"] + (["finish"] if mode == "revise" else [])
+    space = get_space(action_space)
+    names = [n for n in SPECS if n in space.methods and SPECS[n].kind not in ("query", "noop")]
+    if {"beginShape", "vertex", "endShape"} <= space.methods:
+        names.append("shape")
+    return names + ["finish"]
+
+
+def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10", env_urls: list[str] | str | None = None,
+                  max_steps: int = 40, obs_chars: int = 400, *, revisions: int = 2, preset: str | None = None,
+                  weights: dict | None = None, return_image: bool | None = None, images: bool = False,
+                  reward_config: dict | None = None, render_size: int | None = None, name: str | None = None) -> type:
+    """Build the environment_factory class for one mode and action space.
+
+    ``env_urls``: None runs in-process; a URL or list of URLs uses those servers.
+    ``images=True`` makes tools return [text, image] content blocks (for a VLM).
+    """
+    from aquarelle.brush import SPECS, get_space
+
+    if mode not in ("sketch", "tools", "revise"):
+        raise ValueError(f"mode must be sketch, tools or revise, got {mode!r}")
+    space = get_space(action_space)  # raises CommandError with a clear line for a bad space
+    if isinstance(env_urls, str):
+        env_urls = [u.strip() for u in env_urls.split(",") if u.strip()]
+    attrs: dict[str, Any] = {}
+    for tname in tool_names(mode, space):
+        if tname == "shape":
+            attrs["shape"] = shape
+        elif tname == "finish":
+            attrs["finish"] = finish
+        elif tname == "submit_sketch":
+            attrs["submit_sketch"] = submit_sketch
+        else:
+            attrs[tname] = _make_brush_tool(SPECS[tname])
+    attrs["_config"] = {
+        "mode": mode, "action_space": action_space if isinstance(action_space, str) else list(action_space),
+        "env_urls": list(env_urls) if env_urls else None, "max_steps": max_steps, "obs_chars": obs_chars,
+        "revisions": revisions, "preset": preset, "weights": weights,
+        "return_image": (True if images else None) if return_image is None else return_image, "images": images,
+        "reward_config": reward_config, "render_size": render_size,
+    }
+    attrs["__doc__"] = f"Paint in {mode} mode ({space.name}); tools: {', '.join(tool_names(mode, space))}."
+    cls_name = name or ("PaintingToolEnv" if (mode, space.name) == ("tools", "hf10") else
+                        f"Painting{mode.title()}Env")
+    return type(cls_name, (_ToolEnvBase,), attrs)
+
+
+#: The default: tools mode, hf10, in-process.
+PaintingToolEnv = make_tool_env()

@@ -1,0 +1,329 @@
+"""The environment server on 127.0.0.1 (a real uvicorn subprocess) driven by real OpenEnv clients."""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import httpx
+import pytest
+
+from aquarelle.env.client import WatercolourEnv
+from aquarelle.env.models import WatercolourAction
+
+SKETCH = textwrap.dedent("""
+    function setup() {
+      createCanvas(600, 600, WEBGL);
+      angleMode(DEGREES);
+    }
+    function draw() {
+      translate(-width / 2, -height / 2);
+      brush.noStroke();
+      brush.fill("#d7263d", 200);
+      brush.circle(300, 300, 150);
+      brush.fill("#1b998b", 180);
+      brush.circle(150, 150, 80);
+      noLoop();
+    }
+""")
+BAD_SKETCH = "function setup() { createCanvas(600, 600, WEBGL); } function draw() { text('hi', 10, 10); }"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``aquarelle serve`` in a subprocess on a random port."""
+
+    def __init__(self, max_sessions: int, workers: int = 1, idle_timeout: float = 600.0):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "aquarelle.cli", "serve", "--port", str(self.port), "--max-sessions",
+             str(max_sessions), "--workers", str(workers), "--idle-timeout", str(idle_timeout)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.proc.stderr.read()[-2000:]}")
+            try:
+                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("server did not become healthy in 90 s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server(max_sessions=8, workers=2)
+    yield s
+    s.stop()
+
+
+def _client(server) -> WatercolourEnv:
+    return WatercolourEnv(base_url=server.url, message_timeout_s=120).sync()
+
+
+# --------------------------------------------------------------------------- the three modes
+
+
+def test_health_and_schema(server):
+    assert httpx.get(server.url + "/health").json()["status"] == "healthy"
+    schema = httpx.get(server.url + "/schema").json()
+    fields = set(schema["observation"]["properties"])
+    assert {"text", "reward", "done", "coverage", "errors", "breakdown", "image_png_b64"} <= fields
+
+
+def test_tools_mode_end_to_end(server):
+    with _client(server) as env:
+        r = env.reset(prompt="a red poppy", mode="tools", seed=7, max_steps=10)
+        assert r.observation.coverage == 0.0 and not r.done
+        assert "poppy" in r.observation.text and "10 steps" in r.observation.text
+
+        r = env.step(WatercolourAction(calls=[{"method": "fill", "args": ["#d7263d", 200]}]))
+        assert r.observation.errors == [] and r.observation.coverage == 0.0 and "9 steps left" in r.observation.text
+
+        r = env.step(WatercolourAction(calls=[{"method": "circle", "args": [300, 300, 120]}]))
+        painted = r.observation.coverage
+        assert painted > 0.02 and "circle" in r.observation.text and "#d7263d" in r.observation.text
+
+        r = env.step(WatercolourAction(calls=[{"method": "line", "args": [0, 0, 10, 10]}]))
+        assert r.observation.errors and "hf10" in r.observation.errors[0] and r.observation.coverage == painted
+
+        r = env.step({"calls": []})  # a dict works too; a no-op look
+        assert r.observation.errors == [] and "Looked" in r.observation.text and r.observation.coverage == painted
+
+        r = env.step(WatercolourAction(finish=True))
+        assert r.done and r.reward is not None and r.reward > 0
+        assert {"gate", "length", "judge", "preference"} <= set(r.observation.breakdown)
+        png = base64.b64decode(r.observation.image_png_b64)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        st = env.state()
+        assert st.done and [c["method"] for c in st.program["commands"]] == ["fill", "circle"]
+
+
+def test_tools_budget_ends_episode_and_images_each_step(server):
+    with _client(server) as env:
+        r = env.reset(mode="tools", max_steps=2, return_image=True)
+        assert r.observation.image_png_b64  # the blank canvas
+        r = env.step({"calls": [{"method": "fill", "args": ["#224488", 220]}, {"method": "circle", "args": [100, 100, 60]}]})
+        assert not r.done and r.observation.image_png_b64 and r.observation.coverage > 0
+        r = env.step({"calls": [{"method": "circle", "args": [400, 400, 60]}]})
+        assert r.done and r.reward is not None and "No steps left" in r.observation.text
+        r = env.step({"calls": []})
+        assert r.done and r.observation.errors == ["episode is over: call reset"]
+
+
+def test_sketch_mode_with_generic_client(server):
+    from openenv.core.generic_client import GenericEnvClient
+
+    with GenericEnvClient(base_url=server.url, message_timeout_s=120).sync() as env:
+        r = env.reset(mode="sketch", prompt="two circles", seed=1)
+        assert isinstance(r.observation, dict) and r.observation["coverage"] == 0.0
+        r = env.step({"sketch": SKETCH})
+        assert r.done and r.reward is not None and r.reward > 0
+        assert r.observation["coverage"] > 0.02 and r.observation["errors"] == []
+
+        r = env.reset(mode="sketch")
+        r = env.step({"sketch": BAD_SKETCH})
+        assert r.done and r.reward == 0.0 and r.observation["errors"]
+        assert r.observation["breakdown"]["gate"] == 0.0
+
+
+def test_revise_mode_counts_the_last_painting(server):
+    with _client(server) as env:
+        r = env.reset(mode="revise", revisions=1, preset="hps-led")
+        assert "revise 1 time" in r.observation.text
+        r = env.step({"sketch": BAD_SKETCH})
+        assert not r.done and r.reward is None and r.observation.errors
+        assert "Critique" in r.observation.text and "1 more allowed" in r.observation.text
+        r = env.step({"sketch": SKETCH})
+        assert r.done and r.reward is not None and r.reward > 0 and r.observation.image_png_b64
+        assert env.state().weights.get("preference") == pytest.approx(0.60)
+
+
+def test_bad_reset_is_one_clear_line(server):
+    with _client(server) as env:
+        with pytest.raises(RuntimeError, match="mode must be one of sketch, tools, revise"):
+            env.reset(mode="paint")
+    with _client(server) as env:
+        with pytest.raises(RuntimeError, match="unknown action space"):
+            env.reset(action_space="nope")
+
+
+# --------------------------------------------------------------------------- isolation and concurrency
+
+
+def test_two_sessions_never_see_each_others_paint(server):
+    a, b = _client(server), _client(server)
+    with a, b:
+        a.reset(mode="tools", seed=1)
+        b.reset(mode="tools", seed=1)
+        errors: list[BaseException] = []
+
+        def paint_a() -> None:
+            try:
+                a.step({"calls": [{"method": "fill", "args": ["#d7263d", 200]}]})
+                for i in range(3):
+                    a.step({"calls": [{"method": "circle", "args": [100 + 150 * i, 300, 70]}]})
+            except BaseException as e:  # noqa: BLE001
+                errors.append(e)
+
+        t = threading.Thread(target=paint_a)
+        t.start()
+        rb = [b.step({"calls": [{"method": "fillBleed", "args": [0.3]}]}) for _ in range(3)]
+        t.join()
+        assert not errors
+        assert all(r.observation.coverage == 0.0 for r in rb)
+        sa, sb = a.state(), b.state()
+        assert [c["method"] for c in sa.program["commands"]] == ["fill", "circle", "circle", "circle"]
+        assert [c["method"] for c in sb.program["commands"]] == ["fillBleed"] * 3
+        assert sa.coverage > 0.05 and sb.coverage == 0.0
+
+
+def test_slow_sketch_does_not_stall_other_sessions(server):
+    slow = SKETCH.replace("brush.noStroke();", "let s = 0; for (let i = 0; i < 4e8; i++) { s += i % 7; } brush.noStroke();")
+    a, b = _client(server), _client(server)
+    with a, b:
+        a.reset(mode="sketch")
+        b.reset(mode="tools")
+        done = threading.Event()
+
+        def run_slow() -> None:
+            a.step({"sketch": slow})
+            done.set()
+
+        t = threading.Thread(target=run_slow)
+        t.start()
+        time.sleep(0.3)  # let the slow sketch reach the pool
+        for _ in range(5):
+            r = b.step({"calls": [{"method": "fill", "args": ["#000000", 10]}]})
+            assert r.observation.errors == []
+            assert httpx.get(server.url + "/health").status_code == 200
+        finished_first = done.is_set()
+        t.join()
+        assert not finished_first  # the other session's steps came back while the sketch was still running
+
+
+# --------------------------------------------------------------------------- capacity, dead and hung clients
+
+HOLDER = """
+import json, sys, time
+from websockets.sync.client import connect  # the raw OpenEnv WebSocket protocol, light to start
+ws = connect(sys.argv[1].replace("http://", "ws://") + "/ws")
+ws.send(json.dumps({"type": "reset", "data": {"mode": "tools", "max_steps": 10000}}))
+assert json.loads(ws.recv())["type"] == "observation"
+print("ready", flush=True)
+while True:  # an active client: only its death or a hang (SIGSTOP) frees its slot
+    ws.send(json.dumps({"type": "step", "data": {"calls": []}}))
+    assert json.loads(ws.recv())["type"] == "observation"
+    time.sleep(0.2)
+"""
+
+
+def _holder(url: str) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, "-c", HOLDER, url], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    return p
+
+
+def _wait_for_slot(url: str, limit_s: float) -> WatercolourEnv:
+    deadline = time.monotonic() + limit_s
+    while True:
+        env = WatercolourEnv(base_url=url).sync()
+        try:
+            env.reset(mode="tools")
+            return env
+        except RuntimeError as e:
+            env.close()
+            assert "CAPACITY_REACHED" in str(e)
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.25)
+
+
+def test_over_the_limit_refused_and_slots_free_after_clients_die():
+    srv = Server(max_sessions=2, workers=0, idle_timeout=2.0)
+    procs: list[subprocess.Popen] = []
+    try:
+        procs = [_holder(srv.url), _holder(srv.url)]
+        extra = WatercolourEnv(base_url=srv.url).sync()
+        with pytest.raises(RuntimeError, match="CAPACITY_REACHED"):
+            extra.reset(mode="tools")
+        extra.close()
+
+        # a client process that dies: the kernel closes its socket, the slot frees
+        procs[0].send_signal(signal.SIGKILL)
+        procs[0].wait()
+        env = _wait_for_slot(srv.url, 10)
+        env.close()
+
+        # a client that hangs (stopped, socket still open): the idle timeout reclaims it
+        procs[1].send_signal(signal.SIGSTOP)
+        env2 = _wait_for_slot(srv.url, 5)  # the slot freed by the dead client above
+        stop = threading.Event()
+
+        def keep_busy() -> None:  # an active session is never reclaimed
+            while not stop.wait(0.2):
+                env2.step({"calls": []})
+
+        t = threading.Thread(target=keep_busy)
+        t.start()
+        try:
+            env3 = _wait_for_slot(srv.url, 30)  # only the hung client's slot can free
+        finally:
+            stop.set()
+            t.join()
+        assert env3.step({"calls": []}).observation.errors == []
+        assert env2.step({"calls": []}).observation.errors == []
+        env2.close()
+        env3.close()
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+        srv.stop()
+
+
+# --------------------------------------------------------------------------- the TRL tool class against servers
+
+
+def test_tool_class_on_servers_round_robin_and_reconnect(server):
+    from aquarelle.train import ToolError, make_tool_env
+
+    Env = make_tool_env(env_urls=[server.url, server.url])
+    env = Env()
+    env.reset(prompt="a yellow sun", seed=2)
+    env.fill("#f4d35e", 230)
+    env.circle(300, 200, 90)
+    with pytest.raises(ToolError, match="r must be"):
+        env.circle(0, 0, -5)
+    env._backend.client.close()  # the connection dies mid-episode (the server drops that session)
+    out = env.shape([[100, 400], [500, 400], [300, 550]], 0.2)  # reconnects, replays, continues
+    assert "Painted" in out
+    env.finish()
+    assert env.reward is not None and env.reward > 0
+    assert [c["method"] for c in env.program["commands"]][:2] == ["fill", "circle"]
+    assert env.program["commands"][-1]["method"] == "endShape"

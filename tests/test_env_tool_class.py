@@ -1,0 +1,123 @@
+"""PaintingToolEnv driven the way TRL 1.16's GRPOTrainer drives an environment_factory class."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+from transformers.utils import get_json_schema
+
+from aquarelle.brush import HF10
+from aquarelle.train import PaintingToolEnv, ToolError, make_tool_env, tool_names
+
+
+def trl_tools(instance) -> dict:
+    """What GRPOTrainer does: every public function on the class except reset/get_reward is a tool."""
+    return {name: getattr(instance, name)
+            for name, _ in inspect.getmembers(type(instance), predicate=inspect.isfunction)
+            if name not in ("reset", "get_reward") and not name.startswith("_")}
+
+
+def trl_call(tools: dict, name: str, arguments: dict):
+    """A tool call as TRL runs it: exceptions become {'error': msg} for the model."""
+    try:
+        return tools[name](**arguments)
+    except Exception as e:  # noqa: BLE001 - mirrors trl's _tool_call_loop
+        return {"error": str(e)}
+
+
+def test_tool_list_is_exactly_the_space_plus_shape_and_finish():
+    env = PaintingToolEnv()  # TRL calls the factory with no arguments
+    tools = trl_tools(env)
+    expected = set(HF10) | {"shape", "finish"}
+    assert set(tools) == expected == set(tool_names("tools", "hf10"))
+    for fn in tools.values():  # every tool must render to a schema (TRL fails at the first step otherwise)
+        schema = get_json_schema(fn)
+        assert schema["function"]["description"]
+    circle = get_json_schema(tools["circle"])["function"]["parameters"]
+    assert circle["required"] == ["x", "y", "r"] and circle["properties"]["x"]["type"] == "number"
+    shape = get_json_schema(tools["shape"])["function"]["parameters"]["properties"]["points"]
+    assert shape == {"type": "array", "items": {"type": "array", "items": {"type": "number"}},
+                     "description": shape["description"]}
+
+
+def test_other_modes_and_spaces():
+    revise = make_tool_env(mode="revise")
+    assert set(trl_tools(revise())) == {"submit_sketch", "finish"}
+    assert set(trl_tools(make_tool_env(mode="sketch")())) == {"submit_sketch"}
+    full = make_tool_env(action_space="full")()
+    names = set(trl_tools(full))
+    assert {"line", "set", "hatch", "spline", "shape", "finish"} <= names
+    assert not names & {"wRand", "box", "listFields", "instance", "load"}  # queries and no-ops are not tools
+    for fn in trl_tools(full).values():
+        get_json_schema(fn)
+    no_shape = make_tool_env(action_space=["fill", "circle"])()
+    assert set(trl_tools(no_shape)) == {"fill", "circle", "finish"}
+    with pytest.raises(ValueError, match="mode must be"):
+        make_tool_env(mode="paint")
+
+
+def test_an_episode_as_trl_runs_it():
+    env = PaintingToolEnv()
+    row = {"prompt": [{"role": "user", "content": "a red poppy in a field"}], "seed": 3, "prompt_id": "p1"}
+    text = env.reset(**row)
+    assert text.startswith("\n\n") and "40 steps" in text and "poppy" not in text  # subject already in the prompt
+    tools = trl_tools(env)
+    calls = [
+        ("fill", {"color": "#d7263d", "opacity": 200}),
+        ("fillBleed", {"strength": 0.3}),
+        ("shape", {"points": [[200, 200], [400, 200], [300, 380]], "curvature": 0.4}),
+        ("circle", {"x": 300, "y": 300, "r": -4}),           # bad value
+        ("vertex", {"x": 1, "y": 2}),                         # outside beginShape
+        ("circle", {"x": 300, "y": 120, "r": 60}),
+    ]
+    results = [trl_call(tools, n, a) for n, a in calls]
+    assert all(isinstance(r, str) and len(r) <= 400 for i, r in enumerate(results) if i not in (3, 4))
+    assert results[3] == {"error": "circle: r must be in (0, 100000], got -4"}
+    assert "vertex" in results[4]["error"] and "beginShape" in results[4]["error"]
+    assert "Painted" in results[2] and "Coverage" in results[5]
+    assert env.tool_errors == 2
+    final = trl_call(tools, "finish", {})
+    assert "Reward" in final and env.done
+    assert env.reward is not None and env.reward > 0
+    assert env.breakdown["gate"] == 1.0
+    assert env.image_png[:4] == b"\x89PNG"
+    methods = [c["method"] for c in env.program["commands"]]
+    assert methods == ["fill", "fillBleed", "beginShape", "vertex", "vertex", "vertex", "endShape", "circle"]
+    assert "finished" in trl_call(tools, "circle", {"x": 1, "y": 1, "r": 5})["error"]
+
+    # the pooled instance is reused: reset starts clean
+    env.reset(prompt="a blue sea", seed=4)
+    assert env.coverage == 0.0 and not env.done and env.program["commands"] == []
+
+
+def test_reward_scores_an_unfinished_painting_and_caps_text():
+    Env = make_tool_env(max_steps=5, obs_chars=60)
+    env = Env()
+    text = env.reset(prompt="a lemon")
+    assert len(text) <= 62 and text.endswith("...")
+    env.fill("#f4d35e", 220)
+    env.circle(300, 300, 100)
+    assert not env.done
+    assert env.reward > 0 and env.done  # reading the reward finished the episode
+
+
+def test_tools_mode_gate_fails_on_empty_canvas():
+    env = PaintingToolEnv()
+    env.reset(prompt="nothing")
+    env.fill("#000000", 10)
+    out = env.finish()
+    assert env.reward == 0.0 and env.breakdown["gate"] == 0.0 and "Reward 0.000" in out
+
+
+def test_tool_errors_raise_tool_error():
+    env = PaintingToolEnv()
+    with pytest.raises(ToolError, match="reset first"):
+        env.fill("#ffffff", 10)
+    env.reset(prompt="x")
+    with pytest.raises(ToolError, match="not a valid colour|colour"):
+        env.fill("not-a-colour", 10)
+    with pytest.raises(ToolError, match="shape: points"):
+        env.shape([[1, 2]])
+    json.dumps(env.state.model_dump())  # the state is plain JSON
