@@ -1,0 +1,275 @@
+"""Program -> standalone sketch / HTML, the `aquarelle export` command, and the sandbox round trip."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from aquarelle.brush.export import js_value, to_html, to_sketch
+from aquarelle.brush.export_cli import format_for
+from aquarelle.brush.program import Program
+from aquarelle.cli import app
+
+#: grids shaped as the sandbox samples them (50x50 field, 32x32 tip, 3 decimals), so they round-trip exactly
+FIELD = [[round(30 * ((c * 7 + r * 3) % 11) / 11 - 15.5, 3) for r in range(50)] for c in range(50)]
+TIP = [[round(max(0.0, 1 - ((i - 15.5) ** 2 + (j - 15.5) ** 2) / 256), 3) for i in range(32)] for j in range(32)]
+
+#: a program touching every argument shape the exporter writes
+CALLS = [
+    ("background", ["#fffceb"]),
+    ("seed", ["abc"]),
+    ("scaleBrushes", [1.5]),
+    ("noStroke", []),
+    ("fill", ["#d7263d", 120]),
+    ("fillBleed", [0.3, "in", 45]),
+    ("fillTexture", [0.5, 0.25, False]),
+    ("circle", [300.25, 300, 150, 0.5]),
+    ("fill", ["#1f4b99"]),
+    ("fillBleed", [0.1]),
+    ("beginShape", [0.3]),
+    ("vertex", [100, 100]),
+    ("vertex", [500, 120, 0.5]),
+    ("vertex", [450, 400]),
+    ("endShape", [True]),
+    ("noFill", []),
+    ("wash", ["#88aa00", 60]),
+    ("rect", [10, 20, 30, 40, "center"]),
+    ("noWash", []),
+    ("set", ["HB", "#222222", 1.2]),
+    ("hatch", [6, 30, {"rand": 0.1, "continuous": True}]),
+    ("hatchStyle", ["2B", "#333333", 1]),
+    ("polygon", [[[10, 10], [60, 10], [35, 50]]]),
+    ("noHatch", []),
+    ("mass", ["cpencil", "#445566", {"precision": 2}]),
+    ("massArray", [[[[100, 100], [200, 100], [150, 180]]]]),
+    ("noMass", []),
+    ("spline", [[[10, 500], [200, 450, 0.8], [400, 520]], 0.7]),
+    ("arc", [300, 300, 100, 0, 120]),
+    ("beginStroke", ["curve", 50, 50]),
+    ("move", [30, 100, 0.9]),
+    ("move", [-20, 60]),
+    ("endStroke", [10, 1.1]),
+    ("clip", [[0, 0, 300, 300]]),
+    ("line", [0, 0, 600, 600]),
+    ("noClip", []),
+    ("addField", ["diag", FIELD]),
+    ("field", ["diag"]),
+    ("refreshField", [0]),
+    ("flowLine", [100, 500, 300, 15]),
+    ("noField", []),
+    ("wiggle", [2]),
+    ("noField", []),
+    (
+        "add",
+        [
+            "sq",
+            {
+                "type": "custom",
+                "weight": 10,
+                "scatter": 0.1,
+                "sharpness": 0.5,
+                "grain": 1,
+                "opacity": 200,
+                "spacing": 1,
+                "pressure": [1.2, 0.9],
+                "rotate": "natural",
+                "markerTip": False,
+                "tip": TIP,
+            },
+        ],
+    ),
+    ("add", ["soft", {"type": "default", "weight": 2, "opacity": 90, "spacing": 0.2, "pressure": {"curve": [0.1, 0.2], "min_max": [1.1, 0.9]}}]),
+    ("pick", ["sq"]),
+    ("stroke", ["#00aa55"]),
+    ("strokeWeight", [2]),
+    ("line", [50, 50, 550, 80]),
+]
+
+
+def _program(**kw) -> Program:
+    return Program.from_calls(CALLS, **kw)
+
+
+def _draw_body(js: str) -> list[str]:
+    body = js.split("function draw() {", 1)[1].rsplit("}", 1)[0]
+    return [ln.strip() for ln in body.strip().splitlines()]
+
+
+def test_sketch_is_the_published_skeleton_with_one_brush_call_per_command():
+    p = _program(width=640, height=480, seed=7)
+    js = to_sketch(p)
+    assert "createCanvas(640, 480, WEBGL);" in js and "angleMode(DEGREES);" in js and "noLoop();" in js
+    body = _draw_body(js)
+    assert body[:3] == ["translate(-width / 2, -height / 2);", "randomSeed(7);", "noiseSeed(7);"]
+    calls = body[3:]
+    assert len(calls) == len(p.recorded().commands)
+    assert calls[0] == 'background("#fffceb");'
+    for line, cmd in zip(calls[1:], p.recorded().commands[1:]):
+        assert line.startswith(f"brush.{cmd.method}("), (line, cmd)
+    # canonical args, trailing defaults left to p5.brush
+    assert 'brush.fill("#1f4b99");' in calls and 'brush.fill("#d7263d", 120);' in calls
+    assert 'brush.fillBleed(0.3, "in", 45);' in calls and "brush.fillBleed(0.1);" in calls
+    assert "brush.fillTexture(0.5, 0.25, false);" in calls
+    assert "brush.circle(300.25, 300, 150, 0.5);" in calls
+    assert "brush.endShape(true);" in calls and "brush.vertex(500, 120, 0.5);" in calls
+    assert 'brush.hatch(6, 30, {rand: 0.1, continuous: true});' in calls
+    assert 'brush.rect(10, 20, 30, 40, "center");' in calls
+    assert 'brush.seed("abc");' in calls
+
+
+def test_no_seed_means_no_seeding_and_an_explicit_seed_wins():
+    assert "randomSeed" not in to_sketch(_program())
+    assert "randomSeed(5);" in to_sketch(_program(seed=9), seed=5)
+
+
+def test_numbers_are_exact():
+    for x in (0.1, 1 / 3, 1e-05, -12.125, 123456.789, 2.5e-12):
+        assert float(js_value(x)) == x
+    assert js_value(3.0) == "3" and js_value(True) == "true" and js_value(None) == "null"
+    assert js_value({"min_max": [1, 2], "a-b": "x"}) == '{min_max: [1, 2], "a-b": "x"}'
+
+
+def test_custom_field_and_tip_become_data_and_a_helper():
+    js = to_sketch(_program())
+    assert "function aquarelleField(grid)" in js and "function aquarelleTip(grid)" in js
+    assert re.search(r'brush\.addField\("diag", aquarelleField\(FIELD_\d+\)\);', js)
+    assert re.search(r'brush\.add\("sq", \{type: "custom", .*tip: aquarelleTip\(TIP_\d+\)\}\);', js)
+    assert "[" + ",".join(js_value(x) for x in FIELD[3]) + "]" in js
+    assert "[" + ",".join(js_value(x) for x in TIP[16]) + "]" in js
+
+
+def test_helpers_fill_p5brush_grids_as_sampled():
+    """Run the exported helpers in V8 against grids shaped like p5.brush's."""
+    from py_mini_racer import MiniRacer
+
+    small = Program.from_calls([
+        ("addField", ["f", [[45.5, -10.125, 0], [1e-05, 3, 4]]]),
+        ("add", ["t", {"type": "custom", "weight": 5, "tip": [[0, 1, 0], [1, 0.5, 1]]}]),
+    ])
+    prelude = to_sketch(small).split("function setup()", 1)[0]
+    with MiniRacer() as ctx:
+        ctx.eval(prelude)
+        # a 2 x 3 sample spread over a 4 x 6 field: nearest cell, exact values
+        field = json.loads(ctx.eval(
+            "JSON.stringify(aquarelleField(FIELD_0)(0, Array.from({length: 4}, () => new Array(6).fill(0))))"
+        ))
+        assert field[0] == [45.5, 45.5, -10.125, -10.125, 0, 0]
+        assert field[3] == [1e-05, 1e-05, 3, 3, 4, 4]
+        # the tip: each non-zero cell drawn dark in the 100x100 space
+        rects = json.loads(ctx.eval(
+            "const out = []; const m = {noStroke() {}, fill(g) { this.g = g; }, rect(x, y, w, h) { out.push([this.g, x, y, w, h]); }};"
+            " aquarelleTip(TIP_1)(m); JSON.stringify(out)"
+        ))
+    assert len(rects) == 4
+    assert [0, -50 + 100 / 3, -50, 100 / 3, 50] in rects  # alpha 1 -> black, top-middle cell
+    assert any(r[0] == 127.5 and r[2] == 0 for r in rects)  # alpha 0.5 -> mid grey, bottom row
+
+
+def test_html_is_self_contained():
+    html = to_html(_program(seed=1))
+    assert html.startswith("<!doctype html>")
+    assert "p5.brush 2.2.2" in html and "p5.js 2.3.4" in html
+    assert "http-equiv=\"Content-Security-Policy\"" in html and "default-src 'none'" in html
+    assert not re.search(r"<script[^>]+src=", html), "no external scripts"
+    assert "sourceMappingURL" not in html
+    assert len(re.findall(r"</script>", html)) == len(re.findall(r"<script>", html)) == 4
+    assert "window.aquarelleDone = true" in html and "randomSeed(1);" in html
+
+
+def test_format_follows_the_suffix_unless_given():
+    assert format_for("a.js", None) == "js"
+    assert format_for("a.html", None) == "html"
+    assert format_for("a.out", None) == "html"
+    assert format_for("a.html", "js") == "js"
+    with pytest.raises(ValueError, match="--format must be html or js"):
+        format_for("a.html", "png")
+
+
+def test_cli_exports_a_program(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(_program(seed=4).dumps())
+    runner = CliRunner()
+    r = runner.invoke(app, ["export", str(src), "-o", str(tmp_path / "out.js")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out.js").read_text() == to_sketch(_program(seed=4))
+    r = runner.invoke(app, ["export", str(src), "-o", str(tmp_path / "page.out")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "page.out").read_text().startswith("<!doctype html>")
+    # a rollout-style wrapper works the same way
+    src2 = tmp_path / "obs.json"
+    src2.write_text(json.dumps({"program": _program().to_json()}))
+    r = runner.invoke(app, ["export", str(src2), "-o", str(tmp_path / "b.js")])
+    assert r.exit_code == 0 and "brush.circle(" in (tmp_path / "b.js").read_text()
+
+
+@pytest.mark.parametrize(
+    "content, args, needle",
+    [
+        ('{"commands": [{"method": "fill", "args": ["zz"]}]}', [], "unknown colour 'zz'"),
+        ('{"commands": [', [], "not valid JSON"),
+        ("{}", ["--format", "png"], "--format must be html or js"),
+    ],
+)
+def test_cli_bad_input_is_one_line(tmp_path, content, args, needle):
+    src = tmp_path / "bad.json"
+    src.write_text(content)
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "x.js"), *args])
+    assert r.exit_code != 0
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and needle in lines[0], r.output
+    assert not (tmp_path / "x.js").exists()
+
+
+def test_cli_missing_file(tmp_path):
+    r = CliRunner().invoke(app, ["export", str(tmp_path / "nope.js"), "-o", str(tmp_path / "x.html")])
+    assert r.exit_code == 2 and "no such file" in r.output
+
+
+# ---------------------------------------------------------------- round trip through the sandbox
+
+
+def test_round_trip_export_then_sandbox_gives_the_same_program():
+    from aquarelle.brush.sandbox import run_sketch
+
+    p = _program(seed=3)
+    res = run_sketch(to_sketch(p))
+    assert res.ok, res.reason
+    assert res.program.width == p.width and res.program.height == p.height
+    got = [c.to_json() for c in res.program.recorded().commands]
+    want = [c.to_json() for c in p.recorded().commands]
+    assert got == want
+
+
+def test_round_trip_of_a_published_style_sketch(tmp_path):
+    """sketch -> program -> exported sketch -> program: the second program equals the first."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    sketch = """
+    function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); brush.scaleBrushes(1.5); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2);
+      background("#fffceb");
+      brush.noStroke();
+      for (let i = 0; i < 4; i++) {
+        brush.fill(["#e0607e", "#f2a541", "#5b8c5a", "#1f4b99"][i], 90 + 20 * i);
+        brush.fillBleed(0.05 * i);
+        brush.fillTexture(0.4, 0.3);
+        brush.beginShape(0.5);
+        for (let k = 0; k < 6; k++) brush.vertex(300 + (60 + 30 * i) * Math.cos(k), 300 + (60 + 30 * i) * Math.sin(k));
+        brush.endShape(true);
+      }
+      brush.circle(120, 480, 60, 0.3);
+    }
+    """
+    first = run_sketch(sketch)
+    assert first.ok, first.reason
+    src = tmp_path / "s.js"
+    src.write_text(sketch)
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "back.js")])
+    assert r.exit_code == 0, r.output
+    second = run_sketch((tmp_path / "back.js").read_text())
+    assert second.ok, second.reason
+    assert [c.to_json() for c in second.program.recorded().commands] == [c.to_json() for c in first.program.recorded().commands]
