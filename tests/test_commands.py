@@ -124,3 +124,26 @@ def test_action_spaces():
         get_space("hf11")
     with pytest.raises(CommandError, match="unknown method"):
         get_space(["circle", "ellipse"])
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+coords = st.floats(-1000, 1000, allow_nan=False)
+calls_strategy = st.lists(st.one_of(
+    st.tuples(st.just("circle"), st.tuples(coords, coords, st.floats(0.5, 300), st.floats(0, 10))),
+    st.tuples(st.just("vertex"), st.tuples(coords, coords)),
+    st.tuples(st.just("fill"), st.tuples(st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)),
+                                         st.integers(1, 255))),
+    st.tuples(st.just("hatch"), st.tuples(st.floats(0.5, 50), st.floats(-360, 360),
+                                          st.fixed_dictionaries({"rand": st.floats(0, 1), "continuous": st.booleans()}))),
+), max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(calls_strategy, st.integers(0, 2**31))
+def test_json_round_trip_property(raw, seed):
+    prog = Program.from_calls([{"method": m, "args": [list(a) if isinstance(a, tuple) else a for a in args]}
+                               for m, args in raw], seed=seed)
+    text = prog.dumps()
+    again = Program.loads(text)
+    assert again == prog and again.dumps() == text
