@@ -1,0 +1,49 @@
+"""`aquarelle eval` end to end: a tiny run trained by the real trainer, both policies sampled through train.sample.paint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from aquarelle.eval.prompts import pool_prompts
+
+pytestmark = pytest.mark.slow
+
+
+def _cli(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ, OMP_NUM_THREADS="1", COLUMNS="200")
+    return subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("tiny") / "run"
+    res = _cli("train", "--model", "tiny", "--max-steps", "1", "--num-generations", "2",
+               "--max-completion-length", "64", "--out", str(run))
+    assert res.returncode == 0, res.stderr[-2000:]
+    return run
+
+
+def test_eval_samples_trained_and_starting_policy_on_heldout_prompts(tiny_run):
+    res = _cli("eval", str(tiny_run), "--samples", "2", "--json")
+    assert res.returncode == 0, res.stderr[-2000:]
+    ev = json.loads(res.stdout)
+    assert ev == json.loads((tiny_run / "eval.json").read_text())
+    rows = [json.loads(x) for x in (tiny_run / "eval_samples.jsonl").read_text().splitlines()]
+    assert sorted(r["policy"] for r in rows) == ["start", "start", "trained", "trained"]
+    heldout = {p.id for p in pool_prompts() if p.split == "heldout"}
+    assert all(r["split"] == "heldout" and r["prompt_id"] in heldout for r in rows)
+    # the same prompts for both policies
+    assert {r["prompt_id"] for r in rows if r["policy"] == "trained"} == {r["prompt_id"] for r in rows if r["policy"] == "start"}
+    for r in rows:  # scored, or unscored with the reason said
+        assert r["reward"] is not None or any(e.startswith("infrastructure") for e in r["errors"])
+        if r["image"]:
+            assert (tiny_run / r["image"]).is_file() and not os.path.isabs(r["image"])
+        assert "png_b64" not in r
+    assert ev["sampling"]["n"] == 4 and ev["heldout"]["start"]["n"] == 2
+    assert ev["verdicts"]["improves"]["answer"] == "unclear"  # one step: too short to tell, not an error
