@@ -70,24 +70,31 @@ def check(
     except CommandError as e:
         print(f"--action-space: {e}", file=sys.stderr)
         raise typer.Exit(2)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     all_ok = True
-    for path in sketches:
-        try:
-            row = _check_one(path, action_space)
-        except SandboxError as e:
-            print(f"{path}: sandbox failure: {e}", file=sys.stderr)
-            raise typer.Exit(3)
-        all_ok &= row["ok"]
-        if not row["ok"]:
-            print(f"{path}: {row['reason'] or 'rejected'}", file=sys.stderr)
-        if as_json:
-            print(json.dumps(row), flush=True)
-        elif row["ok"]:
-            s = row["summary"]
-            methods = ", ".join(f"{m} x{n}" for m, n in sorted(s["methods"].items(), key=lambda kv: -kv[1]))
-            print(f"{path}: ok  {s['commands']} commands, {s['shapes']} shapes, {len(s['colours'])} colours, "
-                  f"{s['size'][0]}x{s['size'][1]}, {row['ms']:.0f} ms")
-            print(f"  {methods}")
+    # A progress bar only on a terminal and only when there is enough work to watch.
+    with Progress(console=err, transient=True, disable=not err.is_terminal or len(sketches) < 5) as bar:
+        task = bar.add_task("checking", total=len(sketches))
+        for path in sketches:
+            try:
+                row = _check_one(path, action_space)
+            except SandboxError as e:
+                err.print(f"{path}: sandbox failure: {e}", markup=False)
+                raise typer.Exit(3)
+            bar.advance(task)
+            all_ok &= row["ok"]
+            if not row["ok"]:
+                err.print(f"{path}: {row['reason'] or 'rejected'}", markup=False)
+            if as_json:
+                print(json.dumps(row), flush=True)
+            elif row["ok"]:
+                s = row["summary"]
+                methods = ", ".join(f"{m} x{n}" for m, n in sorted(s["methods"].items(), key=lambda kv: -kv[1]))
+                print(f"{path}: ok  {s['commands']} commands, {s['shapes']} shapes, {len(s['colours'])} colours, "
+                      f"{s['size'][0]}x{s['size'][1]}, {row['ms']:.0f} ms\n  {methods}", flush=True)
     raise typer.Exit(0 if all_ok else 1)
 
 

@@ -41,6 +41,8 @@ from .program import Program
 JS_DIR = Path(__file__).parent / "js"
 #: Seconds the parent waits beyond ``time_s`` before killing a silent worker.
 KILL_GRACE_S = 0.7
+#: Seconds a fresh worker may take to import and initialise V8.
+START_TIMEOUT_S = 60.0
 #: Seconds allowed for host-side validation after the JavaScript has finished.
 VALIDATE_TIMEOUT_S = 60.0
 
@@ -241,7 +243,13 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
 
 
 def _worker_main(conn: Any) -> None:
-    """Worker loop: one request in, ("js", limit) progress, then ("result", SketchResult)."""
+    """Worker loop: ("ready",) once warm; then per request ("js", limit) progress and ("result", SketchResult)."""
+    from py_mini_racer import MiniRacer
+
+    from . import action_space, commands, state  # noqa: F401 - import before the first deadline starts
+
+    MiniRacer().close()  # V8 initialised before the first sketch's clock starts
+    conn.send(("ready",))
     while True:
         try:
             req = conn.recv()
@@ -281,6 +289,15 @@ class SketchRunner:
         except Exception as e:  # pragma: no cover - depends on the OS
             raise SandboxError(f"sandbox worker could not start: {e}") from None
         self._proc, self._conn = proc, parent
+        try:  # wait until it is warm, so a sketch's deadline never includes the worker's start-up
+            if not parent.poll(START_TIMEOUT_S) or parent.recv() != ("ready",):
+                raise SandboxError(f"sandbox worker did not start within {START_TIMEOUT_S:g} s")
+        except (OSError, EOFError):
+            self._kill()
+            raise SandboxError("sandbox worker died while starting") from None
+        except SandboxError:
+            self._kill()
+            raise
 
     def _kill(self) -> None:
         if self._proc is not None:
@@ -339,16 +356,13 @@ class SketchRunner:
             except (OSError, EOFError, BrokenPipeError):
                 self._kill()
                 continue
-            # Starting a fresh worker takes a while (imports); allow for it on the first message.
-            start_allow = 20.0 if attempt == 0 and not getattr(self, "_warm", False) else 0.0
             try:
-                msg = self._recv(t0 + limits.time_s + KILL_GRACE_S + start_allow)
+                msg = self._recv(t0 + limits.time_s + KILL_GRACE_S)
                 if msg is None:
                     self._kill()
                     ms = (time.monotonic() - t0) * 1000
                     return SketchResult(None, [], f"time limit: the sketch ran longer than {limits.time_s:g} s",
                                         ms, "time")
-                self._warm = True
                 if msg[0] == "js":
                     msg = self._recv(time.monotonic() + VALIDATE_TIMEOUT_S)
                     if msg is None:
