@@ -321,3 +321,15 @@ def test_a_flat_zero_run_is_not_called_steady(tmp_path):
     ev = evaluate(path, samples=0, progress=False)
     assert ev["reward_trend"]["thirds"]["total"] == [0.0, 0.0, 0.0]
     assert ev["reward_trend"]["steady"] is False and ev["verdicts"]["improves"]["answer"] == "no"
+
+
+def test_blank_canvases_are_not_called_diverse(tmp_path):
+    from PIL import Image
+
+    path = make_run(tmp_path / "r", steps=3)
+    run = load_run(path)
+    for r in run.rollouts:
+        Image.new("RGB", (48, 48), (246, 240, 226)).save(run.image_path(r))
+    ev = evaluate(path, samples=0, progress=False)
+    assert ev["diversity"]["blank_rate"] == 1.0 and ev["diversity"]["palette_entropy"] is None
+    assert ev["verdicts"]["diverse"]["answer"] == "no" and "blank" in ev["verdicts"]["diverse"]["text"]

@@ -384,6 +384,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     out["across_prompts"] = _round(across_all)
     out["across_prompts_thirds"] = [_round(across_thirds.get(i)) for i in range(3)] if steps_parts else None
     out["palette_entropy"] = _round(_mean(e for _, e in entropies))
+    out["blank_rate"] = _round(_mean(float(e is None) for _, e in entropies))
     out["palette_entropy_thirds"] = _by_thirds(ent_mean, steps_parts)
     out["per_step"] = [{"step": s, "within_group": _round(within_step.get(s)), "across_prompts": _round(across_step.get(s)),
                         "palette_entropy": _round(ent_mean.get(s))} for s in steps_of(rollouts)]

@@ -23,6 +23,11 @@ def _plt():
 
 
 def _png(fig) -> bytes:
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in fig.axes:  # training steps are whole numbers
+        if ax.get_xlabel().startswith("training step"):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     _plt().close(fig)

@@ -77,6 +77,9 @@ def diverse(ev: dict[str, Any]) -> dict[str, str]:
             f"{_pct(d['duplicate_code_rate'])}")
     if d["collapsed"] is None:
         return {"answer": "unclear", "text": f"Cannot tell: {d.get('reason')}."}
+    if (d.get("blank_rate") or 0) >= 0.9:
+        return {"answer": "no", "text": f"No: {_pct(d['blank_rate'])} of the canvases are blank paper, so there is "
+                                        f"nothing diverse to see ({nums})."}
     if d["collapsed"]:
         return {"answer": "no", "text": "No, it collapsed: " + "; ".join(d["collapse_reasons"]) + f" ({nums})."}
     return {"answer": "yes", "text": f"Yes: {nums}."}
