@@ -62,8 +62,6 @@ def test_references_fixed_by_group_seed(pool):
 def test_local_scorers_order_the_heldout_tiers(pool):
     from aquarelle.rewards.validate import validate_pool
 
-    for e in pool.entries:
-        pool.render(e)
     report = validate_pool(pool, RewardConfig(), split="heldout")
     assert report["n"] == len(pool) // 3
     for name, acc in report["scorers"].items():
@@ -77,10 +75,10 @@ def test_pool_cli_validate_json_and_serve_hps_without_hpsv3():
     from aquarelle.cli import app
 
     runner = CliRunner()
-    r = runner.invoke(app, ["pool", "validate", "--split", "design", "--json"])
+    r = runner.invoke(app, ["pool", "validate", "--json"])  # heldout by default (renders only that third)
     assert r.exit_code == 0, r.output
     rep = json.loads(r.stdout)
-    assert rep["split"] == "design" and rep["n"] == 30
+    assert rep["split"] == "heldout" and rep["n"] == 15
     assert set(rep["scorers"]) == {"judge[local]", "preference[local]"}
     assert set(rep["scorers"]["judge[local]"]) == {"love>reject", "okay>reject", "love>okay"}
     bad = runner.invoke(app, ["pool", "validate", "--split", "everything"])
