@@ -106,3 +106,15 @@ def test_report_command_writes_the_file(evaluated_run, tmp_path):
     assert out.exists() and str(out.resolve()) in res.output
     res = CliRunner().invoke(app, ["report", str(tmp_path / "nope"), "-o", str(out)])
     assert res.exit_code == 1 and "does not exist" in res.output
+
+
+def test_report_refreshes_training_metrics_when_the_run_went_on(tmp_path):
+    from aquarelle.eval.report import build
+
+    path = make_run(tmp_path / "r", steps=2)
+    write(path, evaluate(path, samples=0, progress=False))
+    assert "Too short to tell" in build(path)
+    longer = make_run(tmp_path / "r2", steps=9)
+    (path / "rollouts.jsonl").write_text((longer / "rollouts.jsonl").read_text().replace('"images/', '"../r2/images/'))
+    page = build(path)
+    assert "Too short to tell" not in page and "Yes, steadily" in page

@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import evaluate, images, metrics, plots
+from . import evaluate, images, metrics, plots, verdicts
 from .run import TERMS, Rollout, Run, load_run, load_samples
 
 #: Gallery size: this many training steps, this many groups per step.
@@ -149,6 +149,10 @@ def build(run_dir: str | Path) -> str:
     if ev is None:
         ev = evaluate.evaluate(run.path, samples=0, progress=False)
         ev["sampling"]["reason"] = "no eval.json yet: run `aquarelle eval RUN` to sample the trained and starting policies"
+    elif ev.get("rollouts") != len(run.rollouts):  # training went on after the eval: refresh what comes from rollouts
+        ev.update(evaluate.finite(evaluate.training_metrics(run)), rollouts=len(run.rollouts),
+                  steps=len(metrics.steps_of(run.rollouts)))
+        ev["verdicts"] = verdicts.all_verdicts(ev)
     samples = load_samples(run.path / evaluate.SAMPLES_JSONL) if (run.path / evaluate.SAMPLES_JSONL).exists() else []
     train = [r for r in run.rollouts if r.policy is None]
     w = ev["weights"]
