@@ -34,6 +34,8 @@ def _decode(url: str) -> np.ndarray:
 
 def make_app(hits: list[str]) -> FastAPI:
     app = FastAPI()
+    app.state.in_flight = 0
+    app.state.max_in_flight = 0
 
     @app.post("/v1/chat/completions")
     async def chat(req: Request):
@@ -48,6 +50,11 @@ def make_app(hits: list[str]) -> FastAPI:
             return JSONResponse({"error": {"message": "boom"}}, status_code=500)
         if model == "slow":
             await asyncio.sleep(1.5)
+        if model == "counted":
+            app.state.in_flight += 1
+            app.state.max_in_flight = max(app.state.max_in_flight, app.state.in_flight)
+            await asyncio.sleep(0.05)
+            app.state.in_flight -= 1
         if model == "malformed":
             content = "I think A is nicer {winner: A"
         elif model == "always-a":
@@ -89,10 +96,14 @@ def tiny_pool(tmp_path_factory):
         "l1": ("love", 0.1), "l2": ("love", 0.9), "o1": ("okay", 0.2), "o2": ("okay", 0.8), "r1": ("reject", 0.0)})
 
 
+server_app: list[FastAPI] = []
+
+
 @pytest.fixture(scope="module")
 def server():
     hits: list[str] = []
-    srv = uvicorn.Server(uvicorn.Config(make_app(hits), host="127.0.0.1", port=0, log_level="error"))
+    server_app[:] = [make_app(hits)]
+    srv = uvicorn.Server(uvicorn.Config(server_app[0], host="127.0.0.1", port=0, log_level="error"))
     th = threading.Thread(target=srv.run, daemon=True)
     th.start()
     for _ in range(500):
@@ -136,6 +147,15 @@ def test_good_answers_score_and_cache(server):
     assert "vs less1: won" in r.reasons[0] and "more paint" in r.reasons[0]
     r2 = judge_against(j, canvas(0.5), refs)  # identical pairs: answered from the cache
     assert r2.score == 0.5 and len(hits) - n0 == 8
+
+
+def test_concurrency_limit_holds(server):
+    url, _ = server
+    app = server_app[0]
+    j = judge(url, "counted", concurrency=2)
+    refs = [(f"r{i}", canvas(0.1 * i)) for i in range(1, 7)]
+    judge_against(j, canvas(0.55), refs)  # 12 requests through a pool of 2
+    assert 1 <= app.state.max_in_flight <= 2
 
 
 def test_position_biased_judge_splits_every_pair(server):
