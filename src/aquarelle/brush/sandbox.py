@@ -115,6 +115,18 @@ def static_violations(source: str) -> list[str]:
 
 # --------------------------------------------------------------------------- in the worker
 
+
+def _check_state_class() -> type:
+    from .state import PaintState
+
+    class CheckState(PaintState):
+        """The state model without per-op snapshots: the sandbox only needs its errors."""
+
+        def _op(self, cmd: Any, **geometry: Any) -> None:
+            return None
+
+    return CheckState
+
 _PRELUDE: str | None = None
 
 
@@ -150,8 +162,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
 
     from .action_space import get_space
     from .commands import CommandError, validate
-    from .state import PaintState
-
+    _CheckState = _check_state_class()
     limits = limits or SandboxLimits()
     t0 = time.perf_counter()
     space = get_space(action_space)
@@ -232,7 +243,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         canvas = data["canvas"]
         try:
             program = Program(width=canvas["w"], height=canvas["h"], seed=seed, commands=commands)
-            st = PaintState()
+            st = _CheckState()
             for c in program.commands:
                 st.apply(c)
         except CommandError as e:
@@ -240,6 +251,26 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         except ValueError as e:
             error, program = f"invalid program: {_one_line(e)}", None
     return SketchResult(program, violations, error, (time.perf_counter() - t0) * 1000, limit)
+
+
+def _pack(res: SketchResult) -> tuple:
+    """A SketchResult as plain data: pickling 200k pydantic commands costs seconds, lists do not."""
+    prog = res.program
+    body = None if prog is None else (prog.width, prog.height, prog.seed, [(c.method, c.args) for c in prog.commands])
+    return body, res.violations, res.error, res.ms, res.limit
+
+
+def _unpack(packed: tuple) -> SketchResult:
+    """Rebuild without re-validating: the worker already validated every command."""
+    from .commands import Command
+
+    body, violations, error, ms, limit = packed
+    prog = None
+    if body is not None:
+        w, h, seed, cmds = body
+        prog = Program.model_construct(width=w, height=h, seed=seed,
+                                       commands=[Command.model_construct(method=m, args=a) for m, a in cmds])
+    return SketchResult(prog, violations, error, ms, limit)
 
 
 def _worker_main(conn: Any) -> None:
@@ -263,7 +294,7 @@ def _worker_main(conn: Any) -> None:
         except Exception as e:  # an infrastructure bug, reported to the parent as such
             conn.send(("crash", f"{type(e).__name__}: {_one_line(e)}"))
             continue
-        conn.send(("result", res))
+        conn.send(("result", _pack(res)))
         if res.limit == "heap":
             return  # an isolate that hit OOM is not reused; the parent replaces us
 
@@ -379,6 +410,7 @@ class SketchRunner:
             if kind == "crash":
                 self._kill()
                 raise SandboxError(f"sandbox worker failed: {payload}")
+            payload = _unpack(payload)
             if payload.limit in ("heap", "time"):
                 self._kill()  # never reuse a worker after an abort
             return payload
