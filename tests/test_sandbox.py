@@ -311,3 +311,9 @@ def test_sketch_may_declare_helpers_named_like_p5_or_web_apis(runner):
            + skeleton("brush.circle(process(10), 10, 5);"))
     assert calls(runner.run(src))[-1] == ("circle", [20, 10, 5, 0])
     assert not runner.run(skeleton("let eval = 1;")).ok
+
+
+def test_query_helpers_obey_the_action_space(runner):
+    res = runner.run(skeleton("const b = brush.box(); brush.circle(1, 1, 1);"), action_space="hf10")
+    assert res.violations == ["brush.box() is not in the hf10 action space"]
+    assert runner.run(skeleton("const b = brush.box(); brush.circle(1, 1, 1);")).ok

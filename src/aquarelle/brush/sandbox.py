@@ -227,6 +227,10 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
     violations = list(data["violations"])
     commands = []
     seen_space: set[str] = set()
+    for method in data.get("queried", []):  # answered inside the sketch, yet still calls of the space
+        if method not in space:
+            seen_space.add(method)
+            violations.append(f"brush.{method}() is not in the {space.name} action space")
     if error is None:
         for method, args in data["calls"]:
             if method not in space and method not in seen_space:

@@ -374,12 +374,15 @@
 
   function argsOf(a) { const out = []; for (let i = 0; i < a.length; i++) push_(out, a[i]); return out; }
 
+  const queried = []; // query/no-op methods used (not recorded, but still subject to the action space)
+  function queried_(m) { if (queried.indexOf(m) < 0) push_(queried, m); }
   const special = {
-    instance() { return undefined; },
-    load() { return undefined; },
-    box() { return brushNames.slice(); },
-    listFields() { return fieldNames.slice(); },
+    instance() { queried_("instance"); return undefined; },
+    load() { queried_("load"); return undefined; },
+    box() { queried_("box"); return brushNames.slice(); },
+    listFields() { queried_("listFields"); return fieldNames.slice(); },
     wRand(weights) {
+      queried_("wRand");
       let total = 0; const entries = [];
       for (const k in weights) { total += +weights[k]; push_(entries, [k, total]); }
       const rnd = queryRng() * total;
@@ -707,7 +710,7 @@
     },
     limitHit() { return limitHit; },
     result() {
-      return stringify({ calls: calls, violations: violations, limit: limitHit, canvas: canvas, angleMode: angleUnits });
+      return stringify({ calls: calls, queried: queried, violations: violations, limit: limitHit, canvas: canvas, angleMode: angleUnits });
     },
   });
   let setupState = "pending", setupError = null;
