@@ -317,3 +317,9 @@ def test_query_helpers_obey_the_action_space(runner):
     res = runner.run(skeleton("const b = brush.box(); brush.circle(1, 1, 1);"), action_space="hf10")
     assert res.violations == ["brush.box() is not in the hf10 action space"]
     assert runner.run(skeleton("const b = brush.box(); brush.circle(1, 1, 1);")).ok
+
+
+def test_math_random_and_clock_are_seeded(runner):
+    src = skeleton("brush.circle(1 + Math.random() * 100, 1 + Date.now() + new Date().getTime(), 5);")
+    a, b, c = (calls(runner.run(src, seed=s))[-1][1] for s in (1, 1, 2))
+    assert a == b and a != c and a[1] == 1

@@ -716,6 +716,17 @@
   let setupState = "pending", setupError = null;
   defineProperty(G, "__aq_host", { value: host, writable: false, configurable: false, enumerable: false });
 
+  // ------------------------------------------------------------------ determinism
+  // Math.random and the clock are the sketch's seed too: same seed, same program.
+  defineProperty(M, "random", { value: () => rng(), writable: false, configurable: false });
+  const RealDate = Date;
+  class FixedDate extends RealDate {
+    constructor(...a) { if (a.length === 0) super(0); else super(...a); }
+    static now() { return 0; }
+  }
+  defineProperty(G, "Date", { value: FixedDate, writable: true, configurable: true });
+  if (typeof G.performance === "object" && G.performance) { try { G.performance.now = () => 0; } catch (e) { /* ignore */ } }
+
   // ------------------------------------------------------------------ freeze built-ins
   const BUILTINS = ["Object", "Array", "Function", "String", "Number", "Boolean", "Symbol", "Error", "TypeError",
     "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "JSON", "Math", "Reflect", "Proxy",
