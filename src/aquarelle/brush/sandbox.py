@@ -329,7 +329,8 @@ class SketchRunner:
                 raise SandboxError(f"sandbox worker did not start within {START_TIMEOUT_S:g} s")
         except (OSError, EOFError):
             self._kill()
-            raise SandboxError("sandbox worker died while starting") from None
+            raise SandboxError("sandbox worker died while starting (a script that runs sketches needs "
+                               "`if __name__ == '__main__':`, as multiprocessing spawn requires)") from None
         except SandboxError:
             self._kill()
             raise
