@@ -21,6 +21,12 @@ Notes on the harder p5.brush functions:
 - ``async function setup`` is run to completion; code after an ``await`` runs outside
   V8's timer, so a hang there is caught by killing the worker at the deadline.
 
+Frame: coordinates, radii, lengths and hatch spacing go through the current transform (a
+rotated rect becomes beginShape/vertex/endShape); brush weights do not; angles are stored in
+degrees. Determinism: random(), Math.random, noise and the clock follow ``seed``. Frozen
+built-ins mean a sketch cannot patch prototypes (assignments to e.g. ``Array.prototype.push``
+are ignored, or throw in strict code).
+
 Every sketch runs in a worker process (spawn) that is killed and replaced after a
 timeout or out-of-memory: mini-racer can hang at exit after an OOM abort.
 """
