@@ -246,8 +246,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if ep.state.shape is not None:
             warn = " An open shape (no endShape) was not painted."
         res = self._runner.evaluate(EvalRequest(
-            mode="tools", program=ep.program, seed=ep.seed, score=True, want_png=ep.image_mode != "none",
-            size=self._render_size, weights=_dump(ep.weights), n_calls=len(ep.commands)))
+            mode="tools", program=ep.program, action_space=ep.space_spec, seed=ep.seed, score=True, want_png=ep.image_mode != "none",
+            size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt, n_calls=len(ep.commands)))
         if res.coverage is not None:
             ep.coverage = res.coverage
         if res.png is not None:
@@ -260,8 +260,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if action.finish:
             if ep.program is None and ep.source is None:
                 res = self._runner.evaluate(EvalRequest(
-                    mode=ep.mode, program=ep.program_obj().to_json(), seed=ep.seed, score=True,
-                    want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), n_calls=0))
+                    mode=ep.mode, program=ep.program_obj().to_json(), action_space=ep.space_spec, seed=ep.seed,
+                    score=True,
+                    want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt, n_calls=0))
                 return self._final(ep, res, "Finished without a sketch.")
             ep.done = True
             return self._obs(f"Finished. The last painting's reward counts: {_fmt(ep.reward)}.",
@@ -274,7 +275,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         ep.source = action.sketch
         res = self._runner.evaluate(EvalRequest(
             mode=ep.mode, source=action.sketch, action_space=ep.space_spec, seed=ep.seed, score=True,
-            want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights)))
+            want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt))
         ep.program = res.program
         ep.commands = Program.from_json(res.program).commands if res.program else []
         ep.coverage = res.coverage or 0.0
@@ -346,7 +347,7 @@ def _positive(name: str, v: Any, default: int, allow_zero: bool = False) -> int:
 
 
 def _dump(w: Any) -> dict | None:
-    return None if w is None else w.model_dump()
+    return None if w is None else w.as_dict()
 
 
 def _fmt(x: float | None) -> str:

@@ -35,6 +35,7 @@ class EvalRequest:
     size: int | None = None
     weights: dict | None = None
     n_calls: int | None = None
+    prompt: str | None = None
 
 
 @dataclass
@@ -61,11 +62,11 @@ class EvalResult:
 
 # --------------------------------------------------------------------------- worker globals
 
-_REWARD_CONFIG: dict | None = None
+_REWARD_CONFIG: Any = None
 _REWARD_MODEL: Any = None
 
 
-def init_worker(reward_config: dict | None = None) -> None:
+def init_worker(reward_config: Any = None) -> None:
     """Process-pool initializer: one thread per worker, reward config for the lazy model."""
     global _REWARD_CONFIG, _REWARD_MODEL
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -156,7 +157,7 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
         result = _reward_model().score(
             image=img, program=program, mode=req.mode, source=req.source, n_calls=req.n_calls,
             violations=out.violations, error=out.sketch_error or out.render_error, weights=weights,
-            group_seed=req.seed,
+            group_seed=req.seed, prompt=req.prompt, action_space=req.action_space, coverage=out.coverage,
         )
         out.reward = result.model_dump()
         out.ms["score"] = (time.perf_counter() - t) * 1000
@@ -168,7 +169,7 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
 class Runner:
     """Runs ``evaluate`` inline (workers=0) or in a process pool that is rebuilt if it breaks."""
 
-    def __init__(self, workers: int = 0, reward_config: dict | None = None, timeout_s: float = 300.0):
+    def __init__(self, workers: int = 0, reward_config: Any = None, timeout_s: float = 300.0):
         self.workers = workers
         self.reward_config = reward_config
         self.timeout_s = timeout_s
@@ -190,6 +191,8 @@ class Runner:
             futs = [self._get_pool().submit(_warm) for _ in range(self.workers)]
             for f in futs:
                 f.result(timeout=self.timeout_s)
+        else:
+            _warm()
 
     def evaluate(self, req: EvalRequest) -> EvalResult:
         if self.workers <= 0:
@@ -213,9 +216,7 @@ class Runner:
 
 
 def _warm() -> int:
-    """Import the heavy modules in a worker (and compile what they compile)."""
-    try:
-        import aquarelle.render  # noqa: F401
-    except ImportError:
-        pass
+    """Load the renderer's compiled kernels and the reward model in a worker before the first real step."""
+    evaluate(EvalRequest(mode="tools", score=True, program={
+        "commands": [{"method": "fill", "args": ["#d7263d", 200]}, {"method": "circle", "args": [300, 300, 100]}]}))
     return os.getpid()
