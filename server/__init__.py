@@ -1,0 +1,1 @@
+"""OpenEnv's package layout: ``server.app:app`` (see openenv.yaml)."""

@@ -1,0 +1,48 @@
+"""OpenEnv's package layout: openenv.yaml, server/app.py and the Dockerfile pass `openenv validate`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_openenv_validate_static_passes(tmp_path):
+    # a clean copy: the working tree also holds node_modules symlinks, which validation refuses
+    pkg = tmp_path / "aquarelle"
+    pkg.mkdir()
+    for name in ("openenv.yaml", "Dockerfile", "pyproject.toml", "constraints.txt", "README.md"):
+        shutil.copy(ROOT / name, pkg / name)
+    for d in ("server", "src"):
+        shutil.copytree(ROOT / d, pkg / d, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    openenv = Path(sys.executable).with_name("openenv")
+    out = subprocess.run([str(openenv), "validate", str(pkg), "--level", "static"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS  static.manifest" in out.stdout and "Verdict: PASS" in out.stdout
+
+
+def test_server_app_shim_is_the_openenv_entry_point():
+    from fastapi.testclient import TestClient
+    from openenv.cli._validation import _has_main_guard_call
+
+    src = (ROOT / "server" / "app.py").read_text()
+    assert "def main(" in src and _has_main_guard_call(src)
+    sys.path.insert(0, str(ROOT))
+    try:
+        from server.app import app
+    finally:
+        sys.path.remove(str(ROOT))
+    with TestClient(app) as client:
+        assert client.get("/health").json()["status"] == "healthy"
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "reset", "data": {"mode": "tools", "prompt": "a pear"}})
+            msg = ws.receive_json()
+            assert msg["type"] == "observation" and msg["data"]["observation"]["coverage"] == 0.0
+            ws.send_json({"type": "step", "data": {"calls": [{"method": "fill", "args": ["#c5d86d"]}]}})
+            msg = ws.receive_json()
+            assert msg["data"]["observation"]["errors"] == []
+    app.state.runner.close()
