@@ -194,3 +194,26 @@ def test_missing_chromium_is_a_browser_error_in_one_line():
         with pytest.raises(BrowserError) as e:
             r.render(_program())
     assert "could not start chromium" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_dead_browser_is_relaunched():
+    import psutil
+
+    def browser_processes() -> set:
+        return {p for p in psutil.Process().children(recursive=True)
+                if "chrom" in p.name().lower() and not any(a.startswith("--type=") for a in p.cmdline())}
+
+    before = browser_processes()  # the module's shared renderer may have one running
+    with BrowserRenderer(pool_size=1, timeout_s=20) as r:
+        r.render(_program(), size=32)
+        browsers = list(browser_processes() - before)
+        assert len(browsers) == 1, browsers
+        browsers[0].kill()  # the browser this renderer started, by its pid
+        browsers[0].wait(10)
+        try:
+            img = r.render(_program(), size=64)
+        except BrowserError as e:  # the death was noticed mid-call: reported as infrastructure, then relaunched
+            assert "chromium" in str(e)
+            img = r.render(_program(), size=64)
+        assert img.shape == (64, 64, 3) and _painted(img).mean() > 0.05
+        assert r.stats.restarts == 1

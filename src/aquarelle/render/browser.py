@@ -17,12 +17,15 @@ here work from a CLI, from many threads at once and from inside other event loop
 from __future__ import annotations
 
 import asyncio
+import atexit
 import base64
 import io
 import os
 import shutil
+import sys
 import threading
 import time
+import weakref
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,7 +210,9 @@ class BrowserRenderer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+    def __del__(self) -> None:  # pragma: no cover - best effort; atexit covers interpreter exit
+        if sys.is_finalizing():
+            return
         try:
             self.close()
         except Exception:  # noqa: BLE001
@@ -235,6 +240,9 @@ class BrowserRenderer:
                 t = threading.Thread(target=loop.run_forever, name="aquarelle-browser", daemon=True)
                 t.start()
                 self._loop, self._thread = loop, t
+                # close Chromium while the loop thread still runs (a forgotten renderer must not hang exit)
+                ref = weakref.ref(self)
+                atexit.register(lambda: (r := ref()) is not None and r.close())
             return self._loop
 
     # ------------------------------------------------------------------ browser lifecycle
