@@ -28,12 +28,14 @@ class ModelSection(_Section):
     lora_r: int = Field(8, ge=1, description="LoRA rank")
     lora_alpha: int = Field(16, ge=1, description="LoRA alpha")
     lora_target_modules: list[str] | str = Field("all-linear", description="LoRA target modules")
+    train_layers: int | None = Field(None, ge=1, description="train only the top N decoder layers (None: all); "
+                                                            "cuts the backward pass on small CPUs")
 
 
 class GenerationSection(_Section):
     num_generations: int = Field(2, ge=2, description="G: completions per prompt (one GRPO group)")
     prompts_per_step: int = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
-    max_completion_length: int = Field(384, ge=8, description="token budget per rollout, tool results included")
+    max_completion_length: int = Field(640, ge=8, description="token budget per rollout, tool results included")
     max_tool_calling_iterations: int = Field(6, ge=1, description="assistant turns that may call tools")
     temperature: float = Field(1.0, gt=0, description="sampling temperature")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling")
@@ -54,9 +56,10 @@ class OptimSection(_Section):
 
 
 class SFTSection(_Section):
-    steps: int = Field(40, ge=1, description="warm-start optimisation steps")
-    learning_rate: float = Field(5e-5, gt=0, description="warm-start learning rate")
-    batch_size: int = Field(2, ge=1, description="warm-start examples per step")
+    steps: int = Field(8, ge=1, description="warm-start optimisation steps")
+    learning_rate: float = Field(5e-4, gt=0, description="warm-start learning rate")
+    batch_size: int = Field(1, ge=1, description="warm-start examples per step")
+    train_layers: int | None = Field(6, ge=1, description="train only the top N decoder layers (None: all)")
     max_length: int = Field(2048, ge=64, description="warm-start sequence cap (tokens)")
     tiers: list[str] = Field(["love", "okay"], description="pool tiers used as demonstrations")
     auto: bool = Field(True, description="run the warm start first when the policy cannot call tools yet")
@@ -67,7 +70,7 @@ class EnvSection(_Section):
     urls: list[str] = Field(default_factory=list, description="env server URLs (round-robin); empty = in-process")
     max_steps: int = Field(16, ge=1, description="tool calls an episode may make (tools mode)")
     revisions: int = Field(1, ge=0, description="revision rounds (revise mode)")
-    observation_chars: int = Field(200, ge=40, description="cap on a tool result's text (it costs tokens)")
+    observation_chars: int = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
     image_size: int = Field(256, ge=32, description="size rollout images are rendered and saved at")
 
 

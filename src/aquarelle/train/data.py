@@ -250,8 +250,20 @@ def _kwargs_for(env: Any, name: str, args: list) -> dict[str, Any]:
     for p, v in zip(params, args):
         if v is None or (p.default is not inspect.Parameter.empty and v == p.default):
             continue  # defaults cost tokens and teach nothing
-        out[p.name] = v
+        out[p.name] = _short(v)
     return out
+
+
+def _short(v: Any) -> Any:
+    """Round numbers the way a painter would write them: every digit is a completion token."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, list)):
+        return v
+    if isinstance(v, list):
+        return [_short(x) for x in v]
+    if abs(v) >= 10:
+        return int(round(v))
+    r = round(float(v), 2)
+    return int(r) if r == int(r) else r
 
 
 def tool_schemas(env_cls: type) -> list[dict]:
@@ -266,7 +278,8 @@ def tool_schemas(env_cls: type) -> list[dict]:
     return [get_json_schema(getattr(inst, n)) for n in names]
 
 
-def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str, row: dict) -> dict:
+def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str, row: dict,
+                     budget_tokens: int | None = None, count: Any = None) -> dict:
     """Replay a demonstration through the real tool environment, recording a TRL chat transcript.
 
     Each assistant turn carries the calls that paint one shape; each tool message is the
@@ -278,7 +291,10 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
     messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     space_tools = {s["function"]["name"] if "function" in s else s["name"] for s in tool_schemas(env_cls)}
     turns = _group_calls(program)
+    used = 0.0
     for turn in turns:
+        if budget_tokens is not None and used > 0.6 * budget_tokens:
+            break  # the rest would not fit the rollout budget: a shorter painting, then finish
         calls, results = [], []
         for name, args in turn:
             if name == "background" or name not in space_tools:
@@ -296,6 +312,8 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
             break  # the step budget ran out: a shorter demonstration is still a valid one
         messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         messages += [{"role": "tool", "name": c["function"]["name"], "content": r} for c, r in zip(calls, results)]
+        text = "".join(json.dumps(c["function"]) for c in calls) + "".join(results)
+        used += count(text) + 12 * len(calls) if count else len(text) / 2.2  # tokens (markup ~12 per call)
     if "finish" in space_tools and not env.done:
         out = env.finish()
         messages.append({"role": "assistant", "content": "",

@@ -267,15 +267,20 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
             warm = ensure_warm_start(model_name, mode="sketch" if mode == "sketch" else "tools",
                                      action_space=cfg.env.action_space, cfg=cfg.sft,
                                      env_cls=env_class("tools", cfg.env.action_space, cfg), demos_source=demos,
-                                     seed=cfg.optim.seed, log=log)
+                                     seed=cfg.optim.seed, budget_tokens=cfg.generation.max_completion_length,
+                                     log=log)
     policy_src = str(warm) if warm is not None else model_name
     policy = load_policy(policy_src, dtype=cfg.model.dtype)
+    if cfg.model.train_layers and not cfg.model.lora:
+        from .model import freeze_below
+
+        freeze_below(policy.model, cfg.model.train_layers)
 
     system = SYSTEMS[mode]
     ds = prompt_dataset(rows, mode=mode, system=system, action_space=cfg.env.action_space, preset=cfg.reward.preset,
                         seed=cfg.optim.seed, max_steps=cfg.env.max_steps, revisions=cfg.env.revisions)
 
-    config_out = {"config": cfg.model_dump(), "policy": policy_src, "warm_start": str(warm) if warm else None,
+    config_out = {"config": cfg.model_dump(), "policy": policy_src, "start_policy": policy_src, "warm_start": str(warm) if warm else None,
                   "versions": package_versions(), "git_commit": _git_commit(), "argv": sys.argv,
                   "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     if not resume:

@@ -227,3 +227,36 @@ def can_call_tools(spec: str | None, tokenizer: Any = None) -> bool:
             return bool(json.loads(cand.read_text()).get("can_call_tools", False))
     template = getattr(tokenizer, "chat_template", None) or ""
     return "tool" in template
+
+
+def freeze_below(model: Any, train_layers: int | None) -> int:
+    """Train only the top ``train_layers`` decoder layers (and the final norm); returns trainable parameters.
+
+    Why: on a 2-core CPU the backward pass dominates a step; with the lower layers and the
+    (tied) embeddings frozen, autograd stops at the first trained layer.
+    """
+    if not train_layers:
+        return sum(p.numel() for p in model.parameters() if p.requires_grad)
+    layers = None
+    for path in ("model.layers", "model.model.layers", "transformer.h"):
+        obj = model
+        try:
+            for part in path.split("."):
+                obj = getattr(obj, part)
+            layers = obj
+            break
+        except AttributeError:
+            continue
+    if layers is None:
+        raise ModelError("train_layers: cannot find the decoder layers of this model")
+    for p in model.parameters():
+        p.requires_grad_(False)
+    keep = list(layers)[-train_layers:]
+    for layer in keep:
+        for p in layer.parameters():
+            p.requires_grad_(True)
+    for name, mod in model.named_modules():
+        if name.endswith("norm") and not any(name.startswith(f"{n}") for n in ("model.layers", "model.model.layers")):
+            for p in mod.parameters():
+                p.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -60,12 +60,12 @@ def _parse(policy: Policy, ids: list[int], prefix: list[int], tools: list | None
     return parse_response(tok, ids, prefix=prefix, tools=tools)
 
 
-def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config: TrainConfig | None = None,
+def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config: TrainConfig | dict | None = None,
           seed: int = 0, temperature: float = 0.7, max_new_tokens: int | None = None, out_png: str | None = None,
           prompt_id: str = "", split: str = "", step: int = 0) -> dict:
     """Paint one picture; returns ``{step, prompt, prompt_id, split, mode, group, code, image, reward, breakdown,
     coverage, n_calls, errors, methods}`` plus ``png_b64``, ``program`` and ``completion``."""
-    cfg = config or load_config()
+    cfg = TrainConfig.model_validate(config) if isinstance(config, dict) else (config or load_config())
     pol = _policy(policy)
     mode = mode or default_mode(pol)
     if mode not in ("tools", "sketch", "revise"):

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from .config import SFTSection
 from .data import DataError, load_demos, program_of, sketch_of, task_text, tool_schemas, tools_transcript
@@ -19,7 +20,7 @@ from .model import SYSTEMS, Policy, cache_dir, load_policy
 
 
 def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
-                   max_steps: int = 64) -> list[dict]:
+                   max_steps: int = 64, budget_tokens: int | None = None, tokenizer: Any = None) -> list[dict]:
     """Conversational SFT examples ({"messages", "tools"?}) from demonstrations that fit the action space."""
     system = SYSTEMS[mode]
     out = []
@@ -36,7 +37,8 @@ def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type |
                    "painting_prompt": d.prompt, "subject": d.prompt, "prompt_id": d.id, "split": "train", "mode": "tools",
                    "seed": 0, "action_space": action_space, "preset": "judge-led",
                    "max_steps": max_steps, "revisions": 0}
-            ex = tools_transcript(d, prog, env_cls, system=system, row=row)
+            count = (lambda t: len(tokenizer(t, add_special_tokens=False)["input_ids"])) if tokenizer is not None else None
+            ex = tools_transcript(d, prog, env_cls, system=system, row=row, budget_tokens=budget_tokens, count=count)
             ex["tools"] = schemas
             out.append(ex)
     else:
@@ -67,8 +69,8 @@ def to_text_examples(examples: list[dict], tokenizer) -> list[dict]:
         msgs = ex["messages"]
         tools = json.loads(ex["tools"]) if isinstance(ex.get("tools"), str) else ex.get("tools")
         for k, m in enumerate(msgs):
-            if m["role"] != "assistant":
-                continue
+            if m["role"] != "assistant" or (k == len(msgs) - 1 and not m.get("tool_calls") and k > 2):
+                continue  # the closing remark after finish costs a whole sequence and teaches nothing
             prefix = tokenizer.apply_chat_template(msgs[:k], tools=tools, tokenize=False, add_generation_prompt=True)
             full = tokenizer.apply_chat_template(msgs[: k + 1], tools=tools, tokenize=False)
             if not full.startswith(prefix):
@@ -96,6 +98,9 @@ def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSecti
         seed=seed, lr_scheduler_type="constant", warmup_steps=0, disable_tqdm=not progress, dataloader_num_workers=0,
         packing=False,
     )
+    from .model import freeze_below
+
+    freeze_below(policy.model, cfg.train_layers)
     t0 = time.perf_counter()
     trainer = SFTTrainer(model=policy.model, args=args, train_dataset=ds, processing_class=policy.tokenizer)
     result = trainer.train()
@@ -121,23 +126,26 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
-def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection) -> Path:
-    """Cache location of a warm start: one per (model, mode, space, steps, lr)."""
+def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, budget_tokens: int | None) -> Path:
+    """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget)."""
     safe = model.replace("/", "__").replace(os.sep, "__")
-    return cache_dir() / "warm" / f"{safe}-{mode}-{action_space}-s{cfg.steps}-lr{cfg.learning_rate:g}"
+    return cache_dir() / "warm" / (f"{safe}-{mode}-{action_space.replace(',', '+')}-s{cfg.steps}-b{cfg.batch_size}"
+                                   f"-lr{cfg.learning_rate:g}-l{cfg.train_layers}-t{budget_tokens}")
 
 
 def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
-                      demos_source: str | None = None, seed: int = 0, log=print) -> Path:
+                      demos_source: str | None = None, seed: int = 0, budget_tokens: int | None = None,
+                      log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
-    out = warm_start_dir(model, mode, action_space, cfg)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens)
     if (out / "aquarelle.json").is_file() and (out / "config.json").is_file():
         log(f"warm start: using cached {out}")
         return out
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
-    examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls)
-    log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
     policy = load_policy(model)
+    examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls,
+                              budget_tokens=budget_tokens, tokenizer=policy.tokenizer)
+    log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
     tmp = out.with_name(out.name + ".tmp")
     info = run_sft(policy, examples, tmp, cfg, seed=seed)
     if out.exists():
@@ -158,7 +166,9 @@ def sft_command(mode: str, action_space: str, model: str, out: str, steps: int |
     cfg = load_config(config, {"sft.steps": steps})
     env_cls = env_class("tools", action_space, cfg) if mode == "tools" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
-    examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls)
+    policy = load_policy(model)
+    examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
+                              budget_tokens=cfg.generation.max_completion_length, tokenizer=policy.tokenizer)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
-    info = run_sft(load_policy(model), examples, out, cfg.sft, seed=cfg.optim.seed)
+    info = run_sft(policy, examples, out, cfg.sft, seed=cfg.optim.seed)
     return info
