@@ -85,6 +85,13 @@ def test_sketch_error_is_the_sketch_fault(renderer):
         renderer.render_sketch("function setup() { createCanvas(100, 100, WEBGL); brush.pick('no-such-brush'); }")
 
 
+def test_a_custom_brush_with_only_a_weight_paints(renderer):
+    p = Program.from_calls([("background", ["#ffffff"]), ("add", ["thin", {"weight": 3}]),
+                            ("set", ["thin", "#000000", 2]), ("line", [20, 50, 180, 50])], width=200, height=100)
+    img = renderer.render(p)
+    assert _painted(img[40:60], np.array([255, 255, 255])).any(axis=0)[30:170].mean() > 0.9
+
+
 def test_two_threads_render_at_once(renderer):
     out: dict[int, object] = {}
 

@@ -81,7 +81,8 @@ CALLS = [
             },
         ],
     ),
-    ("add", ["soft", {"type": "default", "weight": 2, "opacity": 90, "spacing": 0.2, "pressure": {"curve": [0.1, 0.2], "min_max": [1.1, 0.9]}}]),
+    ("add", ["soft", {"type": "default", "weight": 2, "scatter": 0.3, "sharpness": 0.4, "grain": 2, "opacity": 90,
+                      "spacing": 0.2, "pressure": {"curve": [0.1, 0.2], "min_max": [1.1, 0.9]}}]),
     ("pick", ["sq"]),
     ("stroke", ["#00aa55"]),
     ("strokeWeight", [2]),
@@ -168,6 +169,14 @@ def test_helpers_fill_p5brush_grids_as_sampled():
     assert any(r[0] == 127.5 and r[2] == 0 for r in rects)  # alpha 0.5 -> mid grey, bottom row
 
 
+def test_a_brush_without_pressure_gets_the_defaults_p5brush_needs():
+    js = to_sketch(Program.from_calls([("add", ["thin", {"weight": 2, "sharpness": None}]), ("set", ["thin", "#000", 1])]))
+    line = next(ln for ln in js.splitlines() if "brush.add(" in ln)
+    assert "pressure: {curve: [0.15, 0.2], min_max: [1.1, 0.9]}" in line
+    assert "opacity: 150" in line and "spacing: 1" in line and "scatter: 0" in line
+    assert "sharpness: null" in line  # an explicit null stays (p5.brush's markers use it)
+
+
 def test_html_is_self_contained():
     html = to_html(_program(seed=1))
     assert html.startswith("<!doctype html>")
@@ -241,6 +250,18 @@ def test_round_trip_export_then_sandbox_gives_the_same_program():
     got = [c.to_json() for c in res.program.recorded().commands]
     want = [c.to_json() for c in p.recorded().commands]
     assert got == want
+
+
+def test_round_trip_spells_out_brush_defaults():
+    from aquarelle.brush.export import BRUSH_DEFAULTS
+    from aquarelle.brush.sandbox import run_sketch
+
+    p = Program.from_calls([("add", ["thin", {"weight": 2}]), ("set", ["thin", "#000000", 1]), ("line", [0, 0, 9, 9])])
+    res = run_sketch(to_sketch(p))
+    assert res.ok, res.reason
+    params = res.program.commands[0].args[1]
+    assert {k: params[k] for k in BRUSH_DEFAULTS} == BRUSH_DEFAULTS and params["weight"] == 2
+    assert [c.to_json() for c in res.program.commands[1:]] == [c.to_json() for c in p.commands[1:]]
 
 
 def test_round_trip_of_a_published_style_sketch(tmp_path):

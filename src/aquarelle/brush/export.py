@@ -27,6 +27,18 @@ __all__ = ["to_sketch", "to_html", "js_value", "P5_VERSION", "BRUSH_VERSION"]
 P5_VERSION = "2.3.4"
 BRUSH_VERSION = "2.2.2"
 
+#: What a custom brush without these parameters means here (the native renderer's defaults,
+#: render/strokes.py). p5.brush itself throws without ``pressure`` and paints nothing without
+#: the others, so the export spells them out; a re-imported program then lists them too.
+BRUSH_DEFAULTS = {
+    "scatter": 0.0,
+    "sharpness": 0.5,
+    "grain": 1.0,
+    "opacity": 150.0,
+    "spacing": 1.0,
+    "pressure": {"curve": [0.15, 0.2], "min_max": [1.1, 0.9]},
+}
+
 _FIELD_HELPER = """\
 // Fill p5.brush's field grid from a sampled angle grid (degrees), nearest cell.
 function aquarelleField(grid) {
@@ -120,9 +132,14 @@ class _Writer:
             self.data.append(f"const {name} = {_compact_grid(a[1])};")
             self.helpers.add(_FIELD_HELPER)
             self.body.append(f"brush.addField({js_value(a[0])}, aquarelleField({name}));")
-        elif m == "add" and isinstance(a[1], dict) and "tip" in a[1]:
+        elif m == "add" and isinstance(a[1], dict):
             params = dict(a[1])
-            tip = params.pop("tip")
+            for k, v in BRUSH_DEFAULTS.items():
+                params.setdefault(k, v)
+            tip = params.pop("tip", None)
+            if tip is None:
+                self.body.append(f"brush.add({js_value(a[0])}, {js_value(params)});")
+                return
             name = f"TIP_{len(self.data)}"
             self.data.append(f"const {name} = {_compact_grid(tip)};")
             self.helpers.add(_TIP_HELPER)
