@@ -159,6 +159,7 @@ class BrowserRenderer:
         self._browser = None
         self._slots: asyncio.Queue | None = None
         self._all_slots: list[_Slot] = []
+        self._launch_lock: asyncio.Lock | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ public API
@@ -261,6 +262,14 @@ class BrowserRenderer:
     async def _ensure_browser(self) -> None:
         if self._browser is not None and self._browser.is_connected():
             return
+        if self._launch_lock is None:
+            self._launch_lock = asyncio.Lock()
+        async with self._launch_lock:  # concurrent renders must not launch two browsers
+            if self._browser is not None and self._browser.is_connected():
+                return
+            await self._launch()
+
+    async def _launch(self) -> None:
         if self._browser is not None:  # it died: start over
             self.stats.restarts += 1
             await self._shutdown(keep_playwright=True)
@@ -282,7 +291,11 @@ class BrowserRenderer:
         except Exception as e:  # noqa: BLE001 - any launch failure is infrastructure
             self._browser = None
             raise BrowserError(f"could not start chromium ({exe}): {_one_line(e)}") from None
-        self._slots = asyncio.Queue()
+        # one queue for the renderer's life: renders already waiting on it get the new slots
+        if self._slots is None:
+            self._slots = asyncio.Queue()
+        while not self._slots.empty():
+            self._slots.get_nowait()
         self._all_slots = [_Slot(i) for i in range(self.pool_size)]
         for s in self._all_slots:
             self._slots.put_nowait(s)
@@ -355,7 +368,11 @@ class BrowserRenderer:
     async def _acquire(self) -> _Slot:
         await self._ensure_browser()
         assert self._slots is not None
-        slot = await self._slots.get()
+        while True:
+            slot = await self._slots.get()
+            if slot in self._all_slots:  # not a leftover from before a relaunch
+                break
+            await self._ensure_browser()
         if slot.context is None or slot.crashed or slot.page is None or slot.page.is_closed():
             await self._drop_context(slot)
             try:
