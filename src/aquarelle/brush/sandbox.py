@@ -92,13 +92,16 @@ _FORBIDDEN_NAMES = ("fetch", "XMLHttpRequest", "WebSocket", "require", "process"
                     "window", "localStorage", "globalThis", "__aq_host")
 _NATIVE_NAMES = {"eval", "setTimeout", "setInterval", "queueMicrotask", "WebAssembly", "globalThis", "__aq_host"}
 _DECL_RE = re.compile(r"(?:function\s*\*?|let|const|var|class)\s+([A-Za-z_$][\w$]*)")
+# An unterminated comment or string runs to the end (of the line): each opener then matches once
+# instead of rescanning the rest of the source, which made the scan quadratic (minutes on 256 KB).
 _STRIP = re.compile(
-    r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"",
+    r"//[^\n]*|/\*.*?(?:\*/|\Z)|`(?:\\.|[^`\\])*\\?(?:`|\Z)|'(?:\\.|[^'\\\n])*\\?(?:'|(?=\n)|\Z)"
+    r"|\"(?:\\.|[^\"\\\n])*\\?(?:\"|(?=\n)|\Z)",
     re.S,
 )
 _NAME_RE = re.compile(r"(?<![\w$.])(" + "|".join(_FORBIDDEN_NAMES) + r")(?![\w$])")
 _FUNCTION_RE = re.compile(r"(?<![\w$.])Function\s*\(|new\s+Function(?![\w$])|\.constructor\s*\(")
-_IMPORT_RE = re.compile(r"(?<![\w$.])import\s*\(|^\s*import\s", re.M)
+_IMPORT_RE = re.compile(r"(?<![\w$.])import\s*\(|^[^\S\n]*import\s", re.M)  # [^\S\n]: \s* across lines is quadratic
 
 
 def static_violations(source: str) -> list[str]:
