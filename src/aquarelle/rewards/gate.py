@@ -27,7 +27,7 @@ EXTERNAL = ("fetch", "XMLHttpRequest", "WebSocket", "EventSource", "require", "i
 
 _BARE_RE = re.compile(r"(?<![\w.$])(" + "|".join(BARE_P5_SHAPES) + r")\s*\(")
 _TEXT_RE = re.compile(r"(?<![\w.$])text\s*\(")
-_EXTERNAL_RE = re.compile(r"(?<![\w.$])(" + "|".join(EXTERNAL) + r")\s*\(|\bimport\s*\(|^\s*import\s|"
+_EXTERNAL_RE = re.compile(r"(?<![\w.$])(" + "|".join(EXTERNAL) + r")\s*\(|\bimport\s*\(|^[^\S\n]*import\s|"
                           r"\bnew\s+(XMLHttpRequest|WebSocket|EventSource|Worker)\b|https?://", re.M)
 _BRUSH_CALL_RE = re.compile(r"(?<![\w$])brush\s*\.\s*([A-Za-z_$][\w$]*)")
 _FUNC_DEF_RE = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(|([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\()")
@@ -106,7 +106,7 @@ def source_reasons(source: str, *, action_space: str | list[str] | None = "full"
         reasons.append(truncated)
     if not re.search(r"function\s+setup\s*\(|\bsetup\s*=", code):
         reasons.append("missing skeleton: no setup() function")
-    if not re.search(r"createCanvas\s*\([^)]*\bWEBGL\b", code):
+    if not re.search(r"createCanvas\s*\([^)]{0,200}?\bWEBGL\b", code):
         reasons.append("missing skeleton: no createCanvas(..., WEBGL)")
     defined = {a or b for a, b in _FUNC_DEF_RE.findall(code)}
     ext = sorted({(m.group(1) or m.group(2) or m.group(0).strip().rstrip("(")).strip() for m in _EXTERNAL_RE.finditer(code)}
