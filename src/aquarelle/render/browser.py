@@ -26,7 +26,6 @@ import sys
 import threading
 import time
 import weakref
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -222,15 +221,10 @@ class BrowserRenderer:
     # ------------------------------------------------------------------ loop plumbing
 
     def _call(self, coro: Any) -> Any:
+        # every await inside is bounded (launch, page set-up, render, close) except the wait for a
+        # free page, which is as long as the renders queued before this one: no outer limit here
         loop = self._ensure_loop()
-        fut = asyncio.run_coroutine_threadsafe(coro, loop)
-        # the coroutine enforces its own timeout; this one only guards against a wedged loop
-        limit = self.timeout_s + self.launch_timeout_s + 30
-        try:
-            return fut.result(timeout=limit)
-        except FutureTimeout:
-            fut.cancel()
-            raise BrowserError(f"the browser loop did not answer within {limit:.0f}s") from None
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -281,7 +275,7 @@ class BrowserRenderer:
             raise BrowserError("python playwright is not installed: pip install -e '.[browser]'") from None
         try:
             if self._pw is None:
-                self._pw = await async_playwright().start()
+                self._pw = await asyncio.wait_for(async_playwright().start(), self.launch_timeout_s)
             self._browser = await self._pw.chromium.launch(
                 executable_path=exe,
                 headless=True,
@@ -376,7 +370,7 @@ class BrowserRenderer:
         if slot.context is None or slot.crashed or slot.page is None or slot.page.is_closed():
             await self._drop_context(slot)
             try:
-                await self._open_context(slot)
+                await asyncio.wait_for(self._open_context(slot), self.launch_timeout_s)
             except Exception as e:  # noqa: BLE001
                 self._slots.put_nowait(slot)
                 if self._browser is None or not self._browser.is_connected():
