@@ -81,7 +81,7 @@ def test_same_program_and_seed_give_identical_pixels_and_another_seed_differs():
 def test_watercolour_fill_paints_the_circle_in_its_colour():
     img = render(prog(*FILL, ("circle", [100, 100, 40])))
     m = painted(img)
-    assert m[80:120, 80:120].mean() > 0.6  # the middle is painted (texture leaves pale holes)
+    assert m[65:135, 65:135].mean() > 0.5  # the disc is painted (default texture 0.8 leaves pale holes)
     assert box_share(img, 45, 45, 155, 155) > 0.97  # bleed stays near the shape
     assert m[:20].sum() == 0 and m[:, :20].sum() == 0
     px = img[m].astype(int).mean(axis=0)

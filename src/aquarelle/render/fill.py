@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import math
 
+from collections import namedtuple
+
 import numpy as np
 
 from ._jit import gauss, make_state, njit, rnd, rr
 from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite
-from .raster import add_disc, fill_polygon, stroke_polygon
+from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
 
@@ -27,6 +29,29 @@ GROW_MAX_VERTS = 2024
 def _cossin(deg):
     r = deg * (math.pi / 180.0)
     return math.cos(r), math.sin(r)
+
+
+# p5.brush draws grow() displacements from pools of 512 pre-drawn gaussians and takes cos/sin from a
+# 0.25-degree table; we do the same (it is also what makes grow cheap).
+_POOL = 512
+_LUT_COS = np.cos(np.arange(1440) * (np.pi / 720.0))
+_LUT_SIN = np.sin(np.arange(1440) * (np.pi / 720.0))
+
+
+@njit
+def _lut(deg):
+    i = int(((deg % 360.0) + 360.0) % 360.0 * 4.0) % 1440
+    return _LUT_COS[i], _LUT_SIN[i]
+
+
+@njit
+def _pools(st):
+    g1 = np.empty(_POOL)
+    g2 = np.empty(_POOL)
+    for i in range(_POOL):
+        g1[i] = gauss(st, 0.5, 0.2)
+        g2[i] = gauss(st, 0.0, 0.02)
+    return g1, g2
 
 
 @njit
@@ -80,7 +105,7 @@ def _trim(vx, vy, m, d, f, st):
 
 
 @njit
-def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap):
+def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, g1, g2):
     tx, ty, tm, td = _trim(vx, vy, m, d, f, st)
     n = tx.shape[0]
     pre = 1
@@ -111,13 +136,13 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap):
             nm[2 * i + 1] = mi
         else:
             rot = (outdeg if di else -outdeg) + rr(st, -1.0, 1.0) * 5.0
-            c, s = _cossin(rot)
+            c, s = _lut(rot)
             dx = c * sx + s * sy
             dy = c * sy - s * sx
-            dd = gauss(st, 0.5, 0.2) * rr(st, 0.65, 1.35) * mod
+            dd = g1[int(rnd(st) * _POOL)] * rr(st, 0.65, 1.35) * mod
             nx[2 * i + 1] = tx[i] + sx * 0.5 + dx * dd
             ny[2 * i + 1] = ty[i] + sy * 0.5 + dy * dd
-            nm[2 * i + 1] = mi + gauss(st, 0.0, 0.02)
+            nm[2 * i + 1] = mi + g2[int(rnd(st) * _POOL)]
         nd[2 * i + 1] = di
     idx = 2 * n
     if cap > 0 and idx > cap:
@@ -210,51 +235,126 @@ def _q8(a):
 
 
 @njit
-def _layer(buf, ids, cur, vx, vy, alpha_pct, lw, border, dirty):
+def _layer(sc, vx, vy, alpha_pct, dirty):
     a = _q8(alpha_pct / 100.0)
     if a > 0.0:
-        fill_polygon(buf, vx, vy, math.log(1.0 - min(a, 0.999)), 0, 0, dirty)
-    b = _q8(border * 0.01)
-    if b > 0.0 and lw > 0.0:
-        cur[0] += 1
-        stroke_polygon(buf, ids, cur[0], vx, vy, lw, math.log(1.0 - b), 0, 0, dirty)
+        span_polygon(sc.d, sc.dcount, vx, vy, math.log(1.0 - min(a, 0.999)), dirty)
 
 
 @njit
-def _erase(buf, ebuf, texture, sizex, sizey, midx, midy, st, dirty):
-    """destination-out holes: ``ebuf`` counts hits per pixel, then the 8-bit mask alpha is eroded hit by hit
+def _resolve(sc, x0, y0, x1, y1):
+    """Prefix-sum the row differences over the region into the log mask ``l`` and the cover count ``s``."""
+    for q in range(y0, y1):
+        acc = 0.0
+        accs = 0.0
+        for c in range(x0, x1):
+            acc += sc.d[q, c]
+            accs += sc.dcount[q, c]
+            sc.l[q, c] = acc
+            sc.s[q, c] = accs
+        sc.d[q, x0:x1 + 1] = 0.0
+        sc.dcount[q, x0:x1 + 1] = 0.0
+
+
+@njit
+def _border(sc, x0, y0, x1, y1, lw, border):
+    """The faint outline every layer polygon gets (canvas ``stroke()``, width lw, alpha border x 1%).
+
+    Summed over all polygons of a segment at once: each polygon edge is a unit step in the cover count,
+    so lw x |grad(box_lw * count)| counts the outline bands over each pixel.
+    """
+    b = _q8(border * 0.01)
+    if b <= 0.0 or lw <= 0.0:
+        return
+    lv = math.log(1.0 - b)
+    k = max(1, int(round(lw)))
+    h = k // 2
+    t = sc.t
+    # horizontal then vertical box sums of the cover count
+    for q in range(y0, y1):
+        acc = 0.0
+        for c in range(x0, x1 + h + 1):
+            if c < x1:
+                acc += sc.s[q, c]
+            cl = c - k
+            if cl >= x0:
+                acc -= sc.s[q, cl]
+            co = c - h
+            if co >= x0 and co < x1:
+                t[q, co] = acc
+    for c in range(x0, x1):
+        acc = 0.0
+        for q in range(y0, y1 + h + 1):
+            if q < y1:
+                acc += t[q, c]
+            ql = q - k
+            if ql >= y0:
+                acc -= t[ql, c]
+            qo = q - h
+            if qo >= y0 and qo < y1:
+                sc.s[qo, c] = acc / (k * k)
+    for q in range(y0 + 1, y1 - 1):
+        for c in range(x0 + 1, x1 - 1):
+            gx = 0.5 * (sc.s[q, c + 1] - sc.s[q, c - 1])
+            gy = 0.5 * (sc.s[q + 1, c] - sc.s[q - 1, c])
+            g = math.sqrt(gx * gx + gy * gy)
+            if g > 0.0:
+                sc.l[q, c] += lw * g * lv
+
+
+@njit
+def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
+    """destination-out holes: count hits per pixel, then erode the 8-bit mask alpha hit by hit
     (rounding each time, as the canvas does, so faint alpha survives erosion instead of vanishing)."""
     n = int(rr(st, 80.0, 110.0) * (2.0 + 1.5 * texture))
     hx = sizex / 1.3
     hy = sizey / 1.3
     mins = min(sizex, sizey) * 1.3
     keep = 1.0 - _q8(min((5.0 - 0.3) * texture / 255.0, 1.0))
+    # an 8-bit alpha a stops eroding once a x (1 - keep) rounds to nothing
+    stall = math.floor(0.5 / max(1.0 - keep, 1e-9) - 1e-9) if keep < 1.0 else 255.0
+    e = sc.e
     for i in range(n):
         x = midx + gauss(st, 0.0, hx)
         y = midy + gauss(st, 0.0, hy)
         rad = rr(st, 0.03 * mins, 0.45 * mins)
         if i % 5 != 0:
-            add_disc(ebuf, x, y, rad / 2.0, 1.0, 0, 0)
-    x0, y0, x1, y1 = dirty[0], dirty[1], dirty[2], dirty[3]
+            span_disc(e, x, y, rad / 2.0, 1.0)
+    w = e.shape[1] - 1
     for q in range(y0, y1):
-        for c in range(x0, x1):
-            k = int(ebuf[q, c])
-            if k > 0:
-                a8 = math.floor((1.0 - math.exp(buf[q, c])) * 255.0 + 0.5)
-                for _ in range(k):
-                    nxt = math.floor(a8 * keep + 0.5)
-                    if nxt == a8:
-                        break
-                    a8 = nxt
-                buf[q, c] = math.log(1.0 - min(a8 / 255.0, 0.999))
-    ebuf[:, :] = 0.0
+        acc = 0.0
+        for c in range(0, w):
+            acc += e[q, c]
+            if c >= x0 and c < x1:
+                k = int(acc + 0.5)
+                if k > 0:
+                    lv = sc.l[q, c]
+                    if lv == 0.0:
+                        continue
+                    a8 = math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5)
+                    if a8 > stall:
+                        # k rounded erosions: geometric decay until rounding stalls at ``stall``
+                        a8 = max(math.floor(a8 * keep ** k + 0.5), stall)
+                    sc.l[q, c] = math.log(1.0 - min(a8 / 255.0, 0.999))
+    e[:, :] = 0.0
 
 
 @njit
-def _flush(canvas, buf, dirty, pig, basis, cmf, mm, lut):
+def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, basis, cmf, mm, lut):
     if dirty[2] > dirty[0] and dirty[3] > dirty[1]:
-        composite(canvas, buf, 0, 0, dirty[0], dirty[1], dirty[2], dirty[3], pig, False, basis, cmf, mm, lut)
-        buf[dirty[1]:dirty[3], dirty[0]:dirty[2]] = 0.0
+        hh, ww = sc.l.shape
+        pad = int(math.ceil(lw)) + 3
+        x0 = max(dirty[0] - pad, 0)
+        y0 = max(dirty[1] - pad, 0)
+        x1 = min(dirty[2] + pad, ww)
+        y1 = min(dirty[3] + pad, hh)
+        _resolve(sc, x0, y0, x1, y1)
+        _border(sc, x0, y0, x1, y1, lw, border)
+        if erase:
+            _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st)
+        composite(canvas, sc.l, 0, 0, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut)
+        sc.l[y0:y1, x0:x1] = 0.0
+        sc.s[y0:y1, x0:x1] = 0.0
     dirty[0] = 1 << 30
     dirty[1] = 1 << 30
     dirty[2] = -(1 << 30)
@@ -263,7 +363,7 @@ def _flush(canvas, buf, dirty, pig, basis, cmf, mm, lut):
 
 @njit
 def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, border, scatter, pig, st,
-                buf, ebuf, ids, cur, basis, cmf, mm, lut):
+                sc, basis, cmf, mm, lut):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill)."""
     n = bx.shape[0]
     bb = np.array([bx.min(), by.min(), bx.max(), by.max()])
@@ -325,57 +425,71 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, 
     cap = GROW_MAX_VERTS * max(0.2, 2.0 * bleed)
     size = max(sizex, sizey)
     darker = rr(st, 0.15, 0.7)
+    g1, g2 = _pools(st)
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
-    px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap)
+    px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap, g1, g2)
     a1, a2, a3, a4 = _scatter(vx, vy, mods, dirs, 0.1, st, bx, by, bb, midx, midy)
-    a1, a2, a3, a4 = _grow(a1, a2, a3, a4, 1.0, st, bleed, outdeg, cap)
+    a1, a2, a3, a4 = _grow(a1, a2, a3, a4, 1.0, st, bleed, outdeg, cap, g1, g2)
     spx, spy, spm, spd = _scatter(a1, a2, a3, a4, 0.75, st, bx, by, bb, midx, midy)
     for i in range(spd.shape[0]):
         spd[i] = not spd[i]
     q1x, q1y, q1m, q1d = px, py, pm, pd
     q2x, q2y, q2m, q2d = px, py, pm, pd
     q3x, q3y, q3m, q3d = px, py, pm, pd
+    lw_sum = 0.0
+    lw_n = 0
     for layer in range(20):
         lw = size / 25.0 + (size / 30.0 - size / 25.0) * min(layer / 24.0, 1.0)
-        lw *= border
+        lw_sum += lw * border
+        lw_n += 1
         if layer % 4 == 0:
-            px, py, pm, pd = _grow(px, py, pm, pd, 1.0, st, bleed, outdeg, cap)
+            px, py, pm, pd = _grow(px, py, pm, pd, 1.0, st, bleed, outdeg, cap, g1, g2)
         if layer % 2 == 0:
-            q1x, q1y, q1m, q1d = _grow(px, py, pm, pd, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap)
-            q2x, q2y, q2m, q2d = _grow(px, py, pm, pd, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap)
-            q3x, q3y, q3m, q3d = _grow(px, py, pm, pd, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap)
+            q1x, q1y, q1m, q1d = _grow(px, py, pm, pd, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap, g1, g2)
+            q2x, q2y, q2m, q2d = _grow(px, py, pm, pd, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, g1, g2)
+            q3x, q3y, q3m, q3d = _grow(px, py, pm, pd, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, g1, g2)
         for w in range(3):
             if w == 0:
-                gx, gy, gm, gd = _grow(q1x, q1y, q1m, q1d, 999.0, st, bleed, outdeg, cap)
+                gx, gy, gm, gd = _grow(q1x, q1y, q1m, q1d, 999.0, st, bleed, outdeg, cap, g1, g2)
             elif w == 1:
-                gx, gy, gm, gd = _grow(q2x, q2y, q2m, q2d, 999.0, st, bleed, outdeg, cap)
+                gx, gy, gm, gd = _grow(q2x, q2y, q2m, q2d, 999.0, st, bleed, outdeg, cap, g1, g2)
             else:
-                gx, gy, gm, gd = _grow(q3x, q3y, q3m, q3d, 999.0, st, bleed, outdeg, cap)
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap)
-            _layer(buf, ids, cur, gx, gy, inten, lw, border, dirty)
+                gx, gy, gm, gd = _grow(q3x, q3y, q3m, q3d, 999.0, st, bleed, outdeg, cap, g1, g2)
+            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, g1, g2)
+            _layer(sc, gx, gy, inten, dirty)
         if scatter:
-            gx, gy, gm, gd = _grow(spx, spy, spm, spd, 999.0, st, bleed, outdeg, cap)
+            gx, gy, gm, gd = _grow(spx, spy, spm, spd, 999.0, st, bleed, outdeg, cap, g1, g2)
             gd = ~gd
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap)
-            _layer(buf, ids, cur, gx, gy, inten * texture, lw, border, dirty)
+            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, g1, g2)
+            _layer(sc, gx, gy, inten * texture, dirty)
         if layer % 2 == 0:
-            gx, gy, gm, gd = _grow(px, py, pm, pd, darker, st, bleed, outdeg, cap)
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 999.0, st, bleed, outdeg, cap)
-            _layer(buf, ids, cur, gx, gy, inten * 2.0, lw, border, dirty)
+            gx, gy, gm, gd = _grow(px, py, pm, pd, darker, st, bleed, outdeg, cap, g1, g2)
+            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 999.0, st, bleed, outdeg, cap, g1, g2)
+            _layer(sc, gx, gy, inten * 2.0, dirty)
         if layer % 8 == 0 or layer == 19:
-            if texture != 0.0 and dirty[2] > dirty[0]:
-                _erase(buf, ebuf, texture * 3.0, sizex, sizey, midx, midy, st, dirty)
-            _flush(canvas, buf, dirty, pig, basis, cmf, mm, lut)
+            # the border strokes of this segment's polygons (all of similar width) are added in one pass
+            _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,
+                   st, pig, basis, cmf, mm, lut)
+            lw_sum = 0.0
+            lw_n = 0
+
+
+#: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount, e), the resolved
+#: log mask (l), the cover count (s) and a temporary (t). A namedtuple, so compiled kernels cache on disk.
+Scratch = namedtuple("Scratch", "d dcount e l s t")
+
+
+def make_scratch(height: int, width: int) -> Scratch:
+    return Scratch(np.zeros((height, width + 1)), np.zeros((height, width + 1)),
+                   np.zeros((height, width + 1), np.float32), np.zeros((height, width)), np.zeros((height, width)),
+                   np.zeros((height, width)))
 
 
 class FillScratch:
-    """Canvas-sized scratch buffers a render reuses for every fill."""
+    """Allocated on the first fill of a render."""
 
     def __init__(self, height: int, width: int):
-        self.buf = np.zeros((height, width), np.float32)
-        self.ebuf = np.zeros((height, width), np.float32)
-        self.ids = np.zeros((height, width), np.int32)
-        self.cur = np.zeros(1, np.int64)
+        self.sc = make_scratch(height, width)
 
 
 def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state) -> None:
@@ -386,8 +500,7 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), float(fill_state.opacity),
                 float(min(max(fill_state.texture, 0.0), 1.0)), float(min(max(fill_state.border, 0.0), 1.0)),
-                bool(fill_state.scatter), pig, seed_state, scratch.buf, scratch.ebuf, scratch.ids, scratch.cur,
-                BASIS, CMF, XYZ_RGB, LIN_LUT)
+                bool(fill_state.scatter), pig, seed_state, scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT)
 
 
 __all__ = ["paint_fill", "FillScratch", "make_state", "rnd"]

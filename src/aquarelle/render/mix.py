@@ -142,7 +142,6 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                     g[q, c] = t * t * (3.0 - 2.0 * t)
     nb = basis.shape[0]
     ksp = np.empty(nb, np.float64)
-    ksb = np.empty(nb, np.float64)
     plr = lut[min(255, max(0, int(pig[0] * 255.0 + 0.5)))]
     plg = lut[min(255, max(0, int(pig[1] * 255.0 + 0.5)))]
     plb = lut[min(255, max(0, int(pig[2] * 255.0 + 0.5)))]
@@ -151,6 +150,11 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
     keys = np.full(size, -1, np.int64)
     vals = np.empty((size, 3), np.uint8)
     out = np.empty(3, np.float64)
+    # second cache: the background's K/S spectrum per colour (many (colour, t) misses share a colour)
+    bsize = 1 << 12
+    bkeys = np.full(bsize, -1, np.int64)
+    bks = np.empty((bsize, nb), np.float64)
+    blum = np.empty(bsize, np.float64)
     changed = 0
     for yy in range(y0, y1):
         q = yy - ey0
@@ -161,7 +165,7 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                 continue
             if is_brush:
                 t = min(al, 1.0)
-                tq = int(al * 255.0 + 0.5)
+                tq = int(al * 255.0 + 0.5) * 4
             else:
                 s = 0.0
                 for oy2 in (-2, 0, 2):
@@ -172,7 +176,9 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                 t = al + 0.1 * s / 9.0
                 if t > 1.0:
                     t = 1.0
-                tq = int(t * 4095.0 + 0.5)
+                # the mix uses t on a 1/1020 grid: invisible, and the cache then hits across noisy masks
+                tq = int(t * 1020.0 + 0.5)
+                t = tq / 1020.0
             br = canvas[yy, xx, 0]
             bg = canvas[yy, xx, 1]
             bb = canvas[yy, xx, 2]
@@ -184,7 +190,16 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                 canvas[yy, xx, 2] = vals[h, 2]
                 changed += 1
                 continue
-            lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
+            ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
+            bh = ((ck * 0x9E3779B1) >> 11) & (bsize - 1)
+            if bkeys[bh] == ck:
+                ksb = bks[bh]
+                lumb = blum[bh]
+            else:
+                ksb = bks[bh]
+                lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
+                blum[bh] = lumb
+                bkeys[bh] = ck
             if is_brush and al > 0.7:
                 bl = 0.5 * (min(al, 1.0) - 0.7)
                 pr = max(pig[0] * (1.0 - bl) - 0.5 * bl, 0.0)

@@ -320,3 +320,128 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, clip, dirty):
                 if ta <= 0.0:
                     continue
                 buf[q, c] += math.log(1.0 - a * ta)
+
+
+@njit
+def span_polygon(dbuf, dcount, xs, ys, val, dirty):
+    """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
+
+    A prefix sum along each row later turns ``dbuf`` into the summed log-alpha and ``dcount`` into how many
+    polygons cover each pixel; cost is per row crossed, not per pixel covered. Buffers are (h, w + 1).
+    """
+    h = dbuf.shape[0]
+    w = dbuf.shape[1] - 1
+    n = xs.shape[0]
+    if n < 3:
+        return
+    ymin = 1e300
+    ymax = -1e300
+    for k in range(n):
+        y = ys[k]
+        if y < ymin:
+            ymin = y
+        if y > ymax:
+            ymax = y
+    r0 = max(int(math.ceil(ymin - 0.5)), 0)
+    r1 = min(int(math.floor(ymax - 0.5)), h - 1)
+    if r1 < r0:
+        return
+    nr = r1 - r0 + 1
+    counts = np.zeros(nr + 1, np.int64)
+    for k in range(n):
+        ya = ys[k]
+        yb = ys[(k + 1) % n]
+        if ya == yb:
+            continue
+        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
+        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
+        for r in range(a, b + 1):
+            counts[r - r0 + 1] += 1
+    for r in range(nr):
+        counts[r + 1] += counts[r]
+    total = counts[nr]
+    if total == 0:
+        return
+    cx = np.empty(total, np.float64)
+    cw = np.empty(total, np.int8)
+    fillp = counts[:nr].copy()
+    for k in range(n):
+        xa = xs[k]
+        ya = ys[k]
+        xb = xs[(k + 1) % n]
+        yb = ys[(k + 1) % n]
+        if ya == yb:
+            continue
+        wdir = 1 if yb > ya else -1
+        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
+        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
+        slope = (xb - xa) / (yb - ya)
+        for r in range(a, b + 1):
+            p = fillp[r - r0]
+            cx[p] = xa + (r + 0.5 - ya) * slope
+            cw[p] = wdir
+            fillp[r - r0] = p + 1
+    cmin = w
+    cmax = -1
+    rmin = h
+    rmax = -1
+    for r in range(nr):
+        s = counts[r]
+        e = counts[r + 1]
+        if e - s < 2:
+            continue
+        for i in range(s + 1, e):
+            vx = cx[i]
+            vw = cw[i]
+            j = i - 1
+            while j >= s and cx[j] > vx:
+                cx[j + 1] = cx[j]
+                cw[j + 1] = cw[j]
+                j -= 1
+            cx[j + 1] = vx
+            cw[j + 1] = vw
+        row = r + r0
+        wind = 0
+        start = 0.0
+        for i in range(s, e):
+            prev = wind
+            wind += cw[i]
+            if prev == 0 and wind != 0:
+                start = cx[i]
+            elif prev != 0 and wind == 0:
+                c0 = max(int(math.ceil(start - 0.5)), 0)
+                c1 = min(int(math.ceil(cx[i] - 0.5)) - 1, w - 1)
+                if c1 >= c0:
+                    dbuf[row, c0] += val
+                    dbuf[row, c1 + 1] -= val
+                    dcount[row, c0] += 1.0
+                    dcount[row, c1 + 1] -= 1.0
+                    cmin = min(cmin, c0)
+                    cmax = max(cmax, c1)
+                    rmin = min(rmin, row)
+                    rmax = max(rmax, row)
+    if cmax >= 0:
+        dirty[0] = min(dirty[0], cmin)
+        dirty[1] = min(dirty[1], rmin)
+        dirty[2] = max(dirty[2], cmax + 1)
+        dirty[3] = max(dirty[3], rmax + 1)
+
+
+@njit
+def span_disc(dbuf, x, y, radius, val):
+    """A hard disc into a row-difference array (see ``span_polygon``)."""
+    h = dbuf.shape[0]
+    w = dbuf.shape[1] - 1
+    q0 = max(int(math.floor(y - radius)), 0)
+    q1 = min(int(math.ceil(y + radius)), h - 1)
+    r2 = radius * radius
+    for q in range(q0, q1 + 1):
+        dy = q + 0.5 - y
+        if dy * dy > r2:
+            continue
+        half = math.sqrt(r2 - dy * dy)
+        a = max(int(math.ceil(x - half - 0.5)), 0)
+        b = min(int(math.floor(x + half - 0.5)), w - 1)
+        if b >= a:
+            dbuf[q, a] += val
+            dbuf[q, b + 1] -= val

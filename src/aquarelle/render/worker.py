@@ -117,7 +117,7 @@ class Worker:
     def start(self) -> str | None:
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_main, args=(child, self.backend), daemon=True)
+        self.proc = ctx.Process(target=_main, args=(child, self.backend), daemon=False)  # it runs its own sandbox worker
         self.proc.start()
         child.close()
         if not self.conn.poll(self.start_timeout):
