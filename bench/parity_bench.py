@@ -188,33 +188,39 @@ def _fmt(v, nd: int = 2) -> str:
 
 CALIB_COLOURS = ("#d7263d", "#2e294e", "#1b998b", "#f2c14e")
 CALIB_OPACITIES = (60, 120, 200)
+#: a mid-size disk and a square filling most of the canvas (large fills differ more)
+CALIB_SHAPES = {"disk r90": [("circle", [150, 150, 90])],
+                "square 280": [("beginShape", [0]), ("vertex", [10, 10]), ("vertex", [290, 10]), ("vertex", [290, 290]),
+                               ("vertex", [10, 290]), ("endShape", [True])]}
 
 
 def fill_calibration(browser, native_render, seed: int) -> list[dict]:
-    """One watercolour disk per colour x opacity: how the two renderers' fill strength compares."""
+    """One watercolour fill per shape x colour x opacity: how the two renderers' fill strength compares."""
     import numpy as np
 
     from aquarelle.brush.program import Program
     from aquarelle.render.coverage import coverage
 
     yy, xx = np.mgrid[0:300, 0:300]
-    inner = (xx - 150) ** 2 + (yy - 150) ** 2 <= (0.7 * 90) ** 2
+    inner = {"disk r90": (xx - 150) ** 2 + (yy - 150) ** 2 <= (0.7 * 90) ** 2,
+             "square 280": (abs(xx - 150) <= 100) & (abs(yy - 150) <= 100)}
     lum = np.array([0.299, 0.587, 0.114])
     out = []
-    for colour in CALIB_COLOURS:
-        for op in CALIB_OPACITIES:
-            p = Program.from_calls([("background", ["#fffceb"]), ("noStroke", []), ("fill", [colour, op]),
-                                    ("circle", [150, 150, 90])], width=300, height=300)
-            nat, bro = native_render(p, seed=seed), browser.render(p, seed=seed)
-            mn, mb = nat[inner].mean(0), bro[inner].mean(0)
-            cb = coverage(bro, (255, 252, 235))
-            out.append({
-                "colour": colour, "opacity": op,
-                "native_rgb": [int(round(v)) for v in mn], "browser_rgb": [int(round(v)) for v in mb],
-                "luminance_diff": round(float((mn - mb) @ lum), 1),
-                "colour_distance": round(float(np.linalg.norm(mn - mb)), 1),
-                "area_ratio": round(coverage(nat, (255, 252, 235)) / cb, 3) if cb > 0 else None,
-            })
+    for shape, calls in CALIB_SHAPES.items():
+        for colour in CALIB_COLOURS:
+            for op in CALIB_OPACITIES:
+                p = Program.from_calls([("background", ["#fffceb"]), ("noStroke", []), ("fill", [colour, op]), *calls],
+                                       width=300, height=300)
+                nat, bro = native_render(p, seed=seed), browser.render(p, seed=seed)
+                mn, mb = nat[inner[shape]].mean(0), bro[inner[shape]].mean(0)
+                cb = coverage(bro, (255, 252, 235))
+                out.append({
+                    "shape": shape, "colour": colour, "opacity": op,
+                    "native_rgb": [int(round(v)) for v in mn], "browser_rgb": [int(round(v)) for v in mb],
+                    "luminance_diff": round(float((mn - mb) @ lum), 1),
+                    "colour_distance": round(float(np.linalg.norm(mn - mb)), 1),
+                    "area_ratio": round(coverage(nat, (255, 252, 235)) / cb, 3) if cb > 0 else None,
+                })
     return out
 
 
@@ -364,11 +370,11 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
     out.print(f"p5.brush against itself (seed {seed} vs {seed + 1}): median corr "
               f"{_fmt(s['baseline_median_thumb_corr'])}, area {_fmt(s['baseline_median_area_ratio'])}")
     if calib:
-        ct = Table(title="single-fill calibration: mean colour of the disk interior (native - browser)")
-        for col in ("colour", "opacity", "native RGB", "browser RGB", "dLum", "dRGB", "area"):
+        ct = Table(title="single-fill calibration: mean colour of the fill's interior (native - browser)")
+        for col in ("shape", "colour", "opacity", "native RGB", "browser RGB", "dLum", "dRGB", "area"):
             ct.add_column(col, justify="right")
         for c in calib:
-            ct.add_row(c["colour"], str(c["opacity"]), str(c["native_rgb"]), str(c["browser_rgb"]),
+            ct.add_row(c["shape"], c["colour"], str(c["opacity"]), str(c["native_rgb"]), str(c["browser_rgb"]),
                        _fmt(c["luminance_diff"], 1), _fmt(c["colour_distance"], 1), _fmt(c["area_ratio"]))
         out.print(ct)
     out.print(f"wrote {out_dir / 'parity.json'} and {out_dir / 'parity_contact_sheet.png'}")
