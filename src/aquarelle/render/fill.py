@@ -314,18 +314,31 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
     # an 8-bit alpha a stops eroding once a x (1 - keep) rounds to nothing
     stall = math.floor(0.5 / max(1.0 - keep, 1e-9) - 1e-9) if keep < 1.0 else 255.0
     e = sc.e
+    hh = e.shape[0]
+    w = e.shape[1] - 1
+    ex0 = w
+    ey0 = hh
+    ey1 = 0
     for i in range(n):
         x = midx + gauss(st, 0.0, hx)
         y = midy + gauss(st, 0.0, hy)
         rad = rr(st, 0.03 * mins, 0.45 * mins)
         if i % 5 != 0:
-            span_disc(e, x, y, rad / 2.0, 1.0)
-    w = e.shape[1] - 1
-    for q in range(y0, y1):
+            r = rad / 2.0
+            if x + r < 0 or x - r > w or y + r < 0 or y - r > hh:
+                continue
+            span_disc(e, x, y, r, 1.0)
+            ex0 = min(ex0, max(int(x - r) - 1, 0))
+            ey0 = min(ey0, max(int(y - r) - 1, 0))
+            ey1 = max(ey1, min(int(y + r) + 2, hh))
+    if ey1 <= ey0:
+        return
+    # prefix sums start at the leftmost disc so every span's +1 is counted
+    for q in range(max(y0, ey0), min(y1, ey1)):
         acc = 0.0
-        for c in range(0, w):
+        for c in range(min(ex0, x0), x1):
             acc += e[q, c]
-            if c >= x0 and c < x1:
+            if c >= x0:
                 k = int(acc + 0.5)
                 if k > 0:
                     lv = sc.l[q, c]
@@ -336,7 +349,7 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
                         # k rounded erosions: geometric decay until rounding stalls at ``stall``
                         a8 = max(math.floor(a8 * keep ** k + 0.5), stall)
                     sc.l[q, c] = math.log(1.0 - min(a8 / 255.0, 0.999))
-    e[:, :] = 0.0
+    e[ey0:ey1, ex0:] = 0.0
 
 
 @njit

@@ -257,7 +257,10 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
         ys[k] = y
         plotted[k] = d
         if use_plot:
-            i_last = _plot_index(cum, d)
+            # distance only grows: scan forward from the last segment (p5.brush's calcIndex)
+            nseg = cum.shape[0]
+            while i_last + 1 < nseg and cum[i_last + 1] <= d:
+                i_last += 1
             a = _plot_angle(cum, seg, ang, is_curve, length, d, i_last)
             ppres[k] = _plot_pres(cum, seg, pres, length, d, i_last)
         else:

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ._jit import njit
+
 
 def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, max_lines: int) -> list[tuple]:
     rad = math.radians(angle)
@@ -75,14 +77,24 @@ def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dic
     return lines
 
 
+@njit
+def _ring(px, py, x, y):
+    inside = False
+    n = px.shape[0]
+    j = n - 1
+    for i in range(n):
+        xi, yi, xj, yj = px[i], py[i], px[j], py[j]
+        dy = yj - yi if yj != yi else 1e-12
+        if ((yi > y) != (yj > y)) and (x < (xj - xi) * (y - yi) / dy + xi):
+            inside = not inside
+        j = i
+    return inside
+
+
 def _inside(polys: list[np.ndarray], x: float, y: float) -> bool:
     inside = False
     for p in polys:
-        xs, ys = p[:, 0], p[:, 1]
-        xj, yj = np.roll(xs, 1), np.roll(ys, 1)
-        dy = np.where(yj - ys == 0, 1e-12, yj - ys)
-        hit = ((ys > y) != (yj > y)) & (x < (xj - xs) * (y - ys) / dy + xs)
-        if int(hit.sum()) % 2:
+        if _ring(p[:, 0], p[:, 1], float(x), float(y)):
             inside = not inside
     return inside
 
