@@ -264,3 +264,28 @@ def test_cli_timeout_fires_and_the_next_sketch_still_renders(tmp_path: Path):
     assert r.returncode == 1
     assert not lines[0]["ok"] and "timed out" in lines[0]["error"]
     assert lines[1]["ok"]
+
+
+SKETCH = """function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }
+function draw() {
+  translate(-width / 2, -height / 2);
+  background("#fffaf0");
+  brush.noStroke();
+  brush.fill("#d7263d", 150);
+  brush.circle(300, 300, 100);
+}
+"""
+
+
+def test_cli_runs_sketches_through_the_sandbox_and_rejects_bare_p5(tmp_path: Path):
+    good = tmp_path / "good.js"
+    good.write_text(SKETCH)
+    bad = tmp_path / "bad.js"
+    bad.write_text(SKETCH.replace("brush.circle(300, 300, 100);", "rect(10, 10, 50, 50); text('hi', 10, 10);"))
+    r = _cli(str(good), str(bad), "--out-dir", str(tmp_path / "out"), "--json")
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 1
+    assert lines[0]["ok"] and lines[0]["coverage"] > 0.03 and lines[0]["ms"] < 5000
+    assert Path(lines[0]["png"]) == tmp_path / "out" / "good.png"
+    assert not lines[1]["ok"] and "rect" in lines[1]["error"] and lines[1]["png"] is None
+    assert r.stderr.strip().splitlines() == [f"{bad}: {lines[1]['error']}"]

@@ -64,7 +64,22 @@ def _job(job: dict, renderer) -> dict:
             "coverage": round(coverage(img, background_of(program)), 6)}
 
 
+_WARM_SKETCH = """function setup() { createCanvas(32, 32, WEBGL); angleMode(DEGREES); noLoop(); }
+function draw() { translate(-width / 2, -height / 2); brush.noStroke(); brush.fill("#808080", 100); brush.circle(16, 16, 8); }
+"""
+
+
+def _warm_sandbox() -> None:
+    """Start the sandbox's own worker now, so the first sketch's ``ms`` does not include it."""
+    try:
+        from ..brush.sandbox import run_sketch
+    except ImportError:
+        return
+    run_sketch(_WARM_SKETCH)
+
+
 def _make_renderer(backend: str):
+    _warm_sandbox()
     if backend == "browser":
         from .browser import BrowserRenderer
 
