@@ -327,3 +327,18 @@ def test_tool_class_on_servers_round_robin_and_reconnect(server):
     assert env.reward is not None and env.reward > 0
     assert [c["method"] for c in env.program["commands"]][:2] == ["fill", "circle"]
     assert env.program["commands"][-1]["method"] == "endShape"
+
+
+def test_pool_workers_exit_when_the_server_is_killed():
+    import psutil
+
+    srv = Server(max_sessions=2, workers=2)
+    try:
+        workers = [c for c in psutil.Process(srv.proc.pid).children() if "spawn_main" in " ".join(c.cmdline())]
+        assert len(workers) == 2
+        srv.proc.send_signal(signal.SIGKILL)
+        srv.proc.wait()
+        gone, alive = psutil.wait_procs(workers, timeout=15)
+        assert not alive, f"orphaned workers: {[p.pid for p in alive]}"
+    finally:
+        srv.stop()

@@ -66,11 +66,26 @@ _REWARD_CONFIG: Any = None
 _REWARD_MODEL: Any = None
 
 
-def init_worker(reward_config: Any = None) -> None:
-    """Process-pool initializer: one thread per worker, reward config for the lazy model."""
+def init_worker(reward_config: Any = None, watch_parent: bool = False) -> None:
+    """Process-pool initializer: one thread per worker, reward config for the lazy model.
+
+    A pool worker also exits when its server dies (killed, or stopped before it
+    could shut the pool down), instead of lingering as an orphan.
+    """
     global _REWARD_CONFIG, _REWARD_MODEL
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     _REWARD_CONFIG, _REWARD_MODEL = reward_config, None
+    if watch_parent:
+        import threading
+
+        parent = os.getppid()
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(0)
+
+        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _reward_model() -> Any:
@@ -182,7 +197,7 @@ class Runner:
             import multiprocessing as mp
 
             self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                             initializer=init_worker, initargs=(self.reward_config,))
+                                             initializer=init_worker, initargs=(self.reward_config, True))
         return self._pool
 
     def warm(self) -> None:
@@ -209,7 +224,11 @@ class Runner:
     def _reset_pool(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
+            procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:  # a worker stuck in a long job would otherwise outlive us
+                if p.is_alive():
+                    p.terminate()
 
     def close(self) -> None:
         self._reset_pool()
