@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--sessions", default="1,8,32,64")
     ap.add_argument("--sketch-per-session", type=int, default=2)
     ap.add_argument("--cycles", type=int, default=1000)
+    ap.add_argument("--step-size", type=int, default=0, help="the server's --step-size (0: full-size step renders)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "env.json"))
     a = ap.parse_args(argv)
     sizes = [int(s) for s in a.sessions.split(",")]
@@ -178,7 +179,8 @@ def main(argv: list[str] | None = None) -> dict:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([sys.executable, "-m", "aquarelle.cli", "serve", "--port", str(port), "--max-sessions",
-                             str(max(sizes)), "--workers", str(a.workers)], stderr=subprocess.PIPE, text=True)
+                             str(max(sizes)), "--workers", str(a.workers), "--step-size", str(a.step_size)],
+                            stderr=subprocess.PIPE, text=True)
     try:
         t0 = time.perf_counter()
         while True:
@@ -212,7 +214,7 @@ def main(argv: list[str] | None = None) -> dict:
         proc.wait(20)
     res = {
         "bench": "env", "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "host": platform.node(),
-        "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "server_workers": a.workers,
+        "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "server_workers": a.workers, "step_render_size": a.step_size or None,
         "server_startup_s": round(startup_s, 1), "tools": tools, "sketch": sketch,
         "churn": {"cycles": a.cycles, "wall_s": round(churn_s, 1), "rss_before": rss_before, "rss_after": rss_after,
                   "server_growth_mb": round(rss_after["server_mb"] - rss_before["server_mb"], 1)},

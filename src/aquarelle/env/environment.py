@@ -84,10 +84,13 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, runner: Runner | None = None, *, render_size: int | None = None):
+    def __init__(self, runner: Runner | None = None, *, render_size: int | None = None,
+                 step_render_size: int | None = None):
+        """``step_render_size`` renders tools-mode steps smaller (faster, coverage approximate); the score never."""
         super().__init__()
         self._runner = runner if runner is not None else Runner(0)
         self._render_size = render_size
+        self._step_size = step_render_size or render_size
         self._ep: Episode | None = None
         self._closed = False
 
@@ -206,7 +209,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             res = self._runner.evaluate(EvalRequest(
                 mode="tools", program=Program(seed=ep.seed, commands=ep.commands + new, width=CANVAS,
                                               height=CANVAS).to_json(),
-                seed=ep.seed, want_png=want, size=self._render_size))
+                seed=ep.seed, want_png=want, size=self._step_size))
             if res.infra_error:
                 return self._after_call(ep, f"Not applied: the renderer failed ({res.infra_error}).",
                                         errors=[f"infrastructure: {res.infra_error}"])

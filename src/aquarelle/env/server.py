@@ -30,7 +30,7 @@ def default_workers() -> int:
 
 def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idle_timeout_s: float | None =
                       DEFAULT_IDLE_TIMEOUT_S, reward_config: dict | None = None, render_size: int | None = None,
-                      warm: bool = False) -> FastAPI:
+                      step_render_size: int | None = None, warm: bool = False) -> FastAPI:
     """Build the FastAPI app (``workers=0`` evaluates inline in the session threads)."""
     from openenv.core.env_server import create_app
     from openenv.core.env_server.types import ConcurrencyConfig
@@ -40,7 +40,8 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
     runner = Runner(default_workers() if workers is None else workers, reward_config=reward_config)
     if warm:
         runner.warm()
-    factory = functools.partial(WatercolourEnvironment, runner, render_size=render_size)
+    factory = functools.partial(WatercolourEnvironment, runner, render_size=render_size,
+                                step_render_size=step_render_size)
     app = create_app(
         factory, WatercolourAction, WatercolourObservation, env_name="aquarelle",
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions, session_timeout=idle_timeout_s),
