@@ -147,8 +147,10 @@ class _RemoteBackend:
     _counter = itertools.count()
     _lock = threading.Lock()
 
-    def __init__(self, urls: list[str], retries: int = 3) -> None:
-        self.urls, self.retries = urls, retries
+    def __init__(self, urls: list[str], retries: int = 3, reconnect_s: float = 180.0) -> None:
+        # A server restart takes seconds to tens of seconds: keep trying (with a backoff) for
+        # ``reconnect_s`` rather than failing reset/finish, which would stop the trainer.
+        self.urls, self.retries, self.reconnect_s = urls, retries, reconnect_s
         self.client: Any = None
         self._reset_kw: dict | None = None
         self._log: list[dict] = []
@@ -164,8 +166,15 @@ class _RemoteBackend:
         self.client.connect()
 
     def _with_retry(self, fn: Any) -> Any:
+        import time
+
         last: Exception | None = None
-        for attempt in range(self.retries):
+        deadline = time.monotonic() + self.reconnect_s
+        attempt = 0
+        while attempt < self.retries or time.monotonic() < deadline:
+            if attempt:
+                time.sleep(min(0.25 * 2 ** attempt, 5.0))
+            attempt += 1
             try:
                 if self.client is None:
                     self._connect()
@@ -182,7 +191,7 @@ class _RemoteBackend:
                     raise
                 last = e
             self.close()
-        raise ToolError(f"environment server unreachable after {self.retries} tries: {last}")
+        raise ToolError(f"environment server unreachable after {attempt} tries: {last}")
 
     def reset(self, **kw: Any) -> Any:
         self._reset_kw, self._log = dict(kw), []
@@ -233,6 +242,7 @@ class _ToolEnvBase:
         self._done = True
         self._started = False
         self.tool_errors = 0
+        self.error: str | None = None  # an infrastructure failure that cost this episode its reward
 
     def reset(self, **row: Any) -> str:
         """Start an episode from a dataset row; the returned text is appended to the user message."""
@@ -249,7 +259,7 @@ class _ToolEnvBase:
         if row.get("seed") is not None:
             kw["seed"] = int(row["seed"])
         self._obs = self._backend.reset(**kw)
-        self._done, self._started, self.tool_errors = False, True, 0
+        self._done, self._started, self.tool_errors, self.error = False, True, 0, None
         text = self._obs.text
         if from_chat and text.startswith("Paint: "):  # the subject is already in the user message
             text = text.split(". ", 1)[-1]
@@ -284,7 +294,10 @@ class _ToolEnvBase:
 
     def _ensure_final(self) -> None:
         if self._started and not self._done:
-            self._obs = self._backend.step({"finish": True})
+            try:
+                self._obs = self._backend.step({"finish": True})
+            except Exception as e:  # noqa: BLE001 - the server stayed away or failed: reward None with the reason
+                self._obs, self.error = None, (str(e).splitlines() or [type(e).__name__])[0]
             self._done = True
 
     # -- what reward functions read (properties: TRL lists only functions as tools)
