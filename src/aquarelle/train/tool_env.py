@@ -216,6 +216,14 @@ class _RemoteBackend:
             self._log.append(action)
         return obs
 
+    def state(self) -> Any:
+        """The server's episode state (reconnecting and replaying like a step when the socket dropped)."""
+
+        def _do_state() -> Any:
+            return self.client.state()
+
+        return self._with_retry(_do_state)
+
     def close(self) -> None:
         c, self.client = self.client, None
         if c is not None:
@@ -349,7 +357,7 @@ class _ToolEnvBase:
         backend = self._backend
         if isinstance(backend, _LocalBackend):
             return backend.env.state
-        return backend.client.state() if backend.client is not None else None
+        return backend.state() if backend._reset_kw is not None else None
 
     @property
     def source(self) -> str | None:
