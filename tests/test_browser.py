@@ -151,6 +151,8 @@ def test_a_sketch_that_tries_the_network_gets_nothing(renderer):
             settle((r) => {{ const s = document.createElement("script"); s.onerror = r; s.src = u + "script"; document.head.appendChild(s); }}),
             settle((r) => {{ navigator.sendBeacon(u + "beacon", "x"); r(); }}),
             settle((r) => {{ const w = new Worker(URL.createObjectURL(new Blob(["fetch('" + u + "worker').catch(() => 0).then(() => postMessage(1))"]))); w.onmessage = r; w.onerror = r; }}),
+            // route + CSP alone let an iframe open a bare TCP connection: the dead proxy flag stops it
+            settle((r) => {{ const f = document.createElement("iframe"); f.onload = r; f.src = u + "iframe"; document.body.appendChild(f); }}),
           ]);
           noLoop();
         }}
@@ -158,6 +160,9 @@ def test_a_sketch_that_tries_the_network_gets_nothing(renderer):
         """
         img = renderer.render_sketch(sketch)
         blocked = renderer.stats.blocked_requests
+        with pytest.raises(RenderError, match="navigated away"):
+            renderer.render_sketch(f'function setup() {{ createCanvas(50, 50, WEBGL); location.href = "{url}nav"; }}'
+                                   " function draw() { while (true) {} }")
         time.sleep(1.0)  # give any connection that slipped out the time to arrive
     finally:
         stop.set()

@@ -430,6 +430,8 @@ class BrowserRenderer:
                     await self._drop_context(slot)
                     raise RenderError("the page crashed while rendering (out of memory?)") from None
                 await self._drop_context(slot)
+                if "context was destroyed" in str(e) or "navigat" in str(e).lower():
+                    raise RenderError("the sketch navigated away from its page (not allowed)") from None
                 raise RenderError(f"the page failed: {_one_line(e)}") from None
         finally:
             self.stats.renders += 1
