@@ -201,8 +201,10 @@ def test_scalebrushes_widens_strokes():
 
 def test_floods_fail_fast_with_render_error():
     calls = [*FILL] + [("circle", [100, 100, 80])] * 60
-    with pytest.raises(RenderError, match="budget"):
+    with pytest.raises(RenderError, match="budget: 60 watercolour fills"):  # refused before painting anything
         render_full(prog(*calls), budget=Budget(fills=50))
+    with pytest.raises(RenderError, match="budget"):  # the area budget fires while painting
+        render_full(prog(*calls), budget=Budget(fill_area=10))
     lines = [*PEN] + [("line", [0, 0, 200, 200])] * 40
     with pytest.raises(RenderError, match="budget"):
         render_full(prog(*lines), budget=Budget(steps=50_000))

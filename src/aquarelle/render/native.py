@@ -47,8 +47,8 @@ class Budget:
     """Work allowed per program; exceeding any limit raises RenderError."""
 
     ops: int = 20_000  # painting calls
-    fills: int = 1_500  # watercolour fills
-    fill_area: float = 400.0  # sum of fill bounding boxes, in canvases
+    fills: int = 600  # watercolour fills (~5-60 ms each)
+    fill_area: float = 150.0  # sum of fill bounding boxes, in canvases
     vertices: int = 2_000_000  # polygon vertices generated
     steps: int = 6_000_000  # brush tip steps
     hatch_lines: int = 100_000
@@ -415,6 +415,29 @@ class _Painter:
             self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
 
 
+_SHAPES = ("endShape", "spline", "rect", "circle", "polygon")
+
+
+def _precheck(cmds: list[Command], budget: Budget) -> None:
+    """Refuse a flood before painting anything: count painting calls and fills with a cheap state replay."""
+    st = PaintState()
+    ops = fills = 0
+    for c in cmds:
+        try:
+            op = st.apply(c)
+        except CommandError:
+            return  # the real replay reports it with its index
+        if op is None:
+            continue
+        ops += 1
+        if c.method in _SHAPES and op.state.fill.active:
+            fills += 1
+    if ops > budget.ops:
+        raise RenderError(f"program is over the render budget: {ops} painting calls (at most {budget.ops})")
+    if fills > budget.fills:
+        raise RenderError(f"program is over the render budget: {fills} watercolour fills (at most {budget.fills})")
+
+
 def render_full(program: Program, *, size: int | None = None, seed: int | None = None,
                 budget: Budget | None = None) -> RenderResult:
     """Render and also return warnings (degenerate shapes skipped) and work counters."""
@@ -432,7 +455,9 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
     if w * h > MAX_PIXELS:
         raise RenderError(f"render: canvas {w}x{h} is larger than {MAX_PIXELS} pixels")
     seed = seed if seed is not None else (program.seed if program.seed is not None else 0)
-    painter = _Painter(w, h, (255, 255, 255), _seed_int(seed), budget or Budget())
+    budget = budget or Budget()
+    _precheck(cmds, budget)
+    painter = _Painter(w, h, (255, 255, 255), _seed_int(seed), budget)
     state = PaintState()
     for i, c in enumerate(cmds):
         if c.method == "seed":
