@@ -242,6 +242,7 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
     from aquarelle.render.native import render as native_render
 
     err = Console(stderr=True)
+    load_start = [round(x, 2) for x in os.getloadavg()]  # the cores may be shared: timings say how busy they were
     items = collect(only, sources or list(SOURCES))
     if limit:
         items = items[:limit]
@@ -332,7 +333,8 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
     report = {
         "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "omp_threads": os.environ.get("OMP_NUM_THREADS"), "chromium": chromium_version()},
+                    "omp_threads": os.environ.get("OMP_NUM_THREADS"), "chromium": chromium_version(),
+                    "load_average_start": load_start, "load_average_end": [round(x, 2) for x in os.getloadavg()]},
         "versions": {"p5": "2.3.4", "p5.brush": "2.2.2"},
         "seed": seed,
         "goals": GOALS,
