@@ -224,6 +224,39 @@ def fill_calibration(browser, native_render, seed: int) -> list[dict]:
     return out
 
 
+CALIB_BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
+
+
+def stroke_calibration(browser, native_render, seed: int) -> list[dict]:
+    """One straight line per built-in brush, each in its own band: stroke darkness and width compared."""
+    import numpy as np
+
+    from aquarelle.brush.program import Program
+
+    calls: list = [("background", ["#ffffff"])]
+    for i, name in enumerate(CALIB_BRUSHES):
+        calls += [("set", [name, "#1d3557", 1.5]), ("line", [40, 30 + 50 * i, 560, 30 + 50 * i])]
+    p = Program.from_calls(calls, width=600, height=560)
+    nat, bro = native_render(p, seed=seed), browser.render(p, seed=seed)
+    lum = np.array([0.299, 0.587, 0.114])
+    out = []
+    for i, name in enumerate(CALIB_BRUSHES):
+        band = slice(30 + 50 * i - 22, 30 + 50 * i + 22)
+        mn, mb = painted_mask(nat[band], (255, 255, 255)), painted_mask(bro[band], (255, 255, 255))
+        row = {"brush": name, "area_ratio": round(mn.sum() / mb.sum(), 3) if mb.any() else None}
+        if mn.any() and mb.any():
+            cn, cb = nat[band][mn].mean(0), bro[band][mb].mean(0)
+            row["native_rgb"] = [int(round(v)) for v in cn]
+            row["browser_rgb"] = [int(round(v)) for v in cb]
+            row["luminance_diff"] = round(float((cn - cb) @ lum), 1)
+            # ink = how much darker than paper, summed over the band: width x darkness in one number
+            ink_n = float((255 - nat[band].astype(float) @ lum).sum())
+            ink_b = float((255 - bro[band].astype(float) @ lum).sum())
+            row["ink_ratio"] = round(ink_n / ink_b, 3) if ink_b > 0 else None
+        out.append(row)
+    return out
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -308,6 +341,7 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
                 images[name] = (nat, bro)
                 prog.advance(task)
         calib = fill_calibration(browser, native_render, seed) if calibration else []
+        strokes = stroke_calibration(browser, native_render, seed) if calibration else []
     finally:
         browser.close()
 
@@ -341,6 +375,7 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
         "summary": summary,
         "paintings": rows,
         "fill_calibration": calib,
+        "stroke_calibration": strokes,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "parity.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
@@ -379,6 +414,14 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
             ct.add_row(c["shape"], c["colour"], str(c["opacity"]), str(c["native_rgb"]), str(c["browser_rgb"]),
                        _fmt(c["luminance_diff"], 1), _fmt(c["colour_distance"], 1), _fmt(c["area_ratio"]))
         out.print(ct)
+    if strokes:
+        st = Table(title="stroke calibration: one line per built-in brush (native / browser)")
+        for col in ("brush", "area ratio", "ink ratio", "native RGB", "browser RGB", "dLum"):
+            st.add_column(col, justify="right")
+        for c in strokes:
+            st.add_row(c["brush"], _fmt(c.get("area_ratio")), _fmt(c.get("ink_ratio")), str(c.get("native_rgb", "-")),
+                       str(c.get("browser_rgb", "-")), _fmt(c.get("luminance_diff"), 1))
+        out.print(st)
     out.print(f"wrote {out_dir / 'parity.json'} and {out_dir / 'parity_contact_sheet.png'}")
     return report
 
