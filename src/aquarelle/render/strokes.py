@@ -212,9 +212,14 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
             a_l.append(alpha0 * np.maximum(0.8, p) * rng.uniform(0.9, 1.1, n))
         elif b.type == "custom" and b.tip is not None:
             vib = weight * b.scatter
-            for k in range(n):
-                tips.append((x[k] + vib * rng.uniform(-1, 1), y[k] + vib * rng.uniform(-1, 1), b.weight * weight * p[k],
-                             alpha0 * max(0.8, p[k]) * rng.uniform(0.9, 1.1), _tip_angle(b, path.heading[k], rng)))
+            if b.rotate == "random":
+                ang = np.radians(rng.integers(0, 360, n).astype(np.float64))
+            elif b.rotate == "natural":
+                ang = -np.radians(path.heading)
+            else:
+                ang = np.zeros(n)
+            tips.extend(zip(x + vib * rng.uniform(-1, 1, n), y + vib * rng.uniform(-1, 1, n), b.weight * weight * p,
+                            alpha0 * np.maximum(0.8, p) * rng.uniform(0.9, 1.1, n), ang))
         marker_tip(path.end[0], path.end[1], p_all[-1], path.heading[-1])
     count = 0
     if xs_l:
