@@ -67,3 +67,31 @@ def test_closed_session_refuses_steps():
     e.close()
     with pytest.raises(RuntimeError, match="reconnect and reset"):
         e.step(WatercolourAction(calls=[]))
+
+
+def test_a_dead_worker_is_an_infrastructure_failure_not_a_zero():
+    import os
+    import signal
+
+    import psutil
+
+    from aquarelle.env.work import Runner
+
+    runner = Runner(1)
+    try:
+        e = WatercolourEnvironment(runner)
+        e.reset(mode="tools")
+        paint = WatercolourAction(calls=[{"method": "fill", "args": ["#d7263d", 220]},
+                                         {"method": "circle", "args": [300, 300, 150]}])
+        assert e.step(paint).coverage > 0.1  # the worker is up
+        worker = psutil.Process(next(iter(runner._pool._processes)))
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait(10)
+        obs = e.step(WatercolourAction(finish=True))
+        assert obs.done and obs.reward is None
+        assert obs.errors == ["infrastructure: evaluation worker died (pool restarted); try again"]
+        assert "No reward" in obs.text
+        e.reset(mode="tools")  # the next episode gets a fresh pool
+        assert e.step(paint).coverage > 0.1
+    finally:
+        runner.close()

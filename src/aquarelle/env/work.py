@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -76,8 +77,6 @@ def init_worker(reward_config: Any = None, watch_parent: bool = False) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     _REWARD_CONFIG, _REWARD_MODEL = reward_config, None
     if watch_parent:
-        import threading
-
         parent = os.getppid()
 
         def watch() -> None:
@@ -189,16 +188,18 @@ class Runner:
         self.reward_config = reward_config
         self.timeout_s = timeout_s
         self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # sessions call from many threads
         if workers <= 0 and reward_config is not None:
             init_worker(reward_config)
 
     def _get_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            import multiprocessing as mp
+        with self._lock:
+            if self._pool is None:
+                import multiprocessing as mp
 
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                             initializer=init_worker, initargs=(self.reward_config, True))
-        return self._pool
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+                                                 initializer=init_worker, initargs=(self.reward_config, True))
+            return self._pool
 
     def warm(self) -> None:
         """Start the workers now (spawn + imports take seconds) instead of on the first step."""
@@ -212,17 +213,22 @@ class Runner:
     def evaluate(self, req: EvalRequest) -> EvalResult:
         if self.workers <= 0:
             return evaluate(req)
+        pool = self._get_pool()
         try:
-            fut: Future = self._get_pool().submit(evaluate, req)
+            fut: Future = pool.submit(evaluate, req)
             return fut.result(timeout=self.timeout_s)
         except BrokenProcessPool:
-            self._reset_pool()
+            self._reset_pool(pool)
             return EvalResult(infra_error="evaluation worker died (pool restarted); try again")
         except TimeoutError:
             return EvalResult(infra_error=f"evaluation took longer than {self.timeout_s:g} s")
 
-    def _reset_pool(self) -> None:
-        pool, self._pool = self._pool, None
+    def _reset_pool(self, broken: ProcessPoolExecutor | None = None) -> None:
+        """Drop the pool (only ``broken``, if given: another thread may have replaced it already)."""
+        with self._lock:
+            if broken is not None and self._pool is not broken:
+                return
+            pool, self._pool = self._pool, None
         if pool is not None:
             procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
