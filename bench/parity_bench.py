@@ -336,6 +336,9 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
                         b = compare(other, bro, bg)
                         row["baseline"] = {"area_ratio": b["area_ratio"], "colour_distance": b["colour_distance"],
                                            "thumb_corr": b["thumb_corr"]}
+                        if b["thumb_corr"] is not None and row.get("thumb_corr") is not None:
+                            # as alike as p5.brush is to itself (within 0.05), where that is below the goal
+                            row["structure_vs_self"] = row["thumb_corr"] >= min(GOALS["thumb_corr_min"], b["thumb_corr"]) - 0.05
                     except RenderError as e:
                         row["baseline"] = {"error": str(e)}
                 images[name] = (nat, bro)
@@ -358,6 +361,7 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
         "median_colour_distance": _med([r["colour_distance"] for r in ok if r.get("colour_distance") is not None]),
         "median_thumb_corr": _med([r["thumb_corr"] for r in ok if r.get("thumb_corr") is not None]),
         "pass": {k: sum(r["verdicts"][k] for r in ok) for k in ("speed", "area", "colour", "structure")},
+        "structure_vs_self": sum(bool(r.get("structure_vs_self")) for r in ok),
         "baseline_median_thumb_corr": _med([r["baseline"]["thumb_corr"] for r in ok
                                             if r.get("baseline", {}).get("thumb_corr") is not None]),
         "baseline_median_area_ratio": _med([r["baseline"]["area_ratio"] for r in ok
@@ -405,7 +409,8 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
         f"{s['pass']['speed']}/{s['pass']['area']}/{s['pass']['colour']}/{s['pass']['structure']} of {s['compared']}"
     )
     out.print(f"p5.brush against itself (seed {seed} vs {seed + 1}): median corr "
-              f"{_fmt(s['baseline_median_thumb_corr'])}, area {_fmt(s['baseline_median_area_ratio'])}")
+              f"{_fmt(s['baseline_median_thumb_corr'])}, area {_fmt(s['baseline_median_area_ratio'])}; native corr "
+              f"within 0.05 of min(0.75, p5.brush's own) on {s['structure_vs_self']} of {s['compared']}")
     if calib:
         ct = Table(title="single-fill calibration: mean colour of the fill's interior (native - browser)")
         for col in ("shape", "colour", "opacity", "native RGB", "browser RGB", "dLum", "dRGB", "area"):
