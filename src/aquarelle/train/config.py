@@ -28,15 +28,23 @@ class ModelSection(_Section):
     lora_r: int = Field(8, ge=1, description="LoRA rank")
     lora_alpha: int = Field(16, ge=1, description="LoRA alpha")
     lora_target_modules: list[str] | str = Field("all-linear", description="LoRA target modules")
-    train_layers: int | None = Field(None, ge=1, description="train only the top N decoder layers (None: all); "
-                                                            "cuts the backward pass on small CPUs")
+    train_layers: int | Literal["all"] | None = Field(None, description="train only the top N decoder layers; "
+                                                      "'all'; None = auto (6 for the CPU default on a CPU, else all)")
+
+    def layers_to_train(self, cuda: bool) -> int | None:
+        """The resolved number of top layers to train (None: all)."""
+        if self.train_layers == "all":
+            return None
+        if self.train_layers is None:
+            return 6 if (self.name == "smollm2" and not cuda) else None
+        return int(self.train_layers)
 
 
 class GenerationSection(_Section):
     num_generations: int = Field(2, ge=2, description="G: completions per prompt (one GRPO group)")
     prompts_per_step: int = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
     max_completion_length: int = Field(640, ge=8, description="token budget per rollout, tool results included")
-    max_tool_calling_iterations: int = Field(6, ge=1, description="assistant turns that may call tools")
+    max_tool_calling_iterations: int = Field(3, ge=1, description="assistant turns that may call tools")
     temperature: float = Field(1.0, gt=0, description="sampling temperature")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling")
     use_vllm: bool = Field(False, description="generate with vLLM (GPU machines); passed to GRPOConfig")

@@ -271,10 +271,13 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
                                      log=log)
     policy_src = str(warm) if warm is not None else model_name
     policy = load_policy(policy_src, dtype=cfg.model.dtype)
-    if cfg.model.train_layers and not cfg.model.lora:
+    import torch
+
+    layers = cfg.model.layers_to_train(torch.cuda.is_available())
+    if layers and not cfg.model.lora:
         from .model import freeze_below
 
-        freeze_below(policy.model, cfg.model.train_layers)
+        freeze_below(policy.model, layers)
 
     system = SYSTEMS[mode]
     ds = prompt_dataset(rows, mode=mode, system=system, action_space=cfg.env.action_space, preset=cfg.reward.preset,
