@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..brush.colors import rgb_of
-from .mix import composite_mask
+from .mix import composite_mask, make_work
 
 _BIG = 1 << 30
 
@@ -31,6 +31,7 @@ class Compositor:
         self.just_changed = False
         self.blending = False
         self.cached: str | None = None
+        self.work = make_work(height, width)
 
     def drawn(self, which: str) -> bool:
         d = self.dirty[which]
@@ -47,7 +48,7 @@ class Compositor:
             return
         if self.cached is not None:
             composite_mask(self.canvas, self.masks[which], (0, 0), self.dirty[which], rgb_of(self.cached),
-                           which == "brush")
+                           which == "brush", self.work)
         self.clear(which)
 
     def blend(self, color: str | None, last: bool = False) -> None:

@@ -19,7 +19,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import gauss, make_state, njit, rnd, rr
-from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite
+from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite, make_work
 from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
@@ -358,7 +358,8 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
 
 
 @njit
-def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, basis, cmf, mm, lut):
+def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, basis, cmf, mm, lut,
+           work):
     if dirty[2] > dirty[0] and dirty[3] > dirty[1]:
         hh, ww = sc.l.shape
         pad = int(math.ceil(lw)) + 3
@@ -370,7 +371,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         _border(sc, x0, y0, x1, y1, lw, border)
         if erase:
             _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st)
-        composite(canvas, sc.l, 0, 0, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut)
+        composite(canvas, sc.l, 0, 0, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut, work)
         sc.l[y0:y1, x0:x1] = 0.0
         sc.s[y0:y1, x0:x1] = 0.0
     dirty[0] = 1 << 30
@@ -381,7 +382,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
 
 @njit
 def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, border, scatter, pig, st,
-                sc, basis, cmf, mm, lut):
+                sc, basis, cmf, mm, lut, work):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill)."""
     n = bx.shape[0]
     bb = np.array([bx.min(), by.min(), bx.max(), by.max()])
@@ -487,7 +488,7 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, 
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,
-                   st, pig, basis, cmf, mm, lut)
+                   st, pig, basis, cmf, mm, lut, work)
             lw_sum = 0.0
             lw_n = 0
 
@@ -508,6 +509,7 @@ class FillScratch:
 
     def __init__(self, height: int, width: int):
         self.sc = make_scratch(height, width)
+        self.work = make_work(height, width)
 
 
 def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state) -> None:
@@ -518,7 +520,7 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), float(fill_state.opacity),
                 float(min(max(fill_state.texture, 0.0), 1.0)), float(min(max(fill_state.border, 0.0), 1.0)),
-                bool(fill_state.scatter), pig, seed_state, scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT)
+                bool(fill_state.scatter), pig, seed_state, scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT, scratch.work)
 
 
 __all__ = ["paint_fill", "FillScratch", "make_state", "rnd"]

@@ -16,6 +16,7 @@ nothing and are recorded in ``RenderResult.warnings``.
 from __future__ import annotations
 
 import math
+import threading
 import zlib
 from dataclasses import dataclass, field as dfield
 
@@ -108,6 +109,19 @@ def scale_commands(cmds: list[Command], sx: float, sy: float) -> list[Command]:
             a = [a[0] * s] + a[1:]
         out.append(Command(method=m, args=a))
     return out
+
+
+_LOCAL = threading.local()
+
+
+def _scratch(h: int, w: int) -> FillScratch:
+    """The fill buffers, kept per thread between renders of one size: every fill leaves them zeroed, and
+    fresh canvas-sized buffers cost more in page faults than a small painting costs to paint."""
+    sc = getattr(_LOCAL, "scratch", None)
+    if sc is None or sc.sc.l.shape != (h, w):
+        sc = FillScratch(h, w)
+        _LOCAL.scratch = sc
+    return sc
 
 
 class _Painter:
@@ -264,7 +278,7 @@ class _Painter:
         if bw <= 0 or bh <= 0:
             return
         if self.scratch is None:
-            self.scratch = FillScratch(self.h, self.w)
+            self.scratch = _scratch(self.h, self.w)
         self.mix.begin(False, st.fill.color)
         self.mix.blend(st.fill.color, last=True)
         paint_fill(self.mix.canvas, self.scratch, verts, st.fill, rgb_of(st.fill.color),
