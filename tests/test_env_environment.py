@@ -84,7 +84,7 @@ def test_a_dead_worker_is_an_infrastructure_failure_not_a_zero():
         paint = WatercolourAction(calls=[{"method": "fill", "args": ["#d7263d", 220]},
                                          {"method": "circle", "args": [300, 300, 150]}])
         assert e.step(paint).coverage > 0.1  # the worker is up
-        worker = psutil.Process(next(iter(runner._pool._processes)))
+        worker = psutil.Process(runner.worker_pids()[0])
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(10)
         obs = e.step(WatercolourAction(finish=True))
@@ -95,3 +95,55 @@ def test_a_dead_worker_is_an_infrastructure_failure_not_a_zero():
         assert e.step(paint).coverage > 0.1
     finally:
         runner.close()
+
+
+def test_incremental_step_images_equal_full_renders():
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from aquarelle.brush import Program
+    from aquarelle.env import incremental
+    from aquarelle.render import render_program
+
+    e = WatercolourEnvironment()
+    e.reset(mode="tools", seed=11, return_image=True, action_space="full")
+    steps = [
+        [{"method": "fill", "args": ["#d7263d", 200]}, {"method": "circle", "args": [300, 300, 120]}],
+        [{"method": "fillBleed", "args": [0.3]}, {"method": "circle", "args": [180, 200, 60]}],
+        [{"method": "set", "args": ["HB", "#222222", 2]}, {"method": "line", "args": [10, 10, 500, 500]}],
+        [{"method": "line", "args": [10, 500, 500, 10]}, {"method": "fill", "args": ["#f4d35e", 200]}],
+        [{"method": "beginShape", "args": [0.5]}, {"method": "vertex", "args": [50, 50]},
+         {"method": "vertex", "args": [200, 60]}, {"method": "vertex", "args": [120, 200]},
+         {"method": "endShape", "args": [True]}],
+    ]
+    for calls in steps:
+        obs = e.step(WatercolourAction(calls=calls))
+        assert obs.errors == []
+        shown = np.asarray(Image.open(io.BytesIO(base64.b64decode(obs.image_png_b64))).convert("RGB"))
+        full = render_program(Program.from_json(e.state.program), seed=11)
+        assert np.array_equal(shown, full)
+        # it was painted incrementally: the kept canvas holds exactly this episode's calls
+        assert len(incremental._CACHE[e.state.episode_id].cmds) == len(e.state.program["commands"])
+    e.step(WatercolourAction(finish=True))
+    assert e.state.episode_id not in incremental._CACHE  # dropped when the episode ends
+
+
+def test_fast_coverage_is_the_reference_definition():
+    import numpy as np
+
+    from aquarelle.env.work import fast_coverage
+    from aquarelle.render.coverage import COVERAGE_TOLERANCE, coverage
+
+    rng = np.random.default_rng(0)
+    t = COVERAGE_TOLERANCE
+    for bg in ((255, 255, 255), (0, 0, 0), (250, 240, 200), (t, 255 - t, 128)):
+        img = np.empty((64, 64, 3), np.uint8)
+        img[:] = bg
+        noise = rng.integers(-2 * t, 2 * t + 1, size=img.shape)
+        mask = rng.random(img.shape[:2]) < 0.5
+        img[mask] = np.clip(img[mask].astype(int) + noise[mask], 0, 255)
+        assert fast_coverage(img, bg) == coverage(img, background=bg)
+        assert fast_coverage(np.full((8, 8, 3), bg, np.uint8), bg) == 0.0

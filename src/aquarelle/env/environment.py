@@ -209,7 +209,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             res = self._runner.evaluate(EvalRequest(
                 mode="tools", program=Program(seed=ep.seed, commands=ep.commands + new, width=CANVAS,
                                               height=CANVAS).to_json(),
-                seed=ep.seed, want_png=want, size=self._step_size))
+                seed=ep.seed, want_png=want, size=self._step_size, episode=ep.episode_id))
             if res.infra_error:
                 return self._after_call(ep, f"Not applied: the renderer failed ({res.infra_error}).",
                                         errors=[f"infrastructure: {res.infra_error}"])
@@ -249,8 +249,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if ep.state.shape is not None:
             warn = " An open shape (no endShape) was not painted."
         res = self._runner.evaluate(EvalRequest(
-            mode="tools", program=ep.program, action_space=ep.space_spec, seed=ep.seed, score=True, want_png=ep.image_mode != "none",
-            size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt, n_calls=len(ep.commands)))
+            mode="tools", program=ep.program, action_space=ep.space_spec, seed=ep.seed, score=True,
+            want_png=ep.image_mode != "none", size=self._render_size, episode=ep.episode_id, forget=True,
+            weights=_dump(ep.weights), prompt=ep.prompt, n_calls=len(ep.commands)))
         if res.coverage is not None:
             ep.coverage = res.coverage
         if res.png is not None:

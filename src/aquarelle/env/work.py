@@ -37,6 +37,8 @@ class EvalRequest:
     weights: dict | None = None
     n_calls: int | None = None
     prompt: str | None = None
+    episode: str | None = None  # tools mode: paint incrementally on this episode's kept canvas
+    forget: bool = False        # the episode is over: drop its kept canvas after this job
 
 
 @dataclass
@@ -148,16 +150,15 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
     img = None
     if program is not None and out.fault is None:
         from aquarelle.render import RenderError, background_of, render_program
-        from aquarelle.render.coverage import coverage
 
         t = time.perf_counter()
         try:
-            img = render_program(program, size=req.size, seed=req.seed)
+            img = _render(req, program, render_program)
         except RenderError as e:
             out.render_error = str(e).splitlines()[0] if str(e) else "render failed"
         out.ms["render"] = (time.perf_counter() - t) * 1000
         if img is not None:
-            out.coverage = float(coverage(img, background=background_of(program)))
+            out.coverage = fast_coverage(img, background_of(program))
             if req.want_png:
                 t = time.perf_counter()
                 out.png = png_bytes(img)
@@ -177,34 +178,91 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
         out.ms["score"] = (time.perf_counter() - t) * 1000
 
 
+def fast_coverage(img: Any, background: tuple[int, int, int]) -> float:
+    """``aquarelle.render.coverage.coverage`` exactly (|pixel - bg| > tolerance in any channel), on uint8 compares.
+
+    The reference converts the whole image to int16 (~15-20 ms at 600x600); a tools step
+    measures coverage every time, so this does the same test without the copy.
+    """
+    import numpy as np
+
+    from aquarelle.render.coverage import COVERAGE_TOLERANCE, coverage
+
+    a = np.asarray(img)
+    if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] < 3 or a.size == 0:
+        return float(coverage(a, background=background))
+    painted = np.zeros(a.shape[:2], bool)
+    for c in range(3):
+        ch, b = a[..., c], int(background[c])
+        if b + COVERAGE_TOLERANCE < 255:
+            painted |= ch > b + COVERAGE_TOLERANCE
+        if b - COVERAGE_TOLERANCE > 0:
+            painted |= ch < b - COVERAGE_TOLERANCE
+    return float(np.count_nonzero(painted)) / float(painted.size)
+
+
+def _render(req: EvalRequest, program: Any, render_program: Any) -> Any:
+    """Incremental for a tools episode at full size (same pixels, only new calls painted), else a full render."""
+    full_size = req.size is None or req.size == program.width == program.height
+    if req.episode and req.source is None and full_size:
+        from aquarelle.render import RenderError
+
+        from . import incremental
+
+        seed = req.seed if req.seed is not None else (program.seed or 0)
+        try:
+            img = incremental.render_incremental(req.episode, program, seed)
+        except RenderError:
+            raise
+        except Exception:  # noqa: BLE001 - the renderer's internals moved: a full render is always right
+            img = render_program(program, size=req.size, seed=req.seed)
+        finally:
+            if req.forget:
+                incremental.forget(req.episode)
+        return img
+    return render_program(program, size=req.size, seed=req.seed)
+
+
 # --------------------------------------------------------------------------- runners
 
 
 class Runner:
-    """Runs ``evaluate`` inline (workers=0) or in a process pool that is rebuilt if it breaks."""
+    """Runs ``evaluate`` inline (workers=0) or in ``workers`` single-process pools.
+
+    A tools episode is pinned to one worker so its kept canvas is there (see
+    ``incremental``); other jobs go to the least busy worker. A pool whose worker
+    died is replaced; the job that found it broken reports an infrastructure error.
+    """
 
     def __init__(self, workers: int = 0, reward_config: Any = None, timeout_s: float = 300.0):
-        self.workers = workers
+        self.workers = max(int(workers), 0)
         self.reward_config = reward_config
         self.timeout_s = timeout_s
-        self._pool: ProcessPoolExecutor | None = None
+        self._pools: list[ProcessPoolExecutor | None] = [None] * self.workers
+        self._busy = [0] * self.workers
         self._lock = threading.Lock()  # sessions call from many threads
-        if workers <= 0 and reward_config is not None:
+        if self.workers == 0 and reward_config is not None:
             init_worker(reward_config)
 
-    def _get_pool(self) -> ProcessPoolExecutor:
+    def _slot(self, req: EvalRequest) -> int:
+        if req.episode:
+            return hash(req.episode) % self.workers
         with self._lock:
-            if self._pool is None:
+            return min(range(self.workers), key=self._busy.__getitem__)
+
+    def _get_pool(self, i: int) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pools[i] is None:
                 import multiprocessing as mp
 
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                                 initializer=init_worker, initargs=(self.reward_config, True))
-            return self._pool
+                self._pools[i] = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"),
+                                                     initializer=init_worker, initargs=(self.reward_config, True))
+            return self._pools[i]
 
     def warm(self) -> None:
-        """Start the workers now (spawn + imports take seconds) instead of on the first step."""
+        """Start the workers now (spawn + imports + kernels take seconds) instead of on the first step."""
         if self.workers > 0:
-            futs = [self._get_pool().submit(_warm) for _ in range(self.workers)]
+            futs = [self._get_pool(i).submit(_warm) for i in range(self.workers)]
             for f in futs:
                 f.result(timeout=self.timeout_s)
         else:
@@ -213,22 +271,32 @@ class Runner:
     def evaluate(self, req: EvalRequest) -> EvalResult:
         if self.workers <= 0:
             return evaluate(req)
-        pool = self._get_pool()
+        i = self._slot(req)
+        pool = self._get_pool(i)
+        with self._lock:
+            self._busy[i] += 1
         try:
             fut: Future = pool.submit(evaluate, req)
             return fut.result(timeout=self.timeout_s)
         except BrokenProcessPool:
-            self._reset_pool(pool)
+            self._reset_pool(i, pool)
             return EvalResult(infra_error="evaluation worker died (pool restarted); try again")
         except TimeoutError:
             return EvalResult(infra_error=f"evaluation took longer than {self.timeout_s:g} s")
+        finally:
+            with self._lock:
+                self._busy[i] -= 1
 
-    def _reset_pool(self, broken: ProcessPoolExecutor | None = None) -> None:
-        """Drop the pool (only ``broken``, if given: another thread may have replaced it already)."""
+    def worker_pids(self) -> list[int]:
+        return [pid for p in self._pools if p is not None for pid in (getattr(p, "_processes", None) or {})]
+
+    def _reset_pool(self, i: int, broken: ProcessPoolExecutor | None = None) -> None:
+        """Drop pool ``i`` (only if it is still ``broken``: another thread may have replaced it already)."""
         with self._lock:
-            if broken is not None and self._pool is not broken:
+            pool = self._pools[i]
+            if broken is not None and pool is not broken:
                 return
-            pool, self._pool = self._pool, None
+            self._pools[i] = None
         if pool is not None:
             procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
@@ -237,7 +305,8 @@ class Runner:
                     p.terminate()
 
     def close(self) -> None:
-        self._reset_pool()
+        for i in range(self.workers):
+            self._reset_pool(i)
 
 
 def _warm() -> int:
