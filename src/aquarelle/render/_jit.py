@@ -8,11 +8,33 @@ for the same seed on every machine: renders are byte-identical.
 
 from __future__ import annotations
 
+import hashlib
 import math
+from pathlib import Path
 
 import numba
 import numpy as np
 
+
+def _invalidate_stale_cache() -> None:
+    """Numba keys each cached kernel on its own file only, so a kernel that calls one in another module
+    would keep the old callee after an edit. Drop this package's cache when any of its sources changed."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha1(b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
+    cache = here / "__pycache__"
+    stamp = cache / "kernels.stamp"
+    try:
+        if stamp.is_file() and stamp.read_text() == digest:
+            return
+        cache.mkdir(exist_ok=True)
+        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            f.unlink(missing_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba falls back to its own cache dir
+        pass
+
+
+_invalidate_stale_cache()
 njit = numba.njit(cache=True, nogil=True)
 
 _S12 = np.uint64(12)
