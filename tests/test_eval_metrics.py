@@ -333,3 +333,24 @@ def test_blank_canvases_are_not_called_diverse(tmp_path):
     ev = evaluate(path, samples=0, progress=False)
     assert ev["diversity"]["blank_rate"] == 1.0 and ev["diversity"]["palette_entropy"] is None
     assert ev["verdicts"]["diverse"]["answer"] == "no" and "blank" in ev["verdicts"]["diverse"]["text"]
+
+
+def test_tool_calls_that_never_took_effect_are_read_from_the_transcript():
+    completion = (
+        '<tool_call>\n{"name": "fill", "arguments": {"color": "#aa3300", "opacity": 120}}\n</tool_call>'
+        "<tool_response>ok</tool_response>"
+        '<tool_call>\n{"name": "shape", "arguments": {"x": 3}}\n</tool_call>'
+        "<tool_response>{'error': \"shape() got an unexpected keyword argument 'x'\"}</tool_response>"
+        '<tool_call>\n{"name": "paintSky", "arguments": {}}\n</tool_call>'
+        "<tool_response>{'error': \"unknown tool 'paintSky'\"}</tool_response>"
+        '<tool_call>\n{"name": "rect", "arguments": {"x": 1, "y"'  # cut off by the token budget
+    )
+    r = Rollout.from_dict({"step": 0, "prompt": "x", "policy": "trained", "methods": {"fill": 1}, "n_calls": 1,
+                           "errors": [], "completion": completion})
+    assert r.transcript.attempts == 4 and r.transcript.malformed == 1 and len(r.transcript.failures) == 2
+    ta = metrics.tool_adherence([r], "hf10")
+    assert ta["tool_call_attempts"] == 4 and ta["malformed_calls"] == 1 and ta["failed_calls"] == 2
+    assert ta["invented_methods"] == {"paintSky": 1}  # counted once, though the error names it too
+    assert ta["outside_methods"] == {"rect": 1}
+    assert ta["errors_per_episode"] == 3 and ta["infrastructure_errors"] == 0
+    assert metrics.tool_adherence([Rollout.from_dict({"step": 0, "prompt": "x"})])["tool_call_attempts"] is None

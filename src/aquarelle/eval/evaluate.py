@@ -108,18 +108,13 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         from .sampling import sample_policies
 
         chosen = prompt_mod.select(run, prompts)
-        if prompts == "all":  # K per policy on each split
-            by_split = {s: [p for p in chosen if p.split == s] for s in ("train", "heldout")}
-            rows: list[dict] = []
-            for s, ps in by_split.items():
-                if ps:
-                    _, r = sample_policies(run, ps, samples, seed=seed, progress=progress)
-                    rows += r
-        else:
-            _, rows = sample_policies(run, chosen, samples, seed=seed, progress=progress)
-        with (run.path / SAMPLES_JSONL).open("w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
+        groups = [[p for p in chosen if p.split == s] for s in ("train", "heldout")] if prompts == "all" else [chosen]
+        partial = run.path / (SAMPLES_JSONL + ".partial")  # each painting is kept as soon as it is made
+        partial.unlink(missing_ok=True)
+        for ps in groups:  # K per policy on each split
+            if ps:
+                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial)
+        partial.replace(run.path / SAMPLES_JSONL)
         sampled = load_samples(run.path / SAMPLES_JSONL)
         sampling["source"] = SAMPLES_JSONL
     else:
@@ -130,6 +125,8 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev["sampling"] = sampling
     ev["heldout"] = heldout_section(run, sampled)
     ev["policies"] = policies_section(run, sampled)
+    trained = [r for r in sampled if r.policy == "trained"]
+    ev["tool_adherence_samples"] = metrics.tool_adherence(trained, run.action_space) if trained else None
     ev = finite(ev)
     ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev

@@ -65,7 +65,13 @@ def is_infrastructure(error: str) -> bool:
 
 
 def policy_errors(r: Rollout) -> list[str]:
-    return [e for e in r.errors if not is_infrastructure(e)]
+    """The rollout's own errors: env errors plus, when its transcript is kept, failed and malformed tool calls."""
+    errs = [e for e in r.errors if not is_infrastructure(e)]
+    t = r.transcript
+    if t is not None:
+        errs += [f for f in t.failures if not any(f in e for e in errs)]
+        errs += ["malformed tool call (no response)"] * t.malformed
+    return errs
 
 
 def unscored_reasons(rollouts: Sequence[Rollout], top: int = 3) -> dict[str, int]:
@@ -418,6 +424,9 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- tool adherence
 
+#: Tools of the tools/revise modes that are not p5.brush methods (aquarelle.train.tool_env.tool_names).
+TOOL_EXTRAS = frozenset({"shape", "finish", "submit_sketch"})
+
 _OUTSIDE_RE = re.compile(r"(\w+) is not in the (\S+) action space( \(and it is not a p5\.brush method\))?")
 _UNKNOWN_RE = re.compile(r"(?:unknown (?:brush )?(?:method|tool|function)|not a p5\.brush method)[: ]*'?\"?(\w+)", re.I)
 
@@ -435,10 +444,27 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
     usage: Counter[str] = Counter()
     outside: Counter[str] = Counter()
     invented: Counter[str] = Counter()
+    attempts = malformed = failed = 0
+    with_transcript = 0
     for r in rollouts:
-        seen_in_methods = set()
+        t = r.transcript
+        if t is not None:
+            with_transcript += 1
+            attempts += t.attempts
+            malformed += t.malformed
+            failed += len(t.failures)
+            for name, n in t.names.items():
+                if name in TOOL_EXTRAS:
+                    continue
+                if not _is_known(name):
+                    invented[name] += n
+                elif name not in space:
+                    outside[name] += n
+        seen_in_methods = set(t.names) if t is not None else set()
         for m, n in r.methods.items():
             usage[m] += n
+            if m in seen_in_methods:  # already counted from the transcript
+                continue
             seen_in_methods.add(m)
             if not _is_known(m):
                 invented[m] += n
@@ -454,9 +480,9 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
                 invented[mu.group(1)] += 1
     calls = sum(usage.values())
     n_calls = [r.n_calls for r in rollouts if r.n_calls is not None]
-    total_calls = max(calls, sum(n_calls)) if n_calls else calls
+    total_calls = max(calls, sum(n_calls), attempts) if n_calls else max(calls, attempts)
     errs = [len(policy_errors(r)) for r in rollouts]
-    infra = sum(len(r.errors) - len(policy_errors(r)) for r in rollouts)
+    infra = sum(is_infrastructure(e) for r in rollouts for e in r.errors)
     parts = thirds(rollouts)
     out: dict[str, Any] = {
         "action_space": space.name,
@@ -475,6 +501,12 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
                                                                  for p in parts],
         "infrastructure_errors": infra,
         "method_usage": {m: _round(n / calls) for m, n in usage.most_common()} if calls else {},
+        "transcripts": with_transcript,
+        "tool_call_attempts": attempts if with_transcript else None,
+        "malformed_calls": malformed if with_transcript else None,
+        "failed_calls": failed if with_transcript else None,
+        "malformed_rate": _round(malformed / attempts) if attempts else None,
+        "failed_rate": _round(failed / attempts) if attempts else None,
         "methods_used": len(usage),
     }
     space_size = len(space.methods)

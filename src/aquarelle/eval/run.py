@@ -9,6 +9,7 @@ with one line.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,47 @@ def _num(v: Any) -> float | None:
     return f if f == f and abs(f) != float("inf") else None
 
 
+_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
+_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
+_RESPONSE_RE = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)
+_ERROR_RE = re.compile(r"""^\s*\{\s*['"]error['"]\s*:\s*['"](.*)['"]\s*\}\s*$""", re.S)
+
+
+@dataclass
+class TranscriptStats:
+    """Tool use read from a tools-mode transcript: what the model tried, not only what the env accepted.
+
+    Calls that never parse or fail on their arguments leave no trace in the env's
+    program or errors; the transcript (``<tool_call>`` ... ``<tool_response>``) shows them.
+    """
+
+    attempts: int
+    names: dict[str, int]
+    responses: int
+    failures: list[str]
+
+    @property
+    def malformed(self) -> int:
+        """Tool calls that got no response (unparsable JSON, cut off by the token budget)."""
+        return max(0, self.attempts - self.responses)
+
+    @classmethod
+    def parse(cls, text: str) -> "TranscriptStats":
+        calls = _CALL_RE.findall(text)
+        names: dict[str, int] = {}
+        for c in calls:
+            m = _NAME_RE.search(c)
+            if m:
+                names[m.group(1)] = names.get(m.group(1), 0) + 1
+        responses = _RESPONSE_RE.findall(text)
+        failures = []
+        for r in responses:
+            m = _ERROR_RE.match(r)
+            if m:
+                failures.append(m.group(1).strip()[:200])
+        return cls(attempts=len(calls), names=names, responses=len(responses), failures=failures)
+
+
 @dataclass
 class Rollout:
     """One painting episode, as training (or eval sampling) wrote it."""
@@ -58,6 +100,7 @@ class Rollout:
     judge_position_bias: int | None = None
     judge_pairs: int | None = None
     policy: str | None = None  # eval samples only: "trained" | "start"
+    transcript: "TranscriptStats | None" = None  # when the line keeps the model's completion (eval samples)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -98,7 +141,8 @@ class Rollout:
         jpairs = _num(d.get("judge_pairs"))
         prompt = str(d.get("prompt") or "")
         known = {"step", "prompt", "prompt_id", "split", "mode", "group", "code", "image", "reward", "breakdown",
-                 "coverage", "n_calls", "errors", "methods", "judge_position_bias", "judge_pairs", "policy"}
+                 "coverage", "n_calls", "errors", "methods", "judge_position_bias", "judge_pairs", "policy",
+                 "completion"}
         return cls(
             step=int(step) if step is not None else 0,
             prompt=prompt,
@@ -117,6 +161,7 @@ class Rollout:
             judge_position_bias=int(jpb) if jpb is not None else None,
             judge_pairs=int(jpairs) if jpairs is not None else None,
             policy=str(d["policy"]) if d.get("policy") else None,
+            transcript=TranscriptStats.parse(d["completion"]) if isinstance(d.get("completion"), str) else None,
             extra={k: v for k, v in d.items() if k not in known},
         )
 

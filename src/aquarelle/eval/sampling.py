@@ -92,9 +92,10 @@ def _store_image(res: dict, run: Run, rel_dir: str, stem: str) -> str | None:
         return str(dest.relative_to(run.path))
 
 
-def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 0,
-                    progress: bool = True) -> tuple[list[Rollout], list[dict]]:
-    """K paintings per policy (trained, start) cycling over the prompts; returns rollouts and their raw rows.
+def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 0, progress: bool = True,
+                    sink: Path | None = None) -> tuple[list[Rollout], list[dict]]:
+    """K paintings per policy (trained, start) spread over the prompts; returns rollouts and their raw rows
+    (each also appended to ``sink`` when given).
 
     A painting that fails for infrastructure reasons is kept with reward None and
     its reason, never dropped silently and never scored 0.
@@ -140,6 +141,11 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
             for bulky in ("image_array", "png_b64"):
                 res.pop(bulky, None)
             rows.append({k2: v for k2, v in res.items() if _jsonable(v)})
+            if sink is not None:  # appended as it comes: an interrupted eval keeps what it sampled
+                import json
+
+                with open(sink, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(rows[-1]) + "\n")
             bar.advance(task)
     if rows and all(r.get("reward") is None and r.get("error") for r in rows):
         raise SamplingError(f"every sample failed; the first: {rows[0]['error']}")

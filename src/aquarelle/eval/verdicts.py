@@ -107,23 +107,38 @@ def heldout(ev: dict[str, Any]) -> dict[str, str]:
     return {"answer": "no", "text": "No, it does worse on new prompts: " + base + cmp_}
 
 
-def tools(ev: dict[str, Any]) -> dict[str, str]:
-    ta = ev["tool_adherence"]
-    if not ta["episodes"]:
-        return {"answer": "unclear", "text": "No episodes to judge."}
+def _tools_text(ta: dict[str, Any]) -> tuple[bool, str]:
+    """(looks bad, description) of one tool-adherence block."""
     infra = f" ({ta['infrastructure_errors']} infrastructure errors not counted)" if ta.get("infrastructure_errors") else ""
-    if not ta["calls"]:
-        return {"answer": "no", "text": f"No: it made no brush calls in {ta['episodes']} episodes; "
-                                        f"{_f(ta['errors_per_episode'])} errors per episode{infra}."}
+    tried = ""
+    if ta.get("tool_call_attempts"):
+        tried = (f"; of {ta['tool_call_attempts']} tool calls written, {ta['malformed_calls']} never parsed and "
+                 f"{ta['failed_calls']} failed on their arguments")
+    if not ta["method_usage"]:  # not one brush call reached the canvas
+        return True, (f"no brush call took effect in {ta['episodes']} episodes{tried}; "
+                      f"{_f(ta['errors_per_episode'])} errors per episode{infra}")
     top = ", ".join(f"{m} {_pct(s)}" for m, s in list(ta["method_usage"].items())[:5])
     text = (f"{ta['calls']} calls in {ta['episodes']} episodes ({_f(ta['calls_per_episode'], 1)} per episode); "
             f"outside the {ta['action_space']} space {_pct(ta['outside_rate'])}, invented methods "
             f"{_pct(ta['invented_rate'])}; {_f(ta['errors_per_episode'])} errors per episode "
-            f"({_pct(ta['episodes_with_errors'])} of episodes had one){infra}; most used: {top or 'none'}.")
-    bad = (ta["outside_rate"] or 0) + (ta["invented_rate"] or 0)
-    if bad > 0.05 or (ta["errors_per_episode"] or 0) > 1:
-        return {"answer": "no", "text": "Not consistently: " + text}
-    return {"answer": "yes", "text": "Yes: " + text}
+            f"({_pct(ta['episodes_with_errors'])} of episodes had one){infra}{tried}; most used: {top}")
+    bad = (ta["outside_rate"] or 0) + (ta["invented_rate"] or 0) + (ta.get("malformed_rate") or 0) \
+        + (ta.get("failed_rate") or 0)
+    return bad > 0.05 or (ta["errors_per_episode"] or 0) > 1, text
+
+
+def tools(ev: dict[str, Any]) -> dict[str, str]:
+    ta = ev["tool_adherence"]
+    if not ta["episodes"]:
+        return {"answer": "unclear", "text": "No episodes to judge."}
+    bad, text = _tools_text(ta)
+    text = "In training: " + text + "."
+    sa = ev.get("tool_adherence_samples")
+    if sa and sa["episodes"]:
+        bad_s, text_s = _tools_text(sa)
+        bad = bad or bad_s
+        text += " Sampled trained policy: " + text_s + "."
+    return {"answer": "no" if bad else "yes", "text": ("Not consistently. " if bad else "Yes. ") + text}
 
 
 def all_verdicts(ev: dict[str, Any]) -> dict[str, dict[str, str]]:
