@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any, Iterable, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from .commands import SPECS, Command, CommandError, validate
 
@@ -78,7 +78,12 @@ class Program(BaseModel):
         cmds = data.get("commands")
         if not isinstance(cmds, list):
             raise CommandError("program JSON needs a 'commands' list")
-        return cls.from_calls(cmds, **header)
+        try:
+            return cls.from_calls(cmds, **header)
+        except ValidationError as e:  # a bad header field: one line naming it, not pydantic's report
+            err = e.errors()[0]
+            where = ".".join(str(x) for x in err.get("loc", ())) or "program"
+            raise CommandError(f"program {where}: {err['msg']} (got {str(err.get('input'))[:40]})") from None
 
     @classmethod
     def loads(cls, text: str) -> "Program":
@@ -86,6 +91,8 @@ class Program(BaseModel):
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise CommandError(f"program is not valid JSON: {e.msg} at line {e.lineno}") from None
+        except RecursionError:
+            raise CommandError("program JSON is nested too deeply") from None
         return cls.from_json(data)
 
     # ---- summaries
