@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _spectral
-from ._jit import njit
+from ._jit import njit, njit_fast
 
 BASIS = np.asarray(_spectral.BASIS, dtype=np.float64)  # (38, 7) w c m y r g b
 CMF = np.asarray(_spectral.CMF, dtype=np.float64)  # (38, 3)
@@ -66,7 +66,7 @@ def _compand(x):
     return v
 
 
-@njit
+@njit_fast
 def _spectrum(lr, lg, lb, basis, cmf, ks):
     """K/S spectrum of a linear colour into ``ks``; returns its luminance."""
     n = basis.shape[0]
@@ -79,7 +79,7 @@ def _spectrum(lr, lg, lb, basis, cmf, ks):
     return lum
 
 
-@njit
+@njit_fast
 def _mix(ks1, lum1, ks2, lum2, t, cmf, m, out):
     c1 = (1.0 - t) * (1.0 - t) * lum1
     c2 = t * t * lum2
