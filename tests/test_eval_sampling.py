@@ -46,4 +46,6 @@ def test_eval_samples_trained_and_starting_policy_on_heldout_prompts(tiny_run):
             assert (tiny_run / r["image"]).is_file() and not os.path.isabs(r["image"])
         assert "png_b64" not in r
     assert ev["sampling"]["n"] == 4 and ev["heldout"]["start"]["n"] == 2
+    assert not (tiny_run / "eval_samples.jsonl.partial").exists()
+    assert ev["tool_adherence_samples"]["transcripts"] == 2  # the trained policy's completions were read
     assert ev["verdicts"]["improves"]["answer"] == "unclear"  # one step: too short to tell, not an error

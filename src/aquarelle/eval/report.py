@@ -132,6 +132,18 @@ img.painting{width:160px;height:auto;display:block;border:1px solid #ddd}.noimg{
 """
 
 
+def _samples_tools(ta: dict[str, Any] | None) -> str:
+    """Tool use of the sampled trained policy, from its transcripts (what it tried, not only what took effect)."""
+    if not ta:
+        return ""
+    return "<h3>Sampled trained policy</h3>" + _table([
+        ("episodes", ta["episodes"]), ("tool calls written", ta.get("tool_call_attempts")),
+        ("never parsed (malformed or cut off)", ta.get("malformed_calls")),
+        ("failed on their arguments", ta.get("failed_calls")), ("invented methods", ta["invented_methods"]),
+        ("outside methods", ta["outside_methods"]), ("errors per episode", ta["errors_per_episode"]),
+        ("method usage", ta["method_usage"])])
+
+
 def _verdict_html(ev: dict[str, Any]) -> str:
     out = []
     for key, v in ev["verdicts"].items():
@@ -204,6 +216,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
          ("outside methods", tool['outside_methods']), ("invented methods", tool['invented_methods']),
          ("share invented", tool['invented_rate']), ("errors per episode", tool['errors_per_episode']),
          ("errors per episode by third", tool['errors_per_episode_thirds']), ("method usage", tool['method_usage'])])}
+{_samples_tools(ev.get("tool_adherence_samples"))}
 <h2 id="coverage">Painted coverage</h2>
 {_table([("mean", cov['mean']), ("median", cov['median']), ("10th-90th percentile", [cov['p10'], cov['p90']]),
          ("by thirds", cov['thirds']), ("below the 0.5% gate", cov['below_gate']),
