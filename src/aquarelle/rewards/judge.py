@@ -169,6 +169,8 @@ class OpenAIJudge:
                 ]},
             ],
         )
+        if isinstance(resp, (str, bytes)) or not hasattr(resp, "choices"):  # e.g. a proxy's HTML page with 200
+            raise ValueError(f"reply is not a chat completion: {str(resp)[:80]!r}")
         if not resp.choices:
             raise ValueError("reply has no choices")
         return parse_verdict(resp.choices[0].message.content)
