@@ -44,7 +44,7 @@ class GenerationSection(_Section):
     num_generations: int = Field(2, ge=2, description="G: completions per prompt (one GRPO group)")
     prompts_per_step: int = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
     max_completion_length: int = Field(640, ge=8, description="token budget per rollout, tool results included")
-    max_tool_calling_iterations: int = Field(3, ge=1, description="assistant turns that may call tools")
+    max_tool_calling_iterations: int = Field(2, ge=1, description="assistant turns that may call tools")
     temperature: float = Field(1.0, gt=0, description="sampling temperature")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling")
     use_vllm: bool = Field(False, description="generate with vLLM (GPU machines); passed to GRPOConfig")
@@ -78,6 +78,9 @@ class EnvSection(_Section):
     urls: list[str] = Field(default_factory=list, description="env server URLs (round-robin); empty = in-process")
     max_steps: int = Field(16, ge=1, description="tool calls an episode may make (tools mode)")
     revisions: int = Field(1, ge=0, description="revision rounds (revise mode)")
+    hide_tools: list[str] = Field(["beginShape", "vertex", "endShape"],
+                                  description="tools not offered to the policy (the compact `shape` tool covers them); "
+                                              "every tool's schema is in the prompt of every turn")
     observation_chars: int = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
     image_size: int = Field(256, ge=32, description="size rollout images are rendered and saved at")
 

@@ -75,7 +75,12 @@ def env_class(mode: str, action_space: str, cfg: Any = None, **extra: Any) -> ty
     params = inspect.signature(make_tool_env).parameters
     if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
         kwargs = {k: v for k, v in kwargs.items() if k in params}
-    return make_tool_env(**kwargs)
+    cls = make_tool_env(**kwargs)
+    hide = [n for n in (cfg.env.hide_tools if cfg is not None else []) if n in public_tools(cls)]
+    if hide and mode == "tools" and "shape" in public_tools(cls):
+        # not a tool for TRL (it lists functions only); the environment still accepts the calls `shape` expands to
+        cls = type(cls.__name__, (cls,), {n: None for n in hide} | {"__doc__": cls.__doc__, "__module__": cls.__module__})
+    return cls
 
 
 @dataclass
@@ -91,6 +96,7 @@ class Outcome:
     n_calls: int = 0
     errors: list[str] = field(default_factory=list)
     error: str | None = None
+    feedback: str = ""  # the final observation's text (why the gate failed, the critique)
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -135,6 +141,7 @@ def finish_episode(env: Any) -> Outcome:
         n_calls=int(_get(env, "n_calls") or _get(state, "n_calls") or 0),
         errors=[str(e) for e in errors],
         error=err if isinstance(err, str) else None,
+        feedback=str(_get(obs, "text") or "")[:400],
     )
 
 
@@ -184,4 +191,4 @@ class SketchScorer:
             self.timer.add(time.perf_counter() - t0)
         return Outcome(reward=obs.reward, breakdown=dict(obs.breakdown), program=state.program, source=sketch,
                        png_b64=obs.image_png_b64, coverage=obs.coverage, n_calls=state.n_calls,
-                       errors=list(obs.errors))
+                       errors=list(obs.errors), feedback=obs.text[:400])

@@ -76,7 +76,7 @@ class Recorder:
             "split": row.get("split"), "mode": self.mode, "group": group, "code": code, "image": image,
             "reward": outcome.reward, "breakdown": outcome.breakdown, "coverage": outcome.coverage,
             "n_calls": outcome.n_calls or sum(methods.values()), "errors": outcome.errors + (
-                [outcome.error] if outcome.error else []), "methods": methods,
+                [outcome.error] if outcome.error else []), "methods": methods, "feedback": outcome.feedback,
         }
         with open(self.run / "rollouts.jsonl", "a") as f:
             f.write(json.dumps(rec) + "\n")

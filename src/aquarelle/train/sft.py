@@ -138,6 +138,12 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
                       log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens)
+    if env_cls is not None:  # a different tool set (or tool text) needs a different warm start
+        import hashlib
+
+        sig = json.dumps(tool_schemas(env_cls), sort_keys=True) + json.dumps(getattr(env_cls, "_config", {}),
+                                                                              sort_keys=True, default=str)
+        out = out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
     if (out / "aquarelle.json").is_file() and (out / "config.json").is_file():
         log(f"warm start: using cached {out}")
         return out
