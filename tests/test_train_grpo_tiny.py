@@ -162,3 +162,22 @@ def test_resume_continues_from_the_last_checkpoint(warm_tiny, sun_prompts, tmp_p
     train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True)
     steps = [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert steps == [1, 2]
+
+
+@pytest.mark.parametrize("mode", ["sketch", "revise"])
+def test_sketch_and_revise_modes_score_every_rollout(mode, sun_prompts, tmp_path):
+    """An untrained tiny model writes no valid sketch: every rollout is the gate's 0 (its fault), never None."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    cfg = load_config(None, {"model.name": "tiny", "mode": mode, "prompts": sun_prompts, "optim.max_steps": 1,
+                             "generation.num_generations": 2, "generation.max_completion_length": 24,
+                             "generation.max_tool_calling_iterations": 1, "env.image_size": 64})
+    run = tmp_path / "run"
+    train(cfg, run)
+    rollouts = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
+    metrics = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert len(rollouts) == 2 and all(r["mode"] == mode for r in rollouts)
+    assert all(r["reward"] == 0.0 and r["breakdown"].get("gate") == 0.0 for r in rollouts)
+    assert metrics[0]["step"] == 1 and metrics[0]["frac_reward_zero_std"] == 1.0
+    assert json.loads((run / "config.json").read_text())["config"]["mode"] == mode
