@@ -314,6 +314,32 @@ def _worker_main(conn: Any) -> None:
 
 # --------------------------------------------------------------------------- the parent side
 
+#: Resident memory a worker may reach while a sketch runs: its V8 baseline plus twice the heap limit.
+#: ArrayBuffers are allocated outside the heap ``max_memory`` bounds; without this a sketch filling
+#: typed arrays grew a worker by ~1.5 GB before its time limit.
+RSS_BASE_MB = 256
+
+
+def _rss_cap(limits: SandboxLimits) -> int:
+    return (RSS_BASE_MB + 2 * int(limits.heap_mb)) * 1024 * 1024
+
+
+def _rss(pid: int) -> int:
+    """Resident bytes of a process (Linux /proc; 0 where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+try:
+    import os as _os
+
+    _PAGE = _os.sysconf("SC_PAGE_SIZE")
+except (ValueError, OSError, AttributeError):  # pragma: no cover - not Linux
+    _PAGE = 4096
+
 
 class SketchRunner:
     """A killable worker process that runs sketches one at a time (thread-safe)."""
@@ -358,19 +384,22 @@ class SketchRunner:
                 pass
         self._proc = self._conn = None
 
-    def _recv(self, deadline: float) -> Any:
-        """Next message before ``deadline`` (monotonic), else None; EOFError when the worker died."""
+    def _recv(self, deadline: float, rss_cap: int | None = None) -> Any:
+        """Next message before ``deadline`` (monotonic), else None; EOFError when the worker died;
+        ("rss",) when the worker's resident memory passed ``rss_cap`` bytes."""
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
             try:
-                if self._conn.poll(min(remaining, 0.5)):
+                if self._conn.poll(min(remaining, 0.05 if rss_cap else 0.5)):
                     return self._conn.recv()
             except OSError:
                 raise EOFError from None
             if not self._proc.is_alive() and not self._conn.poll(0):
                 raise EOFError
+            if rss_cap and _rss(self._proc.pid) > rss_cap:
+                return ("rss",)
 
     def run(self, source: str, *, action_space: Any = "full", limits: SandboxLimits | None = None,
             seed: int = 0) -> SketchResult:
@@ -402,7 +431,12 @@ class SketchRunner:
                 self._kill()
                 continue
             try:
-                msg = self._recv(t0 + limits.time_s + KILL_GRACE_S)
+                msg = self._recv(t0 + limits.time_s + KILL_GRACE_S, rss_cap=_rss_cap(limits))
+                if msg == ("rss",):  # typed arrays live outside the V8 heap that max_memory bounds
+                    self._kill()
+                    return SketchResult(None, [], f"heap limit: the sketch used more than {limits.heap_mb} MB of "
+                                                  "memory (buffers; the worker was replaced)",
+                                        (time.monotonic() - t0) * 1000, "heap")
                 if msg is None:
                     self._kill()
                     ms = (time.monotonic() - t0) * 1000
