@@ -125,8 +125,11 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
     a = work.a
     for q in range(rh):
         for c in range(rw):
-            v = 1.0 - math.exp(logm[ey0 - oy + q, ex0 - ox + c])
-            a[q, c] = math.floor(v * 255.0 + 0.5) / 255.0
+            lv = logm[ey0 - oy + q, ex0 - ox + c]
+            if lv == 0.0:
+                a[q, c] = 0.0
+            else:
+                a[q, c] = math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5) / 255.0
     g = work.g
     if not is_brush:
         for q in range(rh):
