@@ -207,6 +207,9 @@ def main(argv: list[str] | None = None) -> dict:
             churn_s = time.perf_counter() - t
             time.sleep(1.0)
             rss_after = _rss_mb(proc.pid)
+            asyncio.run(_churn(url, a.cycles))  # a second round: growth that continues would show here
+            time.sleep(1.0)
+            rss_after2 = _rss_mb(proc.pid)
             bar.advance(task)
         cap = httpx.get(url + "/health").json()
     finally:
@@ -217,7 +220,9 @@ def main(argv: list[str] | None = None) -> dict:
         "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "server_workers": a.workers, "step_render_size": a.step_size or None,
         "server_startup_s": round(startup_s, 1), "tools": tools, "sketch": sketch,
         "churn": {"cycles": a.cycles, "wall_s": round(churn_s, 1), "rss_before": rss_before, "rss_after": rss_after,
-                  "server_growth_mb": round(rss_after["server_mb"] - rss_before["server_mb"], 1)},
+                  "server_growth_mb": round(rss_after["server_mb"] - rss_before["server_mb"], 1),
+                  "rss_after_second_round": rss_after2,
+                  "second_round_growth_mb": round(rss_after2["server_mb"] - rss_after["server_mb"], 1)},
         "health_after": cap,
         "goals": {"sessions_held_64": any(t["sessions_held"] >= 64 for t in tools),
                   "tools_step_p50_le_10ms": {str(t["sessions_held"]): (t["tools_step_ms"]["p50"] or 1e9) <= 10
@@ -233,8 +238,9 @@ def main(argv: list[str] | None = None) -> dict:
               f"{s['episodes_per_s']:>11}")
     c = res["churn"]
     print(f"churn {c['cycles']} cycles in {c['wall_s']} s: server RSS {c['rss_before']['server_mb']} -> "
-          f"{c['rss_after']['server_mb']} MB ({c['server_growth_mb']:+} MB); workers "
-          f"{c['rss_before']['workers_mb']} -> {c['rss_after']['workers_mb']} MB")
+          f"{c['rss_after']['server_mb']} MB ({c['server_growth_mb']:+} MB), after a second round "
+          f"{c['rss_after_second_round']['server_mb']} MB ({c['second_round_growth_mb']:+} MB); workers "
+          f"{c['rss_before']['workers_mb']} -> {c['rss_after_second_round']['workers_mb']} MB")
     return res
 
 
