@@ -112,11 +112,14 @@ def scale_commands(cmds: list[Command], sx: float, sy: float) -> list[Command]:
 
 
 _LOCAL = threading.local()
+_KEEP_SCRATCH_PIXELS = 1024 * 1024
 
 
 def _scratch(h: int, w: int) -> FillScratch:
     """The fill buffers, kept per thread between renders of one size: every fill leaves them zeroed, and
     fresh canvas-sized buffers cost more in page faults than a small painting costs to paint."""
+    if h * w > _KEEP_SCRATCH_PIXELS:  # big canvases: not worth holding ~60 bytes/pixel per thread
+        return FillScratch(h, w)
     sc = getattr(_LOCAL, "scratch", None)
     if sc is None or sc.sc.l.shape != (h, w):
         sc = FillScratch(h, w)
