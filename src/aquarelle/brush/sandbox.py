@@ -435,7 +435,8 @@ class SketchRunner:
                 if msg == ("rss",):  # typed arrays live outside the V8 heap that max_memory bounds
                     self._kill()
                     return SketchResult(None, [], f"heap limit: the sketch used more than {limits.heap_mb} MB of "
-                                                  "memory (buffers; the worker was replaced)",
+                                                  f"memory (its worker passed {_rss_cap(limits) >> 20} MB and was "
+                                                  "replaced)",
                                         (time.monotonic() - t0) * 1000, "heap")
                 if msg is None:
                     self._kill()
