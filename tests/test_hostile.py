@@ -171,13 +171,24 @@ def _non_loopback(pids: list[int]) -> list[str]:
 # --------------------------------------------------------------------------- the CLI
 
 
-def test_check_cli_answers_every_hostile_sketch(corpus):
-    """`aquarelle check --json`: one JSON object and one stderr line per sketch, the expected reason and limit."""
-    r = _cli("check", "--json", *[str(c.path) for c in corpus], timeout=len(corpus) * ANSWER_S)
+def test_check_cli_answers_every_hostile_sketch(corpus, tmp_path):
+    """`aquarelle check --json`: one JSON object and one stderr line per sketch, the expected reason and limit;
+    an honest sketch right after each killed worker is checked normally (the worker was replaced)."""
+    good = tmp_path / "honest.js"
+    good.write_text(GOOD)
+    files = []
+    for c in corpus:
+        files.append(c.path)
+        if c.limits & {"time", "heap"}:
+            files.append(good)
+    r = _cli("check", "--json", *map(str, files), timeout=len(files) * ANSWER_S)
     assert r.returncode == 1, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
     lines = [json.loads(x) for x in r.stdout.splitlines()]
-    assert [Path(d["sketch"]).stem for d in lines] == [c.name for c in corpus]
+    assert [Path(d["sketch"]).stem for d in lines] == [f.stem for f in files]
+    honest = [d for d in lines if d["sketch"] == str(good)]
+    assert len(honest) >= 8 and all(d["ok"] and d["summary"]["shapes"] == 2 for d in honest), honest
+    lines = [d for d in lines if d["sketch"] != str(good)]
     err_lines = [x for x in r.stderr.splitlines() if x.strip()]
     assert len(err_lines) == len(corpus), r.stderr[-3000:]  # one line per rejected sketch, nothing else
     for case, d in zip(corpus, lines):
