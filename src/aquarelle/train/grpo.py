@@ -55,7 +55,7 @@ class Recorder:
         return s
 
     def record(self, *, step: int, group: int, index: int, row: dict, outcome: Outcome, code: str,
-               tool_calls: int) -> None:
+               tool_calls: int, completion: str = "") -> None:
         st = self.stats
         st.rewards.append(outcome.reward)
         st.n_none += outcome.reward is None
@@ -77,6 +77,7 @@ class Recorder:
             "reward": outcome.reward, "breakdown": outcome.breakdown, "coverage": outcome.coverage,
             "n_calls": outcome.n_calls or sum(methods.values()), "errors": outcome.errors + (
                 [outcome.error] if outcome.error else []), "methods": methods, "feedback": outcome.feedback,
+            "completion": completion[:6000],
         }
         with open(self.run / "rollouts.jsonl", "a") as f:
             f.write(json.dumps(rec) + "\n")
@@ -112,6 +113,24 @@ def _completion_text(completion: Any) -> str:
     return "\n".join(parts)
 
 
+def _transcript(completion: Any) -> str:
+    """The rollout as the model wrote it (tool calls and tool results inline), for reading rollouts.jsonl."""
+    if isinstance(completion, str):
+        return completion
+    parts = []
+    for m in completion:
+        if m.get("role") == "assistant":
+            if m.get("content"):
+                parts.append(str(m["content"]))
+            for c in m.get("tool_calls") or []:
+                fn = c.get("function", c)
+                parts.append(f"<tool_call>{json.dumps({'name': fn.get('name'), 'arguments': fn.get('arguments')})}"
+                             "</tool_call>")
+        elif m.get("role") == "tool":
+            parts.append(f"<tool_response>{m.get('content')}</tool_response>")
+    return "\n".join(parts)
+
+
 def _tool_call_count(completion: Any) -> int:
     if isinstance(completion, str):
         return completion.count("<tool_call>")
@@ -140,7 +159,7 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                 outcome = scorer.score(code, prompt=row.get("painting_prompt", ""), seed=int(row.get("seed", 0)),
                                        preset=row.get("preset"), weights=weights)
             recorder.record(step=step, group=i // num_generations, index=i, row=row, outcome=outcome, code=code,
-                            tool_calls=_tool_call_count(completion))
+                            tool_calls=_tool_call_count(completion), completion=_transcript(completion))
             out.append(outcome.reward)
         return out
 

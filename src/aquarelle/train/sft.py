@@ -71,6 +71,10 @@ def to_text_examples(examples: list[dict], tokenizer) -> list[dict]:
         for k, m in enumerate(msgs):
             if m["role"] != "assistant" or (k == len(msgs) - 1 and not m.get("tool_calls") and k > 2):
                 continue  # the closing remark after finish costs a whole sequence and teaches nothing
+            names = [c["function"]["name"] for c in m.get("tool_calls") or []]
+            if names == ["finish"] and any(x["role"] == "assistant" and x is not m for x in msgs):
+                continue  # measured: with finish turns half the data, 8 steps taught "call finish first";
+                # an unfinished painting is scored anyway when the rollout ends
             prefix = tokenizer.apply_chat_template(msgs[:k], tools=tools, tokenize=False, add_generation_prompt=True)
             full = tokenizer.apply_chat_template(msgs[: k + 1], tools=tools, tokenize=False)
             if not full.startswith(prefix):
