@@ -85,7 +85,7 @@ def to_text_examples(examples: list[dict], tokenizer) -> list[dict]:
 
 
 def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSection | None = None, *,
-            seed: int = 0, progress: bool = True) -> dict:
+            seed: int = 0, progress: bool = True, mode: str = "tools") -> dict:
     """Train on the examples with SFTTrainer, save model + tokenizer to ``out``; returns measured numbers."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from datasets import Dataset
@@ -94,7 +94,13 @@ def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSecti
     cfg = cfg or SFTSection()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    ds = Dataset.from_list(to_text_examples(examples, policy.tokenizer))
+    texts = to_text_examples(examples, policy.tokenizer)
+    fits = [t for t in texts if len(policy.tokenizer(t["prompt"], add_special_tokens=False)["input_ids"]) < cfg.max_length]
+    if not fits:
+        n = min(len(policy.tokenizer(t["prompt"], add_special_tokens=False)["input_ids"]) for t in texts)
+        raise DataError(f"every demonstration's prompt is longer than sft.max_length={cfg.max_length} tokens "
+                        f"(shortest {n}): raise sft.max_length")
+    ds = Dataset.from_list(fits)
     args = SFTConfig(
         output_dir=str(out / "_trainer"), max_steps=cfg.steps, learning_rate=cfg.learning_rate,
         per_device_train_batch_size=cfg.batch_size, max_length=cfg.max_length, completion_only_loss=True,
@@ -116,7 +122,8 @@ def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSecti
     policy.tokenizer.save_pretrained(out)
     info = {"examples": len(examples), "steps": cfg.steps, "seconds": round(secs, 1),
             "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None,
-            "train_loss": result.training_loss, "can_call_tools": True, "source": policy.name}
+            "train_loss": result.training_loss, "can_call_tools": mode != "sketch", "mode": mode,
+            "source": policy.name}
     (out / "aquarelle.json").write_text(json.dumps(info, indent=1))
     import shutil
 
@@ -157,7 +164,7 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
                               budget_tokens=budget_tokens, tokenizer=policy.tokenizer)
     log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
     tmp = out.with_name(out.name + ".tmp")
-    info = run_sft(policy, examples, tmp, cfg, seed=seed)
+    info = run_sft(policy, examples, tmp, cfg, seed=seed, mode=mode)
     if out.exists():
         import shutil
 
@@ -180,5 +187,5 @@ def sft_command(mode: str, action_space: str, model: str, out: str, steps: int |
     examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
                               budget_tokens=cfg.generation.max_completion_length, tokenizer=policy.tokenizer)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
-    info = run_sft(policy, examples, out, cfg.sft, seed=cfg.optim.seed)
+    info = run_sft(policy, examples, out, cfg.sft, seed=cfg.optim.seed, mode=mode)
     return info
