@@ -9,7 +9,7 @@ STAMP := $(VENV)/.aquarelle-installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt Makefile scripts/setup_system.sh
+$(STAMP): pyproject.toml constraints.txt package-lock.json Makefile scripts/setup_system.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade "pip>=24"
 	# torch first and pinned: the local CPU wheel, never a CUDA download
