@@ -132,12 +132,18 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                 a[q, c] = math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5) / 255.0
     g = work.g
     if not is_brush:
+        # dFdx/dFdy as a GPU takes them: the difference across the pixel's 2x2 quad (pairs of even and
+        # odd canvas columns/rows), so a step between an odd column and the next even one is not seen
         for q in range(rh):
-            q2 = q + 1 if q + 1 < rh else q
+            qa = ((ey0 + q) & ~1) - ey0
+            qa = min(max(qa, 0), rh - 1)
+            qb = min(max(qa + 1, 0), rh - 1)
             for c in range(rw):
-                c2 = c + 1 if c + 1 < rw else c
-                dx = 15.0 * (a[q, c2] - a[q, c])
-                dy = 15.0 * (a[q2, c] - a[q, c])
+                ca = ((ex0 + c) & ~1) - ex0
+                ca = min(max(ca, 0), rw - 1)
+                cb = min(ca + 1, rw - 1)
+                dx = 15.0 * (a[q, cb] - a[q, ca])
+                dy = 15.0 * (a[qb, c] - a[qa, c])
                 l = math.sqrt(dx * dx + dy * dy)
                 t = (l - 0.05) / 0.3
                 if t <= 0.0:
