@@ -6,8 +6,11 @@ x edge length), trimmed (a run of vertices cut out and bridged) and scattered
 into a sparse copy. Twenty layers of such polygons, each at ~2% alpha and each
 outlined faintly (the border term), pile up in a mask; texture punches soft
 holes in the mask at layers 0, 8, 16 and 19, and after each of those the mask
-is blended into the canvas with the Kubelka-Munk mix. Everything per fill runs
-in one compiled call: geometry, rasterisation (log-domain mask) and blending.
+is blended into the canvas with the Kubelka-Munk mix. The mask is an 8-bit 2D
+canvas in p5.brush whose source-over truncates (a 1/255 layer adds nothing to a
+pixel already at 1/255), so we count the layers of each alpha class per pixel
+and replay that arithmetic from tables. Everything per fill runs in one
+compiled call: geometry, rasterisation (row-difference counts) and blending.
 """
 
 from __future__ import annotations
@@ -239,11 +242,67 @@ def _q8(a):
     return math.floor(min(max(a, 0.0), 1.0) * 255.0 + 0.5) / 255.0
 
 
+#: Each layer class (main, scatter, darker) is counted in its own byte of the resolved mask value.
+_CLASS = (1.0, 256.0, 65536.0)
+_TAB_N = 64
+
+
 @njit
-def _layer(sc, vx, vy, alpha_pct, dirty):
-    a = _q8(alpha_pct / 100.0)
-    if a > 0.0:
-        span_polygon(sc.d, sc.dcount, vx, vy, math.log(1.0 - min(a, 0.999)), dirty)
+def _s8(alpha_pct):
+    """A layer's alpha (percent) as the 8-bit value the canvas draws it with."""
+    return int(math.floor(min(max(alpha_pct / 100.0, 0.0), 1.0) * 255.0 + 0.5))
+
+
+@njit
+def _layer(sc, vx, vy, s8, code, dirty):
+    if s8 > 0:
+        span_polygon(sc.d, sc.dcount, vx, vy, code, dirty)
+
+
+@njit
+def _over_tables(svals):
+    """tab[k, d, n]: the 8-bit mask alpha after n source-over layers of 8-bit alpha svals[k] on d.
+
+    Chromium's 2D canvas (measured) adds floor(s x (255 - d) / 255) per layer, so a 1/255 layer
+    never adds to a pixel that already holds 1/255, and a 2/255 layer adds 1: faint fills
+    (opacity 60-90) stay far lighter than the float sum 1 - (1 - s/255)^n would make them.
+    """
+    k = svals.shape[0]
+    tab = np.empty((k, 256, _TAB_N), np.int64)
+    for i in range(k):
+        sv = svals[i]
+        for d0 in range(256):
+            d = d0
+            tab[i, d0, 0] = d
+            for j in range(1, _TAB_N):
+                d = d + (sv * (255 - d)) // 255
+                tab[i, d0, j] = d
+    return tab
+
+
+@njit
+def _apply(tab, i, d, n):
+    while n >= _TAB_N:
+        d = tab[i, d, _TAB_N - 1]
+        n -= _TAB_N - 1
+    return tab[i, d, n]
+
+
+@njit
+def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
+    """Turn the resolved per-class layer counts (and border bands in ``t``) into the 8-bit mask, as log(1 - a)."""
+    for q in range(y0, y1):
+        for c in range(x0, x1):
+            code = int(sc.l[q, c] + 0.5)
+            nb = int(sc.t[q, c] + 0.5) if bands else 0
+            if code == 0 and nb == 0:
+                sc.l[q, c] = 0.0
+                continue
+            d = _apply(tab, 0, 0, code & 255)
+            d = _apply(tab, 1, d, (code >> 8) & 255)
+            d = _apply(tab, 2, d, code >> 16)
+            d = _apply(tab, 3, d, nb)
+            sc.l[q, c] = math.log(1.0 - min(d / 255.0, 0.999)) if d > 0 else 0.0
 
 
 @njit
@@ -266,12 +325,12 @@ def _border(sc, x0, y0, x1, y1, lw, border):
     """The faint outline every layer polygon gets (canvas ``stroke()``, width lw, alpha border x 1%).
 
     Summed over all polygons of a segment at once: each polygon edge is a unit step in the cover count,
-    so lw x |grad(box_lw * count)| counts the outline bands over each pixel.
+    so lw x |grad(box_lw * count)| counts the outline bands over each pixel; they land in ``t``.
+    Returns whether there are any.
     """
     b = _q8(border * 0.01)
     if b <= 0.0 or lw <= 0.0:
-        return
-    lv = math.log(1.0 - b)
+        return False
     k = max(1, int(round(lw)))
     h = k // 2
     t = sc.t
@@ -298,13 +357,13 @@ def _border(sc, x0, y0, x1, y1, lw, border):
             qo = q - h
             if qo >= y0 and qo < y1:
                 sc.s[qo, c] = acc / (k * k)
+    t[y0:y1, x0:x1] = 0.0
     for q in range(y0 + 1, y1 - 1):
         for c in range(x0 + 1, x1 - 1):
             gx = 0.5 * (sc.s[q, c + 1] - sc.s[q, c - 1])
             gy = 0.5 * (sc.s[q + 1, c] - sc.s[q - 1, c])
-            g = math.sqrt(gx * gx + gy * gy)
-            if g > 0.0:
-                sc.l[q, c] += lw * g * lv
+            t[q, c] = lw * math.sqrt(gx * gx + gy * gy)
+    return True
 
 
 @njit
@@ -359,7 +418,7 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
 
 @njit
 def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, basis, cmf, mm, lut,
-           work):
+           work, tab):
     if dirty[2] > dirty[0] and dirty[3] > dirty[1]:
         hh, ww = sc.l.shape
         pad = int(math.ceil(lw)) + 3
@@ -368,7 +427,8 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         x1 = min(dirty[2] + pad, ww)
         y1 = min(dirty[3] + pad, hh)
         _resolve(sc, x0, y0, x1, y1)
-        _border(sc, x0, y0, x1, y1, lw, border)
+        bands = _border(sc, x0, y0, x1, y1, lw, border)
+        _to_alpha(sc, x0, y0, x1, y1, tab, bands)
         if erase:
             _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st)
         composite(canvas, sc.l, 0, 0, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut, work)
@@ -445,6 +505,8 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, 
     size = max(sizex, sizey)
     darker = rr(st, 0.15, 0.7)
     g1, g2 = _pools(st)
+    s_main, s_tex, s_dark = _s8(inten), _s8(inten * texture), _s8(inten * 2.0)
+    tab = _over_tables(np.array([s_main, s_tex, s_dark, _s8(border)], np.int64))
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
     px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap, g1, g2)
     a1, a2, a3, a4 = _scatter(vx, vy, mods, dirs, 0.1, st, bx, by, bb, midx, midy)
@@ -475,20 +537,20 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, 
             else:
                 gx, gy, gm, gd = _grow(q3x, q3y, q3m, q3d, 999.0, st, bleed, outdeg, cap, g1, g2)
             gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, g1, g2)
-            _layer(sc, gx, gy, inten, dirty)
+            _layer(sc, gx, gy, s_main, _CLASS[0], dirty)
         if scatter:
             gx, gy, gm, gd = _grow(spx, spy, spm, spd, 999.0, st, bleed, outdeg, cap, g1, g2)
             gd = ~gd
             gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, g1, g2)
-            _layer(sc, gx, gy, inten * texture, dirty)
+            _layer(sc, gx, gy, s_tex, _CLASS[1], dirty)
         if layer % 2 == 0:
             gx, gy, gm, gd = _grow(px, py, pm, pd, darker, st, bleed, outdeg, cap, g1, g2)
             gx, gy, gm, gd = _grow(gx, gy, gm, gd, 999.0, st, bleed, outdeg, cap, g1, g2)
-            _layer(sc, gx, gy, inten * 2.0, dirty)
+            _layer(sc, gx, gy, s_dark, _CLASS[2], dirty)
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,
-                   st, pig, basis, cmf, mm, lut, work)
+                   st, pig, basis, cmf, mm, lut, work, tab)
             lw_sum = 0.0
             lw_n = 0
 
