@@ -245,6 +245,8 @@ def _q8(a):
 #: Each layer class (main, scatter, darker) is counted in its own byte of the resolved mask value.
 _CLASS = (1.0, 256.0, 65536.0)
 _TAB_N = 64
+#: log(1 - a) of each 8-bit alpha (0 stays exactly 0: untouched pixels)
+_LOG8 = np.array([0.0] + [math.log(1.0 - min(d / 255.0, 0.999)) for d in range(1, 256)])
 
 
 @njit
@@ -302,7 +304,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
             d = _apply(tab, 1, d, (code >> 8) & 255)
             d = _apply(tab, 2, d, code >> 16)
             d = _apply(tab, 3, d, nb)
-            sc.l[q, c] = math.log(1.0 - min(d / 255.0, 0.999)) if d > 0 else 0.0
+            sc.l[q, c] = _LOG8[d]
 
 
 @njit
