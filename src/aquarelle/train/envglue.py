@@ -8,6 +8,7 @@ which also records every rollout) and the seconds spent inside the environment
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
@@ -17,21 +18,41 @@ from typing import Any
 
 
 class EnvTimer:
-    """Seconds spent inside the environment since the last ``take()`` (thread-safe)."""
+    """Wall seconds during which any environment work ran, since the last ``take()`` (thread-safe).
+
+    TRL may run several rollouts' tool calls at once; summing their durations would count
+    overlapping seconds twice (a share above 1). We count the union of busy intervals instead.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._s = 0.0
+        self._active = 0
+        self._since = 0.0
         self.calls = 0
 
-    def add(self, s: float, call: bool = False) -> None:
+    @contextlib.contextmanager
+    def busy(self, call: bool = False):
         with self._lock:
-            self._s += s
-            self.calls += int(call)
+            if self._active == 0:
+                self._since = time.perf_counter()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                self.calls += int(call)
+                if self._active == 0:
+                    self._s += time.perf_counter() - self._since
 
     def take(self) -> tuple[float, int]:
         with self._lock:
             s, c = self._s, self.calls
+            if self._active:  # work still running: count it up to now, the rest goes to the next take
+                now = time.perf_counter()
+                s += now - self._since
+                self._since = now
             self._s, self.calls = 0.0, 0
             return s, c
 
@@ -39,11 +60,8 @@ class EnvTimer:
 def _timed(fn: Any, timer: EnvTimer, is_tool: bool) -> Any:
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
-        t0 = time.perf_counter()
-        try:
+        with timer.busy(call=is_tool):
             return fn(self, *args, **kwargs)
-        finally:
-            timer.add(time.perf_counter() - t0, call=is_tool)
 
     return wrapper
 
@@ -171,24 +189,25 @@ class SketchScorer:
         return self._local
 
     def score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
-        t0 = time.perf_counter()
         try:
-            env = self._env()
-            kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True}
-            kw.update({"weights": weights} if weights else {"preset": preset})
-            if self._urls:
-                with env:
-                    env.reset(seed=seed, **kw)
-                    obs = env.step({"sketch": sketch}).observation
-                    state = env.state()
-            else:
-                env.reset(seed=seed, **kw)
-                obs = env.step({"sketch": sketch})
-                state = env.state
+            with self.timer.busy():
+                return self._score(sketch, prompt=prompt, seed=seed, preset=preset, weights=weights)
         except Exception as e:  # noqa: BLE001 - infrastructure: None with the reason, never 0
             return Outcome(reward=None, error=f"environment failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
-        finally:
-            self.timer.add(time.perf_counter() - t0)
+
+    def _score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
+        env = self._env()
+        kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True}
+        kw.update({"weights": weights} if weights else {"preset": preset})
+        if self._urls:
+            with env:
+                env.reset(seed=seed, **kw)
+                obs = env.step({"sketch": sketch}).observation
+                state = env.state()
+        else:
+            env.reset(seed=seed, **kw)
+            obs = env.step({"sketch": sketch})
+            state = env.state
         return Outcome(reward=obs.reward, breakdown=dict(obs.breakdown), program=state.program, source=sketch,
                        png_b64=obs.image_png_b64, coverage=obs.coverage, n_calls=state.n_calls,
                        errors=list(obs.errors), feedback=obs.text[:400])

@@ -148,9 +148,8 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
         for i, completion in enumerate(completions):
             row = {k: v[i] for k, v in cols.items() if isinstance(v, list) and len(v) == len(completions)}
             if environments is not None:
-                t0 = time.perf_counter()
-                outcome = finish_episode(environments[i])
-                timer.add(time.perf_counter() - t0)
+                with timer.busy():
+                    outcome = finish_episode(environments[i])
                 code = json.dumps(outcome.program) if outcome.program else (outcome.source or "")
                 if cfg.mode == "revise":
                     code = outcome.source or code
