@@ -209,6 +209,14 @@ def extract_sketch(completion_text: str) -> str:
 
 # ------------------------------------------------------------------ tool transcripts
 
+#: Bump when transcripts change, so cached warm starts trained on older ones are not reused.
+TRANSCRIPT_VERSION = 2
+#: Calls that only affect strokes, and the calls that can switch a stroke on. In a space
+#: without the latter (hf10) the former never change the painting, and a small policy that
+#: copies them spends its few tool turns before it reaches a shape.
+STROKE_ONLY = frozenset({"scaleBrushes", "noStroke"})
+STROKE_ON = frozenset({"set", "stroke"})
+
 
 def _group_calls(program: Program) -> list[list[tuple[str, list]]]:
     """Split a program into turns: state calls accumulate, each shape closes a turn (shape = one `shape` call)."""
@@ -299,6 +307,8 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
         for name, args in turn:
             if name == "background" or name not in space_tools:
                 continue  # the environment paints the paper itself
+            if name in STROKE_ONLY and not space_tools & STROKE_ON:
+                continue  # no stroke can be switched on in this space: the call changes nothing on the paper
             kwargs = _kwargs_for(env, name, args)
             try:
                 out = getattr(env, name)(**kwargs)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .config import SFTSection
-from .data import DataError, load_demos, program_of, sketch_of, task_text, tool_schemas, tools_transcript
+from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, sketch_of, task_text, tool_schemas,
+                   tools_transcript)
 from .model import SYSTEMS, Policy, cache_dir, load_policy
 
 
@@ -152,8 +153,9 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     if env_cls is not None:  # a different tool set (or tool text) needs a different warm start
         import hashlib
 
-        sig = json.dumps(tool_schemas(env_cls), sort_keys=True) + json.dumps(getattr(env_cls, "_config", {}),
-                                                                              sort_keys=True, default=str)
+        sig = (json.dumps(tool_schemas(env_cls), sort_keys=True)
+               + json.dumps(getattr(env_cls, "_config", {}), sort_keys=True, default=str)
+               + f"transcripts-v{TRANSCRIPT_VERSION}")
         out = out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
     if (out / "aquarelle.json").is_file() and (out / "config.json").is_file():
         log(f"warm start: using cached {out}")
