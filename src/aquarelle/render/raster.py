@@ -16,16 +16,13 @@ from ._jit import njit
 
 
 @njit
-def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
-    """Add ``val`` to pixels inside the polygon (nonzero winding, like canvas ``fill()``).
+def _row_crossings(xs, ys, ox, oy, h):
+    """Edge crossings of a closed polygon, bucketed by pixel row and sorted by x within each row.
 
-    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows.
-    Edges are bucketed by row, so the cost is vertices + crossings + area.
+    Rows r0..r1 (clipped to [0, h)) are crossed; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
+    with winding directions in ``cw``. r1 < r0 means nothing to fill. Shared by the scanline kernels.
     """
-    h, w = buf.shape
     n = xs.shape[0]
-    if n < 3:
-        return
     ymin = 1e300
     ymax = -1e300
     for k in range(n):
@@ -36,26 +33,26 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
             ymax = y
     r0 = max(int(math.ceil(ymin - 0.5)), 0)
     r1 = min(int(math.floor(ymax - 0.5)), h - 1)
-    if r1 < r0:
-        return
-    nr = r1 - r0 + 1
+    nr = max(r1 - r0 + 1, 0)
     counts = np.zeros(nr + 1, np.int64)
+    cx = np.empty(0, np.float64)
+    cw = np.empty(0, np.int8)
+    if nr == 0:
+        return r0, r1, counts, cx, cw
     for k in range(n):
         ya = ys[k] - oy
         yb = ys[(k + 1) % n] - oy
         if ya == yb:
             continue
-        lo = min(ya, yb)
-        hi = max(ya, yb)
-        a = max(int(math.ceil(lo - 0.5)), r0)
-        b = min(int(math.ceil(hi - 0.5)) - 1, r1)
+        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
+        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
         for r in range(a, b + 1):
             counts[r - r0 + 1] += 1
     for r in range(nr):
         counts[r + 1] += counts[r]
     total = counts[nr]
     if total == 0:
-        return
+        return r0, r0 - 1, counts, cx, cw
     cx = np.empty(total, np.float64)
     cw = np.empty(total, np.int8)
     fillp = counts[:nr].copy()
@@ -67,26 +64,17 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
         if ya == yb:
             continue
         wdir = 1 if yb > ya else -1
-        lo = min(ya, yb)
-        hi = max(ya, yb)
-        a = max(int(math.ceil(lo - 0.5)), r0)
-        b = min(int(math.ceil(hi - 0.5)) - 1, r1)
+        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
+        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
         slope = (xb - xa) / (yb - ya)
         for r in range(a, b + 1):
-            yc = r + 0.5
             p = fillp[r - r0]
-            cx[p] = xa + (yc - ya) * slope
+            cx[p] = xa + (r + 0.5 - ya) * slope
             cw[p] = wdir
             fillp[r - r0] = p + 1
-    touched = False
-    cmin = w
-    cmax = -1
-    for r in range(nr):
+    for r in range(nr):  # insertion sort per row (rows hold a handful of crossings)
         s = counts[r]
         e = counts[r + 1]
-        if e - s < 2:
-            continue
-        # insertion sort (rows hold a handful of crossings)
         for i in range(s + 1, e):
             vx = cx[i]
             vw = cw[i]
@@ -97,6 +85,32 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
                 j -= 1
             cx[j + 1] = vx
             cw[j + 1] = vw
+    return r0, r1, counts, cx, cw
+
+
+@njit
+def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
+    """Add ``val`` to pixels inside the polygon (nonzero winding, like canvas ``fill()``).
+
+    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows.
+    Edges are bucketed by row, so the cost is vertices + crossings + area.
+    """
+    h, w = buf.shape
+    n = xs.shape[0]
+    if n < 3:
+        return
+    r0, r1, counts, cx, cw = _row_crossings(xs, ys, ox, oy, h)
+    if r1 < r0:
+        return
+    nr = r1 - r0 + 1
+    touched = False
+    cmin = w
+    cmax = -1
+    for r in range(nr):
+        s = counts[r]
+        e = counts[r + 1]
+        if e - s < 2:
+            continue
         row = r + r0
         wind = 0
         start = 0.0
@@ -260,53 +274,10 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
     n = xs.shape[0]
     if n < 3:
         return
-    ymin = 1e300
-    ymax = -1e300
-    for k in range(n):
-        y = ys[k]
-        if y < ymin:
-            ymin = y
-        if y > ymax:
-            ymax = y
-    r0 = max(int(math.ceil(ymin - 0.5)), 0)
-    r1 = min(int(math.floor(ymax - 0.5)), h - 1)
+    r0, r1, counts, cx, cw = _row_crossings(xs, ys, 0.0, 0.0, h)
     if r1 < r0:
         return
     nr = r1 - r0 + 1
-    counts = np.zeros(nr + 1, np.int64)
-    for k in range(n):
-        ya = ys[k]
-        yb = ys[(k + 1) % n]
-        if ya == yb:
-            continue
-        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
-        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
-        for r in range(a, b + 1):
-            counts[r - r0 + 1] += 1
-    for r in range(nr):
-        counts[r + 1] += counts[r]
-    total = counts[nr]
-    if total == 0:
-        return
-    cx = np.empty(total, np.float64)
-    cw = np.empty(total, np.int8)
-    fillp = counts[:nr].copy()
-    for k in range(n):
-        xa = xs[k]
-        ya = ys[k]
-        xb = xs[(k + 1) % n]
-        yb = ys[(k + 1) % n]
-        if ya == yb:
-            continue
-        wdir = 1 if yb > ya else -1
-        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
-        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
-        slope = (xb - xa) / (yb - ya)
-        for r in range(a, b + 1):
-            p = fillp[r - r0]
-            cx[p] = xa + (r + 0.5 - ya) * slope
-            cw[p] = wdir
-            fillp[r - r0] = p + 1
     cmin = w
     cmax = -1
     rmin = h
@@ -316,16 +287,6 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
         e = counts[r + 1]
         if e - s < 2:
             continue
-        for i in range(s + 1, e):
-            vx = cx[i]
-            vw = cw[i]
-            j = i - 1
-            while j >= s and cx[j] > vx:
-                cx[j + 1] = cx[j]
-                cw[j + 1] = cw[j]
-                j -= 1
-            cx[j + 1] = vx
-            cw[j + 1] = vw
         row = r + r0
         wind = 0
         start = 0.0
