@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import base64
-import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -14,6 +12,7 @@ import time
 
 import httpx
 import pytest
+from serve_process import ServeProcess
 
 from aquarelle.env.client import WatercolourEnv
 from aquarelle.env.models import WatercolourAction
@@ -36,42 +35,11 @@ SKETCH = textwrap.dedent("""
 BAD_SKETCH = "function setup() { createCanvas(600, 600, WEBGL); } function draw() { text('hi', 10, 10); }"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
+class Server(ServeProcess):
     """``aquarelle serve`` in a subprocess on a random port."""
 
     def __init__(self, max_sessions: int, workers: int = 1, idle_timeout: float = 600.0):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, OMP_NUM_THREADS="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "aquarelle.cli", "serve", "--port", str(self.port), "--max-sessions",
-             str(max_sessions), "--workers", str(workers), "--idle-timeout", str(idle_timeout)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read()[-2000:]}")
-            try:
-                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("server did not become healthy in 90 s")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        super().__init__(max_sessions, workers, idle_timeout, ready_s=90, stop_s=10)
 
 
 @pytest.fixture(scope="module")

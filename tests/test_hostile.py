@@ -28,6 +28,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
+from serve_process import ServeProcess
 
 HOSTILE = Path(__file__).parent / "hostile"
 TIME_S = 5.0  # the sandbox's default limit (SandboxLimits.time_s)
@@ -64,12 +65,6 @@ class Case:
     path: Path
     limits: set[str]  # acceptable SketchResult.limit values ("none" for None)
     reason: re.Pattern
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Listener:
@@ -247,27 +242,8 @@ def test_score_cli_gives_gate_zero_with_reasons(corpus):
 # --------------------------------------------------------------------------- the environment server
 
 
-class Server:
-    """``aquarelle serve`` in a subprocess on a random loopback port."""
-
-    def __init__(self, max_sessions: int = 8, workers: int = 2) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "aquarelle.cli", "serve", "--port", str(self.port), "--max-sessions",
-             str(max_sessions), "--workers", str(workers)],
-            env=dict(os.environ, OMP_NUM_THREADS="1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read()[-2000:]}")
-            try:
-                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("server did not become healthy in 120 s")
+class Server(ServeProcess):
+    """``aquarelle serve`` on a random loopback port, with a view of its process tree."""
 
     def tree(self) -> list[int]:
         try:
@@ -282,15 +258,6 @@ class Server:
             return {g.pid for c in psutil.Process(self.proc.pid).children() for g in c.children()}
         except psutil.NoSuchProcess:
             return set()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
 
 @pytest.fixture(scope="module")
 def server():
