@@ -10,21 +10,15 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from serve_process import free_port
 
 DATA = Path(__file__).parent / "data"
 SPACE = "fill,circle"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +36,7 @@ def flaky_hps():
             raise RuntimeError("the GPU scorer fell over")
         return [(2.0, 0.1) for _ in images]
 
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(scorer), host="127.0.0.1", port=port, log_level="error"))
     th = threading.Thread(target=server.run, daemon=True)
     th.start()
