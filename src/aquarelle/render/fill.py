@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import gauss, make_state, njit, rnd, rr
-from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite, make_work
+from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite_u8, make_work
 from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
@@ -245,8 +245,6 @@ def _q8(a):
 #: Each layer class (main, scatter, darker) is counted in its own byte of the resolved mask value.
 _CLASS = (1.0, 256.0, 65536.0)
 _TAB_N = 64
-#: log(1 - a) of each 8-bit alpha (0 stays exactly 0: untouched pixels)
-_LOG8 = np.array([0.0] + [math.log(1.0 - min(d / 255.0, 0.999)) for d in range(1, 256)])
 
 
 @njit
@@ -270,7 +268,7 @@ def _over_tables(svals):
     (opacity 60-90) stay far lighter than the float sum 1 - (1 - s/255)^n would make them.
     """
     k = svals.shape[0]
-    tab = np.empty((k, 256, _TAB_N), np.int64)
+    tab = np.empty((k, 256, _TAB_N), np.uint8)  # 64 KB: stays in cache while every pixel looks it up
     for i in range(k):
         sv = svals[i]
         for d0 in range(256):
@@ -285,26 +283,25 @@ def _over_tables(svals):
 @njit
 def _apply(tab, i, d, n):
     while n >= _TAB_N:
-        d = tab[i, d, _TAB_N - 1]
+        d = np.int64(tab[i, d, _TAB_N - 1])
         n -= _TAB_N - 1
-    return tab[i, d, n]
+    return np.int64(tab[i, d, n])
 
 
 @njit
 def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
-    """Turn the resolved per-class layer counts (and border bands in ``t``) into the 8-bit mask, as log(1 - a)."""
+    """Turn the resolved per-class layer counts (and border bands in ``t``) into the 8-bit mask ``a8``."""
     for q in range(y0, y1):
         for c in range(x0, x1):
             code = int(sc.l[q, c] + 0.5)
             nb = int(sc.t[q, c] + 0.5) if bands else 0
             if code == 0 and nb == 0:
-                sc.l[q, c] = 0.0
                 continue
             d = _apply(tab, 0, 0, code & 255)
             d = _apply(tab, 1, d, (code >> 8) & 255)
             d = _apply(tab, 2, d, code >> 16)
             d = _apply(tab, 3, d, nb)
-            sc.l[q, c] = _LOG8[d]
+            sc.a8[q, c] = d
 
 
 @njit
@@ -379,6 +376,9 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
     keep = 1.0 - _q8(min((5.0 - 0.3) * texture / 255.0, 1.0))
     # an 8-bit alpha a stops eroding once a x (1 - keep) rounds to nothing
     stall = math.floor(0.5 / max(1.0 - keep, 1e-9) - 1e-9) if keep < 1.0 else 255.0
+    powk = np.empty(n + 1)
+    for k in range(n + 1):
+        powk[k] = keep ** k
     e = sc.e
     hh = e.shape[0]
     w = e.shape[1] - 1
@@ -407,14 +407,10 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
             if c >= x0:
                 k = int(acc + 0.5)
                 if k > 0:
-                    lv = sc.l[q, c]
-                    if lv == 0.0:
-                        continue
-                    a8 = math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5)
+                    a8 = float(sc.a8[q, c])
                     if a8 > stall:
                         # k rounded erosions: geometric decay until rounding stalls at ``stall``
-                        a8 = max(math.floor(a8 * keep ** k + 0.5), stall)
-                    sc.l[q, c] = math.log(1.0 - min(a8 / 255.0, 0.999))
+                        sc.a8[q, c] = int(max(math.floor(a8 * powk[min(k, n)] + 0.5), stall))
     e[ey0:ey1, ex0:] = 0.0
 
 
@@ -433,9 +429,10 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         _to_alpha(sc, x0, y0, x1, y1, tab, bands)
         if erase:
             _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st)
-        composite(canvas, sc.l, 0, 0, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut, work)
+        composite_u8(canvas, sc.a8, x0, y0, x1, y1, pig, basis, cmf, mm, lut, work)
         sc.l[y0:y1, x0:x1] = 0.0
         sc.s[y0:y1, x0:x1] = 0.0
+        sc.a8[y0:y1, x0:x1] = 0
     dirty[0] = 1 << 30
     dirty[1] = 1 << 30
     dirty[2] = -(1 << 30)
@@ -558,14 +555,15 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, 
 
 
 #: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount, e), the resolved
-#: log mask (l), the cover count (s) and a temporary (t). A namedtuple, so compiled kernels cache on disk.
-Scratch = namedtuple("Scratch", "d dcount e l s t")
+#: per-class layer counts (l), the cover count (s), a temporary (t) and the 8-bit mask (a8).
+#: A namedtuple, so compiled kernels cache on disk.
+Scratch = namedtuple("Scratch", "d dcount e l s t a8")
 
 
 def make_scratch(height: int, width: int) -> Scratch:
     return Scratch(np.zeros((height, width + 1)), np.zeros((height, width + 1)),
                    np.zeros((height, width + 1), np.float32), np.zeros((height, width)), np.zeros((height, width)),
-                   np.zeros((height, width)))
+                   np.zeros((height, width)), np.zeros((height, width), np.uint8))
 
 
 class FillScratch:

@@ -100,29 +100,8 @@ def _mix(ks1, lum1, ks2, lum2, t, cmf, m, out):
 
 
 @njit
-def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
-    """Blend the mask region [x0,x1) x [y0,y1) (canvas coords; ``logm`` starts at ox, oy) into ``canvas``.
-
-    The mask is read as 8-bit alpha, as p5.brush's mask textures are; pixels at 0 are untouched.
-    ``work`` is a reusable ``Work`` (buffers at least as large as the padded region, and the caches),
-    so a composite touches no fresh memory. Returns the number of pixels changed.
-    """
-    hh, ww = logm.shape
-    ch, cw = canvas.shape[0], canvas.shape[1]
-    x0 = max(x0, ox, 0)
-    y0 = max(y0, oy, 0)
-    x1 = min(x1, ox + ww, cw)
-    y1 = min(y1, oy + hh, ch)
-    if x1 <= x0 or y1 <= y0:
-        return 0
-    pad = 3
-    ex0 = max(x0 - pad, ox)
-    ey0 = max(y0 - pad, oy)
-    ex1 = min(x1 + pad, ox + ww)
-    ey1 = min(y1 + pad, oy + hh)
-    rw = ex1 - ex0
-    rh = ey1 - ey0
-    a = work.a
+def _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, a):
+    """The mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a``; 0 stays exactly 0."""
     for q in range(rh):
         for c in range(rw):
             lv = logm[ey0 - oy + q, ex0 - ox + c]
@@ -130,28 +109,68 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                 a[q, c] = 0.0
             else:
                 a[q, c] = math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5) / 255.0
-    g = work.g
+
+
+@njit
+def _alpha_from_u8(m8, ex0, ey0, rw, rh, a):
+    """An 8-bit mask (canvas-sized, values 0-255) as alpha into ``a``."""
+    for q in range(rh):
+        for c in range(rw):
+            a[q, c] = m8[ey0 + q, ex0 + c] / 255.0
+
+
+@njit
+def _padded(logm_h, logm_w, ox, oy, ch, cw, x0, y0, x1, y1):
+    """Clip [x0,x1) x [y0,y1) to mask and canvas, and pad it by 3 px (the edge term's reach) within the mask."""
+    x0 = max(x0, ox, 0)
+    y0 = max(y0, oy, 0)
+    x1 = min(x1, ox + logm_w, cw)
+    y1 = min(y1, oy + logm_h, ch)
+    pad = 3
+    ex0 = max(x0 - pad, ox)
+    ey0 = max(y0 - pad, oy)
+    ex1 = min(x1 + pad, ox + logm_w)
+    ey1 = min(y1 + pad, oy + logm_h)
+    return x0, y0, x1, y1, ex0, ey0, ex1 - ex0, ey1 - ey0
+
+
+@njit
+def _edge_term(a, ex0, ey0, rw, rh, g, h3):
+    """The fill shader's rim darkening: smoothstep of |grad alpha| (x15), then the 3x3 sum at offsets of 2 px.
+
+    dFdx/dFdy as a GPU takes them: the difference across the pixel's 2x2 quad (pairs of even and odd
+    canvas columns/rows), so a step between an odd column and the next even one is not seen. The 3x3 sum
+    is separable: ``h3`` gets each row's three taps and the caller adds three rows of it.
+    """
+    for q in range(rh):
+        qa = ((ey0 + q) & ~1) - ey0
+        qa = min(max(qa, 0), rh - 1)
+        qb = min(max(qa + 1, 0), rh - 1)
+        for c in range(rw):
+            ca = ((ex0 + c) & ~1) - ex0
+            ca = min(max(ca, 0), rw - 1)
+            cb = min(ca + 1, rw - 1)
+            dx = 15.0 * (a[q, cb] - a[q, ca])
+            dy = 15.0 * (a[qb, c] - a[qa, c])
+            l = math.sqrt(dx * dx + dy * dy)
+            t = (l - 0.05) / 0.3
+            if t <= 0.0:
+                g[q, c] = 0.0
+            elif t >= 1.0:
+                g[q, c] = 1.0
+            else:
+                g[q, c] = t * t * (3.0 - 2.0 * t)
+    for q in range(rh):
+        for c in range(rw):
+            h3[q, c] = g[q, max(c - 2, 0)] + g[q, c] + g[q, min(c + 2, rw - 1)]
+
+
+@njit
+def _blend(canvas, a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
+    """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with alpha ``a`` (padded region at ex0, ey0)."""
+    h3 = work.h3
     if not is_brush:
-        # dFdx/dFdy as a GPU takes them: the difference across the pixel's 2x2 quad (pairs of even and
-        # odd canvas columns/rows), so a step between an odd column and the next even one is not seen
-        for q in range(rh):
-            qa = ((ey0 + q) & ~1) - ey0
-            qa = min(max(qa, 0), rh - 1)
-            qb = min(max(qa + 1, 0), rh - 1)
-            for c in range(rw):
-                ca = ((ex0 + c) & ~1) - ex0
-                ca = min(max(ca, 0), rw - 1)
-                cb = min(ca + 1, rw - 1)
-                dx = 15.0 * (a[q, cb] - a[q, ca])
-                dy = 15.0 * (a[qb, c] - a[qa, c])
-                l = math.sqrt(dx * dx + dy * dy)
-                t = (l - 0.05) / 0.3
-                if t <= 0.0:
-                    g[q, c] = 0.0
-                elif t >= 1.0:
-                    g[q, c] = 1.0
-                else:
-                    g[q, c] = t * t * (3.0 - 2.0 * t)
+        _edge_term(a, ex0, ey0, rw, rh, work.g, h3)
     nb = basis.shape[0]
     ksp = np.empty(nb, np.float64)
     plr = lut[min(255, max(0, int(pig[0] * 255.0 + 0.5)))]
@@ -170,8 +189,14 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
     bsize = bkeys.shape[0]
     bkeys[:] = -1
     changed = 0
+    last = np.int64(-1)
+    lv0 = 0
+    lv1 = 0
+    lv2 = 0
     for yy in range(y0, y1):
         q = yy - ey0
+        qm = max(q - 2, 0)
+        qp = min(q + 2, rh - 1)
         for xx in range(x0, x1):
             c = xx - ex0
             al = a[q, c]
@@ -181,12 +206,7 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                 t = min(al, 1.0)
                 tq = int(al * 255.0 + 0.5) * 4
             else:
-                s = 0.0
-                for oy2 in (-2, 0, 2):
-                    qq = min(max(q + oy2, 0), rh - 1)
-                    for ox2 in (-2, 0, 2):
-                        cc = min(max(c + ox2, 0), rw - 1)
-                        s += g[qq, cc]
+                s = h3[qm, c] + h3[q, c] + h3[qp, c]
                 t = al + 0.1 * s / 9.0
                 if t > 1.0:
                     t = 1.0
@@ -198,50 +218,80 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
             bg = canvas[yy, xx, 1] & 0xFE
             bb = canvas[yy, xx, 2] & 0xFE
             key = (((np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)) << 13) | tq
-            h = ((key * _GOLD) >> 48) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
-            if keys[h] == key:
-                canvas[yy, xx, 0] = vals[h, 0]
-                canvas[yy, xx, 1] = vals[h, 1]
-                canvas[yy, xx, 2] = vals[h, 2]
-                changed += 1
-                continue
-            ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
-            bh = ((ck * _GOLD) >> 52) & (bsize - 1)
-            if bkeys[bh] == ck:
-                ksb = bks[bh]
-                lumb = blum[bh]
-            else:
-                ksb = bks[bh]
-                lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
-                blum[bh] = lumb
-                bkeys[bh] = ck
-            if is_brush and al > 0.7:
-                bl = 0.5 * (min(al, 1.0) - 0.7)
-                pr = max(pig[0] * (1.0 - bl) - 0.5 * bl, 0.0)
-                pg = max(pig[1] * (1.0 - bl) - 0.5 * bl, 0.0)
-                pb = max(pig[2] * (1.0 - bl) - 0.5 * bl, 0.0)
-                ksd = np.empty(nb, np.float64)
-                lumd = _spectrum(lut[min(255, int(pr * 255.0 + 0.5))], lut[min(255, int(pg * 255.0 + 0.5))],
-                                 lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksd)
-                _mix(ksb, lumb, ksd, lumd, t, cmf, m, out)
-            else:
-                _mix(ksb, lumb, ksp, lump, t, cmf, m, out)
-            for j in range(3):
-                v = int(out[j] * 255.0 + 0.5)
-                vals[h, j] = v
-                canvas[yy, xx, j] = v
-            keys[h] = key
             changed += 1
+            if key == last:  # neighbours mostly share background and t: skip the hash probe
+                canvas[yy, xx, 0] = lv0
+                canvas[yy, xx, 1] = lv1
+                canvas[yy, xx, 2] = lv2
+                continue
+            h = ((key * _GOLD) >> 48) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
+            if keys[h] != key:
+                ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
+                bh = ((ck * _GOLD) >> 52) & (bsize - 1)
+                ksb = bks[bh]
+                if bkeys[bh] == ck:
+                    lumb = blum[bh]
+                else:
+                    lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
+                    blum[bh] = lumb
+                    bkeys[bh] = ck
+                if is_brush and al > 0.7:
+                    bl = 0.5 * (min(al, 1.0) - 0.7)
+                    pr = max(pig[0] * (1.0 - bl) - 0.5 * bl, 0.0)
+                    pg = max(pig[1] * (1.0 - bl) - 0.5 * bl, 0.0)
+                    pb = max(pig[2] * (1.0 - bl) - 0.5 * bl, 0.0)
+                    ksd = np.empty(nb, np.float64)
+                    lumd = _spectrum(lut[min(255, int(pr * 255.0 + 0.5))], lut[min(255, int(pg * 255.0 + 0.5))],
+                                     lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksd)
+                    _mix(ksb, lumb, ksd, lumd, t, cmf, m, out)
+                else:
+                    _mix(ksb, lumb, ksp, lump, t, cmf, m, out)
+                for j in range(3):
+                    vals[h, j] = int(out[j] * 255.0 + 0.5)
+                keys[h] = key
+            last = key
+            lv0 = vals[h, 0]
+            lv1 = vals[h, 1]
+            lv2 = vals[h, 2]
+            canvas[yy, xx, 0] = lv0
+            canvas[yy, xx, 1] = lv1
+            canvas[yy, xx, 2] = lv2
     return changed
 
 
-#: Reusable composite buffers: alpha and edge term (>= the padded region, 2-D) and the two caches.
-Work = namedtuple("Work", "a g keys vals bkeys bks blum")
+@njit
+def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
+    """Blend the log-transparency mask region [x0,x1) x [y0,y1) (canvas coords; ``logm`` starts at ox, oy).
+
+    ``work`` is a reusable ``Work`` (buffers at least as large as the padded region, and the caches),
+    so a composite touches no fresh memory. Returns the number of pixels changed.
+    """
+    x0, y0, x1, y1, ex0, ey0, rw, rh = _padded(logm.shape[0], logm.shape[1], ox, oy, canvas.shape[0],
+                                               canvas.shape[1], x0, y0, x1, y1)
+    if x1 <= x0 or y1 <= y0:
+        return 0
+    _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a)
+    return _blend(canvas, work.a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
+
+
+@njit
+def composite_u8(canvas, m8, x0, y0, x1, y1, pig, basis, cmf, m, lut, work):
+    """``composite`` for a canvas-sized 8-bit fill mask (the watercolour fill keeps its mask as 8-bit alpha)."""
+    x0, y0, x1, y1, ex0, ey0, rw, rh = _padded(m8.shape[0], m8.shape[1], 0, 0, canvas.shape[0], canvas.shape[1],
+                                               x0, y0, x1, y1)
+    if x1 <= x0 or y1 <= y0:
+        return 0
+    _alpha_from_u8(m8, ex0, ey0, rw, rh, work.a)
+    return _blend(canvas, work.a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, m, lut, work)
+
+
+#: Reusable composite buffers: alpha, edge term and its row sums (>= the padded region, 2-D) and the two caches.
+Work = namedtuple("Work", "a g h3 keys vals bkeys bks blum")
 
 
 def make_work(height: int, width: int) -> Work:
     h, w = height + 8, width + 8
-    return Work(np.zeros((h, w)), np.zeros((h, w)), np.full(1 << _CACHE_BITS, -1, np.int64),
+    return Work(np.zeros((h, w)), np.zeros((h, w)), np.zeros((h, w)), np.full(1 << _CACHE_BITS, -1, np.int64),
                 np.zeros((1 << _CACHE_BITS, 3), np.uint8), np.full(1 << 12, -1, np.int64),
                 np.zeros((1 << 12, BASIS.shape[0])), np.zeros(1 << 12))
 
