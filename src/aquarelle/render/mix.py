@@ -20,8 +20,10 @@ import numpy as np
 from . import _spectral
 from ._jit import njit, njit_fast
 
-BASIS = np.asarray(_spectral.BASIS, dtype=np.float64)  # (38, 7) w c m y r g b
-CMF = np.asarray(_spectral.CMF, dtype=np.float64)  # (38, 3)
+#: Band-last (a row per basis colour / CMF channel) so the per-band loops below run over contiguous memory
+#: and vectorise.
+BASIS = np.ascontiguousarray(np.asarray(_spectral.BASIS, dtype=np.float64).T)  # (7, 38) w c m y r g b
+CMF = np.ascontiguousarray(np.asarray(_spectral.CMF, dtype=np.float64).T)  # (3, 38) x y z
 XYZ_RGB = np.asarray(_spectral.XYZ_TO_RGB, dtype=np.float64)
 EPS = 1e-4
 _CACHE_BITS = 16
@@ -35,8 +37,53 @@ def _uncompand(x: np.ndarray) -> np.ndarray:
 LIN_LUT = _uncompand(np.arange(256, dtype=np.float64) / 255.0)
 
 
+def _compand8(x: float) -> int:
+    """sRGB companding of a linear value, clamped and rounded to 8 bits (the reference for ``_to8``)."""
+    v = x * 12.92 if x < 0.0031308 else 1.055 * x ** (1.0 / 2.4) - 0.055
+    return int(min(max(v, 0.0), 1.0) * 255.0 + 0.5)
+
+
+def _thresholds() -> np.ndarray:
+    """thr[k]: the smallest double whose 8-bit sRGB value is >= k (by bisection on the reference), so a mix
+    is brought back to 8 bits by comparisons instead of a pow per channel."""
+    thr = np.zeros(257)
+    thr[256] = np.inf
+    for k in range(1, 256):
+        lo, hi = 0.0, 1.0
+        while True:
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if _compand8(mid) >= k:
+                hi = mid
+            else:
+                lo = mid
+        thr[k] = hi
+    return thr
+
+
+_THR = _thresholds()
+_BUCKETS = 4096
+#: _START[i]: the 8-bit value at the start of linear bucket [i/4096, (i+1)/4096)
+_START = np.searchsorted(_THR[1:256], np.arange(_BUCKETS) / _BUCKETS, side="right").astype(np.int64)
+
+
 @njit
-def _reflectance(lr, lg, lb, basis, out):
+def _to8(x):
+    """``_compand8`` by table: the bucket gives a lower bound, then at most a few thresholds are passed."""
+    if x <= 0.0:
+        return 0
+    if x >= 1.0:
+        return 255
+    k = _START[int(x * _BUCKETS)]
+    while x >= _THR[k + 1]:
+        k += 1
+    return k
+
+
+@njit_fast
+def _spectrum(lr, lg, lb, basis, cmf, ks):
+    """K/S spectrum of a linear colour into ``ks``; returns its luminance."""
     w = min(lr, min(lg, lb))
     lr -= w
     lg -= w
@@ -47,40 +94,19 @@ def _reflectance(lr, lg, lb, basis, out):
     r = min(max(0.0, lr - lb), max(0.0, lr - lg))
     g = min(max(0.0, lg - lb), max(0.0, lg - lr))
     b = min(max(0.0, lb - lg), max(0.0, lb - lr))
-    for i in range(out.shape[0]):
-        v = (w * basis[i, 0] + c * basis[i, 1] + m * basis[i, 2] + y * basis[i, 3]
-             + r * basis[i, 4] + g * basis[i, 5] + b * basis[i, 6])
-        out[i] = max(1e-4, v)
-
-
-@njit
-def _compand(x):
-    if x < 0.0031308:
-        v = x * 12.92
-    else:
-        v = 1.055 * x ** (1.0 / 2.4) - 0.055
-    if v < 0.0:
-        v = 0.0
-    elif v > 1.0:
-        v = 1.0
-    return v
-
-
-@njit_fast
-def _spectrum(lr, lg, lb, basis, cmf, ks):
-    """K/S spectrum of a linear colour into ``ks``; returns its luminance."""
-    n = basis.shape[0]
-    _reflectance(lr, lg, lb, basis, ks)
     lum = 0.0
-    for i in range(n):
-        lum += ks[i] * cmf[i, 1]
-        r = ks[i]
-        ks[i] = (1.0 - r) * (1.0 - r) / (2.0 * r)
+    for i in range(ks.shape[0]):
+        v = (w * basis[0, i] + c * basis[1, i] + m * basis[2, i] + y * basis[3, i]
+             + r * basis[4, i] + g * basis[5, i] + b * basis[6, i])
+        v = max(1e-4, v)
+        lum += v * cmf[1, i]
+        ks[i] = (1.0 - v) * (1.0 - v) / (2.0 * v)
     return lum
 
 
 @njit_fast
 def _mix(ks1, lum1, ks2, lum2, t, cmf, m, out):
+    """The 8-bit sRGB of the K/S mix of two spectra at ratio t (concentrations t^2 x luminance)."""
     c1 = (1.0 - t) * (1.0 - t) * lum1
     c2 = t * t * lum2
     tot = c1 + c2
@@ -92,31 +118,31 @@ def _mix(ks1, lum1, ks2, lum2, t, cmf, m, out):
     for i in range(ks1.shape[0]):
         k = (ks1[i] * c1 + ks2[i] * c2) / tot
         r = 1.0 + k - math.sqrt(k * k + 2.0 * k)
-        x += r * cmf[i, 0]
-        y += r * cmf[i, 1]
-        z += r * cmf[i, 2]
+        x += r * cmf[0, i]
+        y += r * cmf[1, i]
+        z += r * cmf[2, i]
     for j in range(3):
-        out[j] = _compand(m[j, 0] * x + m[j, 1] * y + m[j, 2] * z)
+        out[j] = _to8(m[j, 0] * x + m[j, 1] * y + m[j, 2] * z)
 
 
 @njit
-def _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, a):
-    """The mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a``; 0 stays exactly 0."""
+def _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, a8):
+    """The mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a8``; 0 stays exactly 0."""
     for q in range(rh):
         for c in range(rw):
             lv = logm[ey0 - oy + q, ex0 - ox + c]
             if lv == 0.0:
-                a[q, c] = 0.0
+                a8[q, c] = 0
             else:
-                a[q, c] = math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5) / 255.0
+                a8[q, c] = int(math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5))
 
 
 @njit
-def _alpha_from_u8(m8, ex0, ey0, rw, rh, a):
-    """An 8-bit mask (canvas-sized, values 0-255) as alpha into ``a``."""
+def _alpha_from_u8(m8, ex0, ey0, rw, rh, a8):
+    """A canvas-sized 8-bit mask's padded region into ``a8``."""
     for q in range(rh):
         for c in range(rw):
-            a[q, c] = m8[ey0 + q, ex0 + c] / 255.0
+            a8[q, c] = m8[ey0 + q, ex0 + c]
 
 
 @njit
@@ -134,44 +160,48 @@ def _padded(logm_h, logm_w, ox, oy, ch, cw, x0, y0, x1, y1):
     return x0, y0, x1, y1, ex0, ey0, ex1 - ex0, ey1 - ey0
 
 
+def _edge_lut() -> np.ndarray:
+    """g for |d alpha/dx| = i/255 and |d alpha/dy| = j/255: smoothstep(0.05, 0.35, 15 x |grad alpha|)."""
+    d = 15.0 * (np.arange(256) / 255.0)
+    t = (np.sqrt(d[:, None] ** 2 + d[None, :] ** 2) - 0.05) / 0.3
+    t = np.clip(t, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+_EDGE = _edge_lut()
+
+
 @njit
-def _edge_term(a, ex0, ey0, rw, rh, g, h3):
+def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
     """The fill shader's rim darkening: smoothstep of |grad alpha| (x15), then the 3x3 sum at offsets of 2 px.
 
     dFdx/dFdy as a GPU takes them: the difference across the pixel's 2x2 quad (pairs of even and odd
-    canvas columns/rows), so a step between an odd column and the next even one is not seen. The 3x3 sum
-    is separable: ``h3`` gets each row's three taps and the caller adds three rows of it.
+    canvas columns/rows), so a step between an odd column and the next even one is not seen. Alpha is
+    8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets each row's three
+    taps and the caller adds three rows of it.
     """
+    ca = np.empty(rw, np.int64)
+    cb = np.empty(rw, np.int64)
+    for c in range(rw):
+        ca[c] = min(max(((ex0 + c) & ~1) - ex0, 0), rw - 1)
+        cb[c] = min(ca[c] + 1, rw - 1)
     for q in range(rh):
-        qa = ((ey0 + q) & ~1) - ey0
-        qa = min(max(qa, 0), rh - 1)
-        qb = min(max(qa + 1, 0), rh - 1)
+        qa = min(max(((ey0 + q) & ~1) - ey0, 0), rh - 1)
+        qb = min(qa + 1, rh - 1)
         for c in range(rw):
-            ca = ((ex0 + c) & ~1) - ex0
-            ca = min(max(ca, 0), rw - 1)
-            cb = min(ca + 1, rw - 1)
-            dx = 15.0 * (a[q, cb] - a[q, ca])
-            dy = 15.0 * (a[qb, c] - a[qa, c])
-            l = math.sqrt(dx * dx + dy * dy)
-            t = (l - 0.05) / 0.3
-            if t <= 0.0:
-                g[q, c] = 0.0
-            elif t >= 1.0:
-                g[q, c] = 1.0
-            else:
-                g[q, c] = t * t * (3.0 - 2.0 * t)
+            g[q, c] = _EDGE[abs(a8[q, cb[c]] - a8[q, ca[c]]), abs(a8[qb, c] - a8[qa, c])]
     for q in range(rh):
         for c in range(rw):
             h3[q, c] = g[q, max(c - 2, 0)] + g[q, c] + g[q, min(c + 2, rw - 1)]
 
 
 @njit
-def _blend(canvas, a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
-    """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with alpha ``a`` (padded region at ex0, ey0)."""
+def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
+    """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with 8-bit alpha ``a8`` (padded region at ex0, ey0)."""
     h3 = work.h3
     if not is_brush:
-        _edge_term(a, ex0, ey0, rw, rh, work.g, h3)
-    nb = basis.shape[0]
+        _edge_term(a8, ex0, ey0, rw, rh, work.g, h3)
+    nb = basis.shape[1]
     ksp = np.empty(nb, np.float64)
     plr = lut[min(255, max(0, int(pig[0] * 255.0 + 0.5)))]
     plg = lut[min(255, max(0, int(pig[1] * 255.0 + 0.5)))]
@@ -181,7 +211,7 @@ def _blend(canvas, a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cm
     vals = work.vals
     size = keys.shape[0]
     keys[:] = -1
-    out = np.empty(3, np.float64)
+    out = np.empty(3, np.int64)
     # second cache: the background's K/S spectrum per colour (many (colour, t) misses share a colour)
     bkeys = work.bkeys
     bks = work.bks
@@ -199,12 +229,12 @@ def _blend(canvas, a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cm
         qp = min(q + 2, rh - 1)
         for xx in range(x0, x1):
             c = xx - ex0
-            al = a[q, c]
-            if al <= 0.0:
+            if a8[q, c] == 0:
                 continue
+            al = a8[q, c] / 255.0
             if is_brush:
-                t = min(al, 1.0)
-                tq = int(al * 255.0 + 0.5) * 4
+                t = al
+                tq = a8[q, c] * 4
             else:
                 s = h3[qm, c] + h3[q, c] + h3[qp, c]
                 t = al + 0.1 * s / 9.0
@@ -247,7 +277,7 @@ def _blend(canvas, a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cm
                 else:
                     _mix(ksb, lumb, ksp, lump, t, cmf, m, out)
                 for j in range(3):
-                    vals[h, j] = int(out[j] * 255.0 + 0.5)
+                    vals[h, j] = out[j]
                 keys[h] = key
             last = key
             lv0 = vals[h, 0]
@@ -270,8 +300,8 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                                                canvas.shape[1], x0, y0, x1, y1)
     if x1 <= x0 or y1 <= y0:
         return 0
-    _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a)
-    return _blend(canvas, work.a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
+    _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
+    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
 
 
 @njit
@@ -281,19 +311,19 @@ def composite_u8(canvas, m8, x0, y0, x1, y1, pig, basis, cmf, m, lut, work):
                                                x0, y0, x1, y1)
     if x1 <= x0 or y1 <= y0:
         return 0
-    _alpha_from_u8(m8, ex0, ey0, rw, rh, work.a)
-    return _blend(canvas, work.a, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, m, lut, work)
+    _alpha_from_u8(m8, ex0, ey0, rw, rh, work.a8)
+    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, m, lut, work)
 
 
-#: Reusable composite buffers: alpha, edge term and its row sums (>= the padded region, 2-D) and the two caches.
-Work = namedtuple("Work", "a g h3 keys vals bkeys bks blum")
+#: Reusable composite buffers: 8-bit alpha, edge term and its row sums (>= the padded region, 2-D) and the two caches.
+Work = namedtuple("Work", "a8 g h3 keys vals bkeys bks blum")
 
 
 def make_work(height: int, width: int) -> Work:
     h, w = height + 8, width + 8
-    return Work(np.zeros((h, w)), np.zeros((h, w)), np.zeros((h, w)), np.full(1 << _CACHE_BITS, -1, np.int64),
+    return Work(np.zeros((h, w), np.int32), np.zeros((h, w)), np.zeros((h, w)), np.full(1 << _CACHE_BITS, -1, np.int64),
                 np.zeros((1 << _CACHE_BITS, 3), np.uint8), np.full(1 << 12, -1, np.int64),
-                np.zeros((1 << 12, BASIS.shape[0])), np.zeros(1 << 12))
+                np.zeros((1 << 12, BASIS.shape[1])), np.zeros(1 << 12))
 
 
 def composite_mask(canvas: np.ndarray, logm: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
