@@ -345,17 +345,21 @@ def _border(sc, x0, y0, x1, y1, lw, border):
             co = c - h
             if co >= x0 and co < x1:
                 t[q, co] = acc
-    for c in range(x0, x1):
-        acc = 0.0
-        for q in range(y0, y1 + h + 1):
+    # the vertical pass row by row (one running sum per column: the same additions in the same order as a
+    # column-by-column pass, without striding through memory)
+    acc = np.zeros(x1 - x0)
+    for q in range(y0, y1 + h + 1):
+        ql = q - k
+        qo = q - h
+        for c in range(x0, x1):
+            v = acc[c - x0]
             if q < y1:
-                acc += t[q, c]
-            ql = q - k
+                v += t[q, c]
             if ql >= y0:
-                acc -= t[ql, c]
-            qo = q - h
+                v -= t[ql, c]
+            acc[c - x0] = v
             if qo >= y0 and qo < y1:
-                sc.s[qo, c] = acc / (k * k)
+                sc.s[qo, c] = v / (k * k)
     t[y0:y1, x0:x1] = 0.0
     for q in range(y0 + 1, y1 - 1):
         for c in range(x0 + 1, x1 - 1):

@@ -207,10 +207,11 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
     plg = lut[min(255, max(0, int(pig[1] * 255.0 + 0.5)))]
     plb = lut[min(255, max(0, int(pig[2] * 255.0 + 0.5)))]
     lump = _spectrum(plr, plg, plb, basis, cmf, ksp)
-    keys = work.keys
-    vals = work.vals
-    size = keys.shape[0]
-    keys[:] = -1
+    # the mix cache: one int64 per entry, key in the high bits and the 8-bit result in the low 24 bits,
+    # so a probe touches one cache line
+    ent = work.ent
+    size = ent.shape[0]
+    ent[:] = -1
     out = np.empty(3, np.int64)
     # second cache: the background's K/S spectrum per colour (many (colour, t) misses share a colour)
     bkeys = work.bkeys
@@ -220,9 +221,7 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
     bkeys[:] = -1
     changed = 0
     last = np.int64(-1)
-    lv0 = 0
-    lv1 = 0
-    lv2 = 0
+    lv = np.int64(0)
     for yy in range(y0, y1):
         q = yy - ey0
         qm = max(q - 2, 0)
@@ -247,45 +246,41 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
             br = canvas[yy, xx, 0] & 0xFE
             bg = canvas[yy, xx, 1] & 0xFE
             bb = canvas[yy, xx, 2] & 0xFE
-            key = (((np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)) << 13) | tq
+            # 21 bits of background and 10 of t (tq <= 1020)
+            key = (((np.int64(br) << 13) | (np.int64(bg) << 6) | (np.int64(bb) >> 1)) << 10) | tq
             changed += 1
-            if key == last:  # neighbours mostly share background and t: skip the hash probe
-                canvas[yy, xx, 0] = lv0
-                canvas[yy, xx, 1] = lv1
-                canvas[yy, xx, 2] = lv2
-                continue
-            h = ((key * _GOLD) >> 48) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
-            if keys[h] != key:
-                ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
-                bh = ((ck * _GOLD) >> 52) & (bsize - 1)
-                ksb = bks[bh]
-                if bkeys[bh] == ck:
-                    lumb = blum[bh]
+            if key != last:  # neighbours mostly share background and t: then the probe is skipped
+                h = ((key * _GOLD) >> 48) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
+                e = ent[h]
+                if (e >> 24) == key:
+                    lv = e & 0xFFFFFF
                 else:
-                    lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
-                    blum[bh] = lumb
-                    bkeys[bh] = ck
-                if is_brush and al > 0.7:
-                    bl = 0.5 * (min(al, 1.0) - 0.7)
-                    pr = max(pig[0] * (1.0 - bl) - 0.5 * bl, 0.0)
-                    pg = max(pig[1] * (1.0 - bl) - 0.5 * bl, 0.0)
-                    pb = max(pig[2] * (1.0 - bl) - 0.5 * bl, 0.0)
-                    ksd = np.empty(nb, np.float64)
-                    lumd = _spectrum(lut[min(255, int(pr * 255.0 + 0.5))], lut[min(255, int(pg * 255.0 + 0.5))],
-                                     lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksd)
-                    _mix(ksb, lumb, ksd, lumd, t, cmf, m, out)
-                else:
-                    _mix(ksb, lumb, ksp, lump, t, cmf, m, out)
-                for j in range(3):
-                    vals[h, j] = out[j]
-                keys[h] = key
-            last = key
-            lv0 = vals[h, 0]
-            lv1 = vals[h, 1]
-            lv2 = vals[h, 2]
-            canvas[yy, xx, 0] = lv0
-            canvas[yy, xx, 1] = lv1
-            canvas[yy, xx, 2] = lv2
+                    ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
+                    bh = ((ck * _GOLD) >> 52) & (bsize - 1)
+                    ksb = bks[bh]
+                    if bkeys[bh] == ck:
+                        lumb = blum[bh]
+                    else:
+                        lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
+                        blum[bh] = lumb
+                        bkeys[bh] = ck
+                    if is_brush and al > 0.7:
+                        bl = 0.5 * (min(al, 1.0) - 0.7)
+                        pr = max(pig[0] * (1.0 - bl) - 0.5 * bl, 0.0)
+                        pg = max(pig[1] * (1.0 - bl) - 0.5 * bl, 0.0)
+                        pb = max(pig[2] * (1.0 - bl) - 0.5 * bl, 0.0)
+                        ksd = np.empty(nb, np.float64)
+                        lumd = _spectrum(lut[min(255, int(pr * 255.0 + 0.5))], lut[min(255, int(pg * 255.0 + 0.5))],
+                                         lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksd)
+                        _mix(ksb, lumb, ksd, lumd, t, cmf, m, out)
+                    else:
+                        _mix(ksb, lumb, ksp, lump, t, cmf, m, out)
+                    lv = (out[0] << 16) | (out[1] << 8) | out[2]
+                    ent[h] = (key << 24) | lv
+                last = key
+            canvas[yy, xx, 0] = lv >> 16
+            canvas[yy, xx, 1] = (lv >> 8) & 255
+            canvas[yy, xx, 2] = lv & 255
     return changed
 
 
@@ -316,14 +311,13 @@ def composite_u8(canvas, m8, x0, y0, x1, y1, pig, basis, cmf, m, lut, work):
 
 
 #: Reusable composite buffers: 8-bit alpha, edge term and its row sums (>= the padded region, 2-D) and the two caches.
-Work = namedtuple("Work", "a8 g h3 keys vals bkeys bks blum")
+Work = namedtuple("Work", "a8 g h3 ent bkeys bks blum")
 
 
 def make_work(height: int, width: int) -> Work:
     h, w = height + 8, width + 8
     return Work(np.zeros((h, w), np.int32), np.zeros((h, w)), np.zeros((h, w)), np.full(1 << _CACHE_BITS, -1, np.int64),
-                np.zeros((1 << _CACHE_BITS, 3), np.uint8), np.full(1 << 12, -1, np.int64),
-                np.zeros((1 << 12, BASIS.shape[1])), np.zeros(1 << 12))
+                np.full(1 << 12, -1, np.int64), np.zeros((1 << 12, BASIS.shape[1])), np.zeros(1 << 12))
 
 
 def composite_mask(canvas: np.ndarray, logm: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
