@@ -15,8 +15,8 @@ compiled call: geometry, rasterisation (row-difference counts) and blending.
 
 from __future__ import annotations
 
+import functools
 import math
-
 from collections import namedtuple
 
 import numpy as np
@@ -260,6 +260,14 @@ def _layer(sc, vx, vy, s8, code, dirty):
 
 
 @njit
+def layer_alphas(opacity, tex, border):
+    """The 8-bit alphas of a fill's main, scatter (texture), darker and border layers."""
+    intensity = min(max(opacity / 255.0, 0.0), 1.0)
+    inten = 2.0 * intensity * (1.0 + tex / 2.0)
+    return np.array([_s8(inten), _s8(inten * (tex * 3.0)), _s8(inten * 2.0), _s8(border)], np.int64)
+
+
+@njit
 def _over_tables(svals):
     """tab[k, d, n]: the 8-bit mask alpha after n source-over layers of 8-bit alpha svals[k] on d.
 
@@ -281,27 +289,25 @@ def _over_tables(svals):
 
 
 @njit
-def _apply(tab, i, d, n):
-    while n >= _TAB_N:
-        d = np.int64(tab[i, d, _TAB_N - 1])
-        n -= _TAB_N - 1
-    return np.int64(tab[i, d, n])
-
-
-@njit
 def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
     """Turn the resolved per-class layer counts (and border bands in ``t``) into the 8-bit mask ``a8``."""
+    a8 = sc.a8
+    lc = sc.l
+    tc = sc.t
     for q in range(y0, y1):
         for c in range(x0, x1):
-            code = int(sc.l[q, c] + 0.5)
-            nb = int(sc.t[q, c] + 0.5) if bands else 0
+            code = int(lc[q, c] + 0.5)
+            nb = int(tc[q, c] + 0.5) if bands else 0
             if code == 0 and nb == 0:
                 continue
-            d = _apply(tab, 0, 0, code & 255)
-            d = _apply(tab, 1, d, (code >> 8) & 255)
-            d = _apply(tab, 2, d, code >> 16)
-            d = _apply(tab, 3, d, nb)
-            sc.a8[q, c] = d
+            d = 0
+            for i in range(4):  # the four layer classes in order, each n layers deep
+                n = code & 255 if i == 0 else ((code >> 8) & 255 if i == 1 else (code >> 16 if i == 2 else nb))
+                while n >= _TAB_N:
+                    d = np.int64(tab[i, d, _TAB_N - 1])
+                    n -= _TAB_N - 1
+                d = np.int64(tab[i, d, n])
+            a8[q, c] = d
 
 
 @njit
@@ -444,9 +450,12 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
 
 
 @njit
-def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, border, scatter, pig, st,
+def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, tex, border, scatter, pig, st,
                 sc, basis, cmf, mm, lut, work):
-    """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill)."""
+    """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
+
+    ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``).
+    """
     n = bx.shape[0]
     bb = np.array([bx.min(), by.min(), bx.max(), by.max()])
     wr = rr(st, 0.0, 75.0)
@@ -500,16 +509,13 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, opacity, tex, 
     dirs = _dirs(vx, vy, bx, by)
     midx = cx + rr(st, -0.6, 0.6) * sizex
     midy = cy + rr(st, -0.6, 0.6) * sizey
-    intensity = min(max(opacity / 255.0, 0.0), 1.0)
     texture = tex * 3.0
-    inten = 2.0 * intensity * (1.0 + tex / 2.0)
     outdeg = -90.0 if out_dir else 90.0
     cap = GROW_MAX_VERTS * max(0.2, 2.0 * bleed)
     size = max(sizex, sizey)
     darker = rr(st, 0.15, 0.7)
     g1, g2 = _pools(st)
-    s_main, s_tex, s_dark = _s8(inten), _s8(inten * texture), _s8(inten * 2.0)
-    tab = _over_tables(np.array([s_main, s_tex, s_dark, _s8(border)], np.int64))
+    s_main, s_tex, s_dark = svals[0], svals[1], svals[2]
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
     px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap, g1, g2)
     a1, a2, a3, a4 = _scatter(vx, vy, mods, dirs, 0.1, st, bx, by, bb, midx, midy)
@@ -578,15 +584,24 @@ class FillScratch:
         self.work = make_work(height, width)
 
 
+@functools.lru_cache(maxsize=64)
+def over_tables(svals: tuple[int, int, int, int]) -> np.ndarray:
+    """The source-over tables for a fill's layer alphas; fills of a painting mostly share them (64 KB each)."""
+    return _over_tables(np.array(svals, np.int64))
+
+
 def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state) -> None:
     """Watercolour-fill ``vertices`` (N x 2, canvas px) with a FillState (colour, opacity, bleed, texture...)."""
     v = np.ascontiguousarray(vertices, dtype=np.float64)
     pig = np.asarray(rgb, dtype=np.float64) / 255.0
     angle = fill_state.angle
+    tex = float(min(max(fill_state.texture, 0.0), 1.0))
+    border = float(min(max(fill_state.border, 0.0), 1.0))
+    svals = layer_alphas(float(fill_state.opacity), tex, border)
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
-                fill_state.direction != "in", angle is not None, float(angle or 0.0), float(fill_state.opacity),
-                float(min(max(fill_state.texture, 0.0), 1.0)), float(min(max(fill_state.border, 0.0), 1.0)),
-                bool(fill_state.scatter), pig, seed_state, scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT, scratch.work)
+                fill_state.direction != "in", angle is not None, float(angle or 0.0), svals,
+                over_tables(tuple(int(x) for x in svals)), tex, border, bool(fill_state.scatter), pig, seed_state,
+                scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT, scratch.work)
 
 
 __all__ = ["paint_fill", "FillScratch", "make_state", "rnd"]
