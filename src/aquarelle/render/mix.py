@@ -82,8 +82,11 @@ def _to8(x):
 
 
 @njit_fast
-def _spectrum(lr, lg, lb, basis, cmf, ks):
-    """K/S spectrum of a linear colour into ``ks``; returns its luminance."""
+def _spectrum(lr, lg, lb, basis, cmf, ks, row):
+    """K/S spectrum of a linear colour into ``ks[row]``; returns its luminance.
+
+    Spectra live in rows of 2-D tables and are passed with their row (not as views), so the per-miss
+    path of the composite creates no array objects."""
     w = min(lr, min(lg, lb))
     lr -= w
     lg -= w
@@ -95,17 +98,17 @@ def _spectrum(lr, lg, lb, basis, cmf, ks):
     g = min(max(0.0, lg - lb), max(0.0, lg - lr))
     b = min(max(0.0, lb - lg), max(0.0, lb - lr))
     lum = 0.0
-    for i in range(ks.shape[0]):
+    for i in range(ks.shape[1]):
         v = (w * basis[0, i] + c * basis[1, i] + m * basis[2, i] + y * basis[3, i]
              + r * basis[4, i] + g * basis[5, i] + b * basis[6, i])
         v = max(1e-4, v)
         lum += v * cmf[1, i]
-        ks[i] = (1.0 - v) * (1.0 - v) / (2.0 * v)
+        ks[row, i] = (1.0 - v) * (1.0 - v) / (2.0 * v)
     return lum
 
 
 @njit_fast
-def _mix(ks1, lum1, ks2, lum2, t, cmf, m, out):
+def _mix(ks1, r1, lum1, ks2, r2, lum2, t, cmf, m, out):
     """The 8-bit sRGB of the K/S mix of two spectra at ratio t (concentrations t^2 x luminance)."""
     c1 = (1.0 - t) * (1.0 - t) * lum1
     c2 = t * t * lum2
@@ -115,8 +118,8 @@ def _mix(ks1, lum1, ks2, lum2, t, cmf, m, out):
     x = 0.0
     y = 0.0
     z = 0.0
-    for i in range(ks1.shape[0]):
-        k = (ks1[i] * c1 + ks2[i] * c2) / tot
+    for i in range(ks1.shape[1]):
+        k = (ks1[r1, i] * c1 + ks2[r2, i] * c2) / tot
         r = 1.0 + k - math.sqrt(k * k + 2.0 * k)
         x += r * cmf[0, i]
         y += r * cmf[1, i]
@@ -204,11 +207,11 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
     if not is_brush:
         _edge_term(a8, ex0, ey0, rw, rh, work.g, h3)
     nb = basis.shape[1]
-    ksp = np.empty(nb, np.float64)
+    ksp = np.empty((2, nb), np.float64)  # the pigment's spectrum, and a darkened one for saturated brush pixels
     plr = lut[min(255, max(0, int(pig[0] * 255.0 + 0.5)))]
     plg = lut[min(255, max(0, int(pig[1] * 255.0 + 0.5)))]
     plb = lut[min(255, max(0, int(pig[2] * 255.0 + 0.5)))]
-    lump = _spectrum(plr, plg, plb, basis, cmf, ksp)
+    lump = _spectrum(plr, plg, plb, basis, cmf, ksp, 0)
     # the mix cache: one int64 per entry, key in the high bits and the 8-bit result in the low 24 bits,
     # so a probe touches one cache line
     ent = work.ent
@@ -257,11 +260,10 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                 else:
                     ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
                     bh = ((ck * _GOLD) >> 52) & (bsize - 1)
-                    ksb = bks[bh]
                     if bkeys[bh] == ck:
                         lumb = blum[bh]
                     else:
-                        lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, ksb)
+                        lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, bks, bh)
                         blum[bh] = lumb
                         bkeys[bh] = ck
                     al = _A8[av]
@@ -271,12 +273,11 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                         pr = max(pig[0] * (1.0 - bl) - 0.5 * bl, 0.0)
                         pg = max(pig[1] * (1.0 - bl) - 0.5 * bl, 0.0)
                         pb = max(pig[2] * (1.0 - bl) - 0.5 * bl, 0.0)
-                        ksd = np.empty(nb, np.float64)
                         lumd = _spectrum(lut[min(255, int(pr * 255.0 + 0.5))], lut[min(255, int(pg * 255.0 + 0.5))],
-                                         lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksd)
-                        _mix(ksb, lumb, ksd, lumd, t, cmf, m, out)
+                                         lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksp, 1)
+                        _mix(bks, bh, lumb, ksp, 1, lumd, t, cmf, m, out)
                     else:
-                        _mix(ksb, lumb, ksp, lump, t, cmf, m, out)
+                        _mix(bks, bh, lumb, ksp, 0, lump, t, cmf, m, out)
                     lv = (out[0] << 16) | (out[1] << 8) | out[2]
                     ent[h] = (key << 24) | lv
                 last = key
