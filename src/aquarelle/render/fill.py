@@ -243,7 +243,7 @@ def _q8(a):
 
 
 #: Each layer class (main, scatter, darker) is counted in its own byte of the resolved mask value.
-_CLASS = (1.0, 256.0, 65536.0)
+_CLASS = (1, 256, 65536)
 _TAB_N = 64
 
 
@@ -296,7 +296,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
     tc = sc.t
     for q in range(y0, y1):
         for c in range(x0, x1):
-            code = int(lc[q, c] + 0.5)
+            code = lc[q, c]
             nb = int(tc[q, c] + 0.5) if bands else 0
             if code == 0 and nb == 0:
                 continue
@@ -312,17 +312,18 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
 
 @njit
 def _resolve(sc, x0, y0, x1, y1):
-    """Prefix-sum the row differences over the region into the log mask ``l`` and the cover count ``s``."""
+    """Prefix-sum the row differences over the region into the per-class layer counts ``l`` and the cover
+    count ``s``. Both are integers (exact in int32: each class count fits its byte of the code)."""
     for q in range(y0, y1):
-        acc = 0.0
-        accs = 0.0
+        acc = 0
+        accs = 0
         for c in range(x0, x1):
             acc += sc.d[q, c]
             accs += sc.dcount[q, c]
             sc.l[q, c] = acc
             sc.s[q, c] = accs
-        sc.d[q, x0:x1 + 1] = 0.0
-        sc.dcount[q, x0:x1 + 1] = 0.0
+        sc.d[q, x0:x1 + 1] = 0
+        sc.dcount[q, x0:x1 + 1] = 0
 
 
 @njit
@@ -440,7 +441,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         if erase:
             _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st)
         composite_u8(canvas, sc.a8, x0, y0, x1, y1, pig, basis, cmf, mm, lut, work)
-        sc.l[y0:y1, x0:x1] = 0.0
+        sc.l[y0:y1, x0:x1] = 0
         sc.s[y0:y1, x0:x1] = 0.0
         sc.a8[y0:y1, x0:x1] = 0
     dirty[0] = 1 << 30
@@ -564,16 +565,16 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
             lw_n = 0
 
 
-#: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount, e), the resolved
-#: per-class layer counts (l), the cover count (s), a temporary (t) and the 8-bit mask (a8).
+#: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount: int32; e), the resolved
+#: per-class layer counts (l, int32), the cover count (s), a temporary (t) and the 8-bit mask (a8).
 #: A namedtuple, so compiled kernels cache on disk.
 Scratch = namedtuple("Scratch", "d dcount e l s t a8")
 
 
 def make_scratch(height: int, width: int) -> Scratch:
-    return Scratch(np.zeros((height, width + 1)), np.zeros((height, width + 1)),
-                   np.zeros((height, width + 1), np.float32), np.zeros((height, width)), np.zeros((height, width)),
-                   np.zeros((height, width)), np.zeros((height, width), np.uint8))
+    return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height, width + 1), np.int32),
+                   np.zeros((height, width + 1), np.float32), np.zeros((height, width), np.int32),
+                   np.zeros((height, width)), np.zeros((height, width)), np.zeros((height, width), np.uint8))
 
 
 class FillScratch:

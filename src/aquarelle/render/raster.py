@@ -266,8 +266,9 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, clip, dirty):
 def span_polygon(dbuf, dcount, xs, ys, val, dirty):
     """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
 
-    A prefix sum along each row later turns ``dbuf`` into the summed log-alpha and ``dcount`` into how many
-    polygons cover each pixel; cost is per row crossed, not per pixel covered. Buffers are (h, w + 1).
+    A prefix sum along each row later turns ``dbuf`` into the sum of ``val`` over the polygons covering each
+    pixel and ``dcount`` into how many cover it; cost is per row crossed, not per pixel covered. Buffers are
+    (h, w + 1), integer or float.
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
@@ -301,8 +302,8 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
                 if c1 >= c0:
                     dbuf[row, c0] += val
                     dbuf[row, c1 + 1] -= val
-                    dcount[row, c0] += 1.0
-                    dcount[row, c1 + 1] -= 1.0
+                    dcount[row, c0] += 1
+                    dcount[row, c1 + 1] -= 1
                     cmin = min(cmin, c0)
                     cmax = max(cmax, c1)
                     rmin = min(rmin, row)
