@@ -91,16 +91,21 @@ def _spectrum(lr, lg, lb, basis, cmf, ks, row):
     lr -= w
     lg -= w
     lb -= w
+    # white plus at most one of cyan/magenta/yellow (the two channels above the minimum) and at most one of
+    # red/green/blue (the channel above both others): three basis spectra instead of seven
     c = min(lg, lb)
     m = min(lr, lb)
     y = min(lr, lg)
+    sec = 1 if c > 0.0 else (2 if m > 0.0 else 3)
+    ws = c if c > 0.0 else (m if m > 0.0 else y)
     r = min(max(0.0, lr - lb), max(0.0, lr - lg))
     g = min(max(0.0, lg - lb), max(0.0, lg - lr))
     b = min(max(0.0, lb - lg), max(0.0, lb - lr))
+    pri = 4 if r > 0.0 else (5 if g > 0.0 else 6)
+    wp = r if r > 0.0 else (g if g > 0.0 else b)
     lum = 0.0
     for i in range(ks.shape[1]):
-        v = (w * basis[0, i] + c * basis[1, i] + m * basis[2, i] + y * basis[3, i]
-             + r * basis[4, i] + g * basis[5, i] + b * basis[6, i])
+        v = w * basis[0, i] + ws * basis[sec, i] + wp * basis[pri, i]
         v = max(1e-4, v)
         lum += v * cmf[1, i]
         ks[row, i] = (1.0 - v) * (1.0 - v) / (2.0 * v)
