@@ -19,59 +19,66 @@ from ._jit import njit
 def _row_crossings(xs, ys, ox, oy, h):
     """Edge crossings of a closed polygon, bucketed by pixel row and sorted by x within each row.
 
-    Rows r0..r1 (clipped to [0, h)) are crossed; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
+    Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
     with winding directions in ``cw``. r1 < r0 means nothing to fill. Shared by the scanline kernels.
+    Each edge is visited once (its crossings are listed, then bucketed by row with a counting sort that
+    keeps edge order, then sorted by x), so a polygon of many short edges costs little per edge.
     """
     n = xs.shape[0]
-    ymin = 1e300
-    ymax = -1e300
+    cap = 2 * n + 16
+    rows = np.empty(cap, np.int64)
+    px = np.empty(cap, np.float64)
+    pw = np.empty(cap, np.int8)
+    t = 0
+    rmin = h
+    rmax = -1
     for k in range(n):
-        y = ys[k] - oy
-        if y < ymin:
-            ymin = y
-        if y > ymax:
-            ymax = y
-    r0 = max(int(math.ceil(ymin - 0.5)), 0)
-    r1 = min(int(math.floor(ymax - 0.5)), h - 1)
-    nr = max(r1 - r0 + 1, 0)
-    counts = np.zeros(nr + 1, np.int64)
-    cx = np.empty(0, np.float64)
-    cw = np.empty(0, np.int8)
-    if nr == 0:
-        return r0, r1, counts, cx, cw
-    for k in range(n):
+        k1 = k + 1 if k + 1 < n else 0
         ya = ys[k] - oy
-        yb = ys[(k + 1) % n] - oy
+        yb = ys[k1] - oy
         if ya == yb:
             continue
-        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
-        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
-        for r in range(a, b + 1):
-            counts[r - r0 + 1] += 1
-    for r in range(nr):
-        counts[r + 1] += counts[r]
-    total = counts[nr]
-    if total == 0:
-        return r0, r0 - 1, counts, cx, cw
-    cx = np.empty(total, np.float64)
-    cw = np.empty(total, np.int8)
-    fillp = counts[:nr].copy()
-    for k in range(n):
+        a = max(int(math.ceil(min(ya, yb) - 0.5)), 0)
+        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, h - 1)
+        if b < a:
+            continue
+        if t + (b - a + 1) > cap:
+            cap = 2 * (t + (b - a + 1))
+            rows2 = np.empty(cap, np.int64)
+            px2 = np.empty(cap, np.float64)
+            pw2 = np.empty(cap, np.int8)
+            rows2[:t] = rows[:t]
+            px2[:t] = px[:t]
+            pw2[:t] = pw[:t]
+            rows, px, pw = rows2, px2, pw2
         xa = xs[k] - ox
-        ya = ys[k] - oy
-        xb = xs[(k + 1) % n] - ox
-        yb = ys[(k + 1) % n] - oy
-        if ya == yb:
-            continue
+        xb = xs[k1] - ox
         wdir = 1 if yb > ya else -1
-        a = max(int(math.ceil(min(ya, yb) - 0.5)), r0)
-        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, r1)
         slope = (xb - xa) / (yb - ya)
         for r in range(a, b + 1):
-            p = fillp[r - r0]
-            cx[p] = xa + (r + 0.5 - ya) * slope
-            cw[p] = wdir
-            fillp[r - r0] = p + 1
+            rows[t] = r
+            px[t] = xa + (r + 0.5 - ya) * slope
+            pw[t] = wdir
+            t += 1
+        rmin = min(rmin, a)
+        rmax = max(rmax, b)
+    if t == 0:
+        return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
+    nr = rmax - rmin + 1
+    counts = np.zeros(nr + 1, np.int64)
+    for i in range(t):
+        counts[rows[i] - rmin + 1] += 1
+    for r in range(nr):
+        counts[r + 1] += counts[r]
+    cx = np.empty(t, np.float64)
+    cw = np.empty(t, np.int8)
+    fillp = counts[:nr].copy()
+    for i in range(t):
+        r = rows[i] - rmin
+        p = fillp[r]
+        cx[p] = px[i]
+        cw[p] = pw[i]
+        fillp[r] = p + 1
     for r in range(nr):  # insertion sort per row (rows hold a handful of crossings)
         s = counts[r]
         e = counts[r + 1]
@@ -85,7 +92,7 @@ def _row_crossings(xs, ys, ox, oy, h):
                 j -= 1
             cx[j + 1] = vx
             cw[j + 1] = vw
-    return r0, r1, counts, cx, cw
+    return rmin, rmax, counts, cx, cw
 
 
 @njit
