@@ -150,6 +150,44 @@ def _point_f(px, py, x, y, inv):
 
 
 @njit
+def _soft_log(f, fw, a, full):
+    """(covered, log(1 - a*s)) for a pixel at point coordinate ``f`` with ``s = 1 - smoothstep(0.5 - fw, 0.5 + fw, f)``.
+
+    Where s is exactly 1 the value is ``full`` (the stamp's ``log(1 - a)``, which equals ``log(1 - a * 1.0)``),
+    so only the anti-aliased rim pays for a log.
+    """
+    lo = 0.5 - fw
+    hi = 0.5 + fw
+    if f >= hi:
+        return False, 0.0
+    if f <= lo:
+        return True, full
+    t = (f - lo) / (hi - lo)
+    s = 1.0 - t * t * (3.0 - 2.0 * t)
+    if s < 0.01:
+        return False, 0.0
+    return True, math.log(1.0 - a * s)
+
+
+@njit
+def _disc_pixel(buf, q, c, x, y, inv, a, full):
+    """One pixel of a stamp of size >= 4, where ``fw`` is the analytic gradient of the point coordinate."""
+    f = _point_f(c, q, x, y, inv)
+    if f > 0.0:
+        fw = (abs(c + 0.5 - x) + abs(q + 0.5 - y)) * inv * inv / f
+    else:
+        fw = inv
+    covered, v = _soft_log(f, fw, a, full)
+    if covered:
+        buf[q, c] += v
+
+
+#: Pixels whose centre is closer than ``r - _RIM`` to a big stamp's centre have s == 1: there ``fw`` is at most
+#: sqrt(2) / size, so f <= 0.5 - fw holds with room to spare for rounding. They get ``log(1 - a)`` with no test.
+_RIM = 1.5
+
+
+@njit
 def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
     """Brush stamps as p5.brush's WebGL points, added as log(1 - alpha) into a canvas-sized mask.
 
@@ -158,7 +196,8 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
     p5.brush are lighter than full-strength dots. ``clip`` (x0, y0, x1, y1) drops stamps whose
-    centre lies outside.
+    centre lies outside. Big stamps add their constant ``log(1 - a)`` over each row's inner span
+    and evaluate the smoothstep only on the rim (see ``_RIM``).
     """
     h, w = buf.shape
     for k in range(xs.shape[0]):
@@ -188,31 +227,37 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
             dirty[2] = c1 + 1
         if q1 + 1 > dirty[3]:
             dirty[3] = q1 + 1
-        exact = size < 4.0
+        full = math.log(1.0 - a)
+        if size < 4.0:
+            for q in range(q0, q1 + 1):
+                for c in range(c0, c1 + 1):
+                    # the quad's other column (c ^ 1) and row (q ^ 1); |u - v| is symmetric, so this is
+                    # |f(ce + 1) - f(ce)| + |f(qe + 1) - f(qe)| with f(c, q) computed once
+                    f = _point_f(c, q, x, y, inv)
+                    fw = abs(_point_f(c ^ 1, q, x, y, inv) - f) + abs(_point_f(c, q ^ 1, x, y, inv) - f)
+                    covered, v = _soft_log(f, fw, a, full)
+                    if covered:
+                        buf[q, c] += v
+            continue
+        ri = r - _RIM
+        ri2 = ri * ri if ri > 0.0 else -1.0
         for q in range(q0, q1 + 1):
-            qe = q & ~1
-            for c in range(c0, c1 + 1):
-                f = _point_f(c, q, x, y, inv)
-                if exact:
-                    ce = c & ~1
-                    fw = (abs(_point_f(ce + 1, q, x, y, inv) - _point_f(ce, q, x, y, inv))
-                          + abs(_point_f(c, qe + 1, x, y, inv) - _point_f(c, qe, x, y, inv)))
-                elif f > 0.0:
-                    fw = (abs(c + 0.5 - x) + abs(q + 0.5 - y)) * inv * inv / f
-                else:
-                    fw = inv
-                lo = 0.5 - fw
-                hi = 0.5 + fw
-                if f >= hi:
-                    continue
-                if f <= lo:
-                    s = 1.0
-                else:
-                    t = (f - lo) / (hi - lo)
-                    s = 1.0 - t * t * (3.0 - 2.0 * t)
-                if s < 0.01:
-                    continue
-                buf[q, c] += math.log(1.0 - a * s)
+            dy = q + 0.5 - y
+            i0 = c1 + 1  # inner span [i0, i1], empty unless the row crosses the inner disc
+            i1 = c1
+            if dy * dy < ri2:
+                half = math.sqrt(ri2 - dy * dy)
+                i0 = max(int(math.ceil(x - half - 0.5)), c0)
+                i1 = min(int(math.floor(x + half - 0.5)), c1)
+                if i1 < i0:
+                    i0 = c1 + 1
+                    i1 = c1
+            for c in range(c0, i0):
+                _disc_pixel(buf, q, c, x, y, inv, a, full)
+            for c in range(i0, i1 + 1):
+                buf[q, c] += full
+            for c in range(i1 + 1, c1 + 1):
+                _disc_pixel(buf, q, c, x, y, inv, a, full)
 
 
 @njit
