@@ -252,6 +252,9 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
     half_w = 0.5 * width
     half_h = 0.5 * height
     i_last = 0
+    r_last = math.nan  # straight runs keep one heading: take its cos/sin once
+    cr = 1.0
+    sr = 0.0
     for k in range(nsteps):
         xs[k] = x
         ys[k] = y
@@ -276,8 +279,12 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
         if inside:
             fa = fgrid[col, row] * wiggle if field_on else 0.0
             r = (fa - a) * (math.pi / 180.0)
-            x += step * math.cos(r)
-            y += step * math.sin(r)
+            if r != r_last:
+                cr = math.cos(r)
+                sr = math.sin(r)
+                r_last = r
+            x += step * cr
+            y += step * sr
         d += step
     xs[nsteps] = x
     ys[nsteps] = y
