@@ -150,36 +150,44 @@ def _point_f(px, py, x, y, inv):
 
 
 @njit
-def _soft_log(f, fw, a, full):
-    """(covered, log(1 - a*s)) for a pixel at point coordinate ``f`` with ``s = 1 - smoothstep(0.5 - fw, 0.5 + fw, f)``.
-
-    Where s is exactly 1 the value is ``full`` (the stamp's ``log(1 - a)``, which equals ``log(1 - a * 1.0)``),
-    so only the anti-aliased rim pays for a log.
-    """
+def _coverage(f, fw):
+    """``s = 1 - smoothstep(0.5 - fw, 0.5 + fw, f)`` for a pixel at point coordinate ``f``; 0.0 where it adds nothing."""
     lo = 0.5 - fw
     hi = 0.5 + fw
     if f >= hi:
-        return False, 0.0
+        return 0.0
     if f <= lo:
-        return True, full
+        return 1.0
     t = (f - lo) / (hi - lo)
     s = 1.0 - t * t * (3.0 - 2.0 * t)
     if s < 0.01:
-        return False, 0.0
-    return True, math.log(1.0 - a * s)
+        return 0.0
+    return s
 
 
 @njit
 def _disc_pixel(buf, q, c, x, y, inv, a, full):
-    """One pixel of a stamp of size >= 4, where ``fw`` is the analytic gradient of the point coordinate."""
+    """One pixel of a stamp of size >= 4, where ``fw`` is the analytic gradient of the point coordinate.
+
+    Where s is exactly 1 the value is ``full``, the stamp's ``log(1 - a)`` (equal to ``log(1 - a * 1.0)``),
+    so only the anti-aliased rim pays for a log.
+    """
     f = _point_f(c, q, x, y, inv)
     if f > 0.0:
         fw = (abs(c + 0.5 - x) + abs(q + 0.5 - y)) * inv * inv / f
     else:
         fw = inv
-    covered, v = _soft_log(f, fw, a, full)
-    if covered:
-        buf[q, c] += v
+    lo = 0.5 - fw  # _coverage inlined: branching straight to the add is measurably faster here
+    hi = 0.5 + fw
+    if f >= hi:
+        return
+    if f <= lo:
+        buf[q, c] += full
+        return
+    t = (f - lo) / (hi - lo)
+    s = 1.0 - t * t * (3.0 - 2.0 * t)
+    if s >= 0.01:
+        buf[q, c] += math.log(1.0 - a * s)
 
 
 #: Pixels whose centre is closer than ``r - _RIM`` to a big stamp's centre have s == 1: there ``fw`` is at most
@@ -227,7 +235,6 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
             dirty[2] = c1 + 1
         if q1 + 1 > dirty[3]:
             dirty[3] = q1 + 1
-        full = math.log(1.0 - a)
         if size < 4.0:
             for q in range(q0, q1 + 1):
                 for c in range(c0, c1 + 1):
@@ -235,10 +242,11 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
                     # |f(ce + 1) - f(ce)| + |f(qe + 1) - f(qe)| with f(c, q) computed once
                     f = _point_f(c, q, x, y, inv)
                     fw = abs(_point_f(c ^ 1, q, x, y, inv) - f) + abs(_point_f(c, q ^ 1, x, y, inv) - f)
-                    covered, v = _soft_log(f, fw, a, full)
-                    if covered:
-                        buf[q, c] += v
+                    s = _coverage(f, fw)
+                    if s > 0.0:
+                        buf[q, c] += math.log(1.0 - a * s)
             continue
+        full = math.log(1.0 - a)
         ri = r - _RIM
         ri2 = ri * ri if ri > 0.0 else -1.0
         for q in range(q0, q1 + 1):
