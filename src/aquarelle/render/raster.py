@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_vec
 
 
 @njit
@@ -165,34 +165,30 @@ def _coverage(f, fw):
     return s
 
 
-@njit
-def _disc_pixel(buf, q, c, x, y, inv, a, full):
-    """One pixel of a stamp of size >= 4, where ``fw`` is the analytic gradient of the point coordinate.
+@njit_vec
+def _row_coverage(sv, c0, c1, q, x, y, inv):
+    """``_coverage`` of pixels c0..c1 of row q under a stamp of size >= 4, into ``sv[:c1 - c0 + 1]``.
 
-    Where s is exactly 1 the value is ``full``, the stamp's ``log(1 - a)`` (equal to ``log(1 - a * 1.0)``),
-    so only the anti-aliased rim pays for a log.
+    There ``fw`` is the analytic gradient of the point coordinate. Written branch-free (the f == 0 pixel
+    divides by zero, then takes ``inv``) so that LLVM vectorises the sqrt and divisions; vector sqrt and
+    division round exactly like scalar ones, so each value is the scalar formula's.
     """
-    f = _point_f(c, q, x, y, inv)
-    if f > 0.0:
-        fw = (abs(c + 0.5 - x) + abs(q + 0.5 - y)) * inv * inv / f
-    else:
-        fw = inv
-    lo = 0.5 - fw  # _coverage inlined: branching straight to the add is measurably faster here
-    hi = 0.5 + fw
-    if f >= hi:
-        return
-    if f <= lo:
-        buf[q, c] += full
-        return
-    t = (f - lo) / (hi - lo)
-    s = 1.0 - t * t * (3.0 - 2.0 * t)
-    if s >= 0.01:
-        buf[q, c] += math.log(1.0 - a * s)
-
-
-#: Pixels whose centre is closer than ``r - _RIM`` to a big stamp's centre have s == 1: there ``fw`` is at most
-#: sqrt(2) / size, so f <= 0.5 - fw holds with room to spare for rounding. They get ``log(1 - a)`` with no test.
-_RIM = 1.5
+    dyy = q + 0.5 - y
+    ady = abs(dyy)
+    dy = dyy * inv
+    for i in range(c1 - c0 + 1):
+        dxx = (c0 + i) + 0.5 - x
+        dx = dxx * inv
+        f = math.sqrt(dx * dx + dy * dy)
+        fw = (abs(dxx) + ady) * inv * inv / f
+        fw = fw if f > 0.0 else inv
+        lo = 0.5 - fw
+        hi = 0.5 + fw
+        t = (f - lo) / (hi - lo)
+        s = 1.0 - t * t * (3.0 - 2.0 * t)
+        s = 0.0 if s < 0.01 else s
+        s = 1.0 if f <= lo else s
+        sv[i] = 0.0 if f >= hi else s
 
 
 @njit
@@ -204,10 +200,12 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
     p5.brush are lighter than full-strength dots. ``clip`` (x0, y0, x1, y1) drops stamps whose
-    centre lies outside. Big stamps add their constant ``log(1 - a)`` over each row's inner span
-    and evaluate the smoothstep only on the rim (see ``_RIM``).
+    centre lies outside. Big stamps take each row's coverage from ``_row_coverage`` and add their
+    ``log(1 - a)`` (equal to ``log(1 - a * 1.0)``) wherever it is exactly 1, so only the anti-aliased
+    rim pays for a log.
     """
     h, w = buf.shape
+    sv = np.empty(w)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
@@ -247,25 +245,14 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
                         buf[q, c] += math.log(1.0 - a * s)
             continue
         full = math.log(1.0 - a)
-        ri = r - _RIM
-        ri2 = ri * ri if ri > 0.0 else -1.0
         for q in range(q0, q1 + 1):
-            dy = q + 0.5 - y
-            i0 = c1 + 1  # inner span [i0, i1], empty unless the row crosses the inner disc
-            i1 = c1
-            if dy * dy < ri2:
-                half = math.sqrt(ri2 - dy * dy)
-                i0 = max(int(math.ceil(x - half - 0.5)), c0)
-                i1 = min(int(math.floor(x + half - 0.5)), c1)
-                if i1 < i0:
-                    i0 = c1 + 1
-                    i1 = c1
-            for c in range(c0, i0):
-                _disc_pixel(buf, q, c, x, y, inv, a, full)
-            for c in range(i0, i1 + 1):
-                buf[q, c] += full
-            for c in range(i1 + 1, c1 + 1):
-                _disc_pixel(buf, q, c, x, y, inv, a, full)
+            _row_coverage(sv, c0, c1, q, x, y, inv)
+            for i in range(c1 - c0 + 1):
+                s = sv[i]
+                if s == 1.0:
+                    buf[q, c0 + i] += full
+                elif s > 0.0:
+                    buf[q, c0 + i] += math.log(1.0 - a * s)
 
 
 @njit
