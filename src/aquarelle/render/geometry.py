@@ -202,31 +202,14 @@ def _plot_index(cum, d):
 
 
 @njit
-def _plot_angle(cum, seg, ang, is_curve, length, d, i):
-    if d > length or cum.shape[0] == 0:
-        return ang[ang.shape[0] - 1]
-    if not is_curve:
-        return ang[i]
-    a0 = ang[i]
-    a1 = ang[i + 1]
+def _curve_angle(a0, a1, t):
+    """The heading a fraction ``t`` along a "curve" segment from joint angle a0 to a1, turning the short way."""
     if abs(a1 - a0) > 180.0:
         if a1 > a0:
             a1 = -(360.0 - a1)
         else:
             a0 = -(360.0 - a0)
-    s = seg[i]
-    t = 0.0 if s == 0.0 else (d - cum[i]) / s
     return a0 + t * (a1 - a0)
-
-
-@njit
-def _plot_pres(cum, seg, pres, length, d, i):
-    if d > length or cum.shape[0] == 0:
-        return pres[pres.shape[0] - 1]
-    s = seg[i]
-    if s == 0.0:
-        return pres[i]
-    return pres[i] + (d - cum[i]) / s * (pres[i + 1] - pres[i])
 
 
 @njit
@@ -264,8 +247,15 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             nseg = cum.shape[0]
             while i_last + 1 < nseg and cum[i_last + 1] <= d:
                 i_last += 1
-            a = _plot_angle(cum, seg, ang, is_curve, length, d, i_last)
-            ppres[k] = _plot_pres(cum, seg, pres, length, d, i_last)
+            # plot heading and pressure here (inline: a helper taking the arrays pays their reference counts per step)
+            if d > length or nseg == 0:
+                a = ang[ang.shape[0] - 1]
+                ppres[k] = pres[pres.shape[0] - 1]
+            else:
+                s = seg[i_last]
+                t = 0.0 if s == 0.0 else (d - cum[i_last]) / s
+                a = _curve_angle(ang[i_last], ang[i_last + 1], t) if is_curve else ang[i_last]
+                ppres[k] = pres[i_last] if s == 0.0 else pres[i_last] + t * (pres[i_last + 1] - pres[i_last])
         else:
             a = const_dir
         idx[k] = i_last
