@@ -127,10 +127,22 @@ def _sim_pressure(b: Brush, d: np.ndarray, length: float, rng: np.random.Generat
     a = 0.5 + pr.curve[0] * ca
     bb = 1 - pr.curve[1] * cb
     peak = a * length
-    hw = np.where(d < peak, bb * 1.2, bb * 0.8) * (length / 2)
-    hw = np.where(hw == 0, 1e-9, hw)
-    v = 1 / (1 + np.abs((d - peak) / hw) ** (2 * cp))
+    v = 1 / (1 + _bell_distance(d, peak, bb * 1.2, bb * 0.8, length / 2) ** (2 * cp))
     return pr.min + v * (pr.max - pr.min)
+
+
+@njit
+def _bell_distance(d, peak, before, after, half):
+    """``|d - peak| / hw`` with the bell's half-width ``hw`` (``before`` or ``after`` the peak, times ``half``;
+    1e-9 where that is 0): numpy's ``np.where`` and arithmetic for it in one pass, same operations, same values.
+    The power stays numpy's, whose vectorised ``pow`` can differ from libm's in the last bit."""
+    out = np.empty(d.shape[0])
+    for i in range(d.shape[0]):
+        hw = (before if d[i] < peak else after) * half
+        if hw == 0:
+            hw = 1e-9
+        out[i] = abs((d[i] - peak) / hw)
+    return out
 
 
 @dataclass
