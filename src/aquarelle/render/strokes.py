@@ -12,6 +12,7 @@ stamps rasterised by the compiled kernels in ``raster``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -70,7 +71,7 @@ def _pressure(p) -> Pressure:
     return _pressure(_DEFAULT_PRESSURE)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Brush:
     name: str
     type: str
@@ -93,12 +94,22 @@ def brush_params(name: str, custom: dict, scale: float) -> Brush:
         raw = dict(_DEFAULTS)
         raw.update({k: v for k, v in custom[name].items() if v is not None})
         raw.setdefault("pressure", _DEFAULT_PRESSURE)
-    else:
-        vals = _STANDARD.get(name, _STANDARD["HB"])
-        raw = dict(_DEFAULTS)
-        raw.update({k: v for k, v in zip(_KEYS, vals) if v is not None})
-        if name == "marker":
-            raw["sharpness"], raw["grain"] = None, None
+        return _make_brush(name, raw, scale)
+    return _standard_brush(name, float(scale))
+
+
+@functools.lru_cache(maxsize=64)
+def _standard_brush(name: str, scale: float) -> Brush:
+    """A built-in brush, built once per name and scale: every stroke op asks again, and nothing changes a Brush."""
+    vals = _STANDARD.get(name, _STANDARD["HB"])
+    raw = dict(_DEFAULTS)
+    raw.update({k: v for k, v in zip(_KEYS, vals) if v is not None})
+    if name == "marker":
+        raw["sharpness"], raw["grain"] = None, None
+    return _make_brush(name, raw, scale)
+
+
+def _make_brush(name: str, raw: dict, scale: float) -> Brush:
     tip = None
     if raw.get("type") == "custom" and raw.get("tip") is not None:
         tip = np.ascontiguousarray(np.asarray(raw["tip"], dtype=np.float64))
