@@ -241,7 +241,7 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
                     f = _point_f(c, q, x, y, inv)
                     fw = abs(_point_f(c ^ 1, q, x, y, inv) - f) + abs(_point_f(c, q ^ 1, x, y, inv) - f)
                     s = _coverage(f, fw)
-                    if s > 0.0:
+                    if s != 0.0:  # a NaN coverage still adds (NaN), as it always did
                         buf[q, c] += math.log(1.0 - a * s)
             continue
         full = math.log(1.0 - a)
@@ -251,7 +251,7 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
                 s = sv[i]
                 if s == 1.0:
                     buf[q, c0 + i] += full
-                elif s > 0.0:
+                elif s != 0.0:
                     buf[q, c0 + i] += math.log(1.0 - a * s)
 
 
