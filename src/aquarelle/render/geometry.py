@@ -213,6 +213,12 @@ def _curve_angle(a0, a1, t):
 
 
 @njit
+def _same(r, s):
+    """r and s are the same float, zero's sign included (cos/sin of -0.0 and 0.0 differ in sign)."""
+    return r == s and math.copysign(1.0, r) == math.copysign(1.0, s)
+
+
+@njit
 def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curve, length,
          fgrid, field_on, wiggle, res, width, height):
     """Step along a plot (or a constant heading) through the field.
@@ -235,9 +241,10 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
     half_w = 0.5 * width
     half_h = 0.5 * height
     i_last = 0
-    r_last = math.nan  # straight runs keep one heading: take its cos/sin once
+    r_last = math.nan  # cr, sr are cos/sin of r_last: straight runs take them once
     cr = 1.0
     sr = 0.0
+    fa = 0.0
     for k in range(nsteps):
         xs[k] = x
         ys[k] = y
@@ -260,6 +267,13 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             a = const_dir
         idx[k] = i_last
         pang[k] = a
+        # guess that the field angle is the last step's: then this cos/sin need not wait for x to be known,
+        # which takes it off the step-to-step dependency chain (the CPU overlaps it with the last step)
+        r = (fa - a) * (math.pi / 180.0)
+        if not _same(r, r_last):
+            cr = math.cos(r)
+            sr = math.sin(r)
+            r_last = r
         if field_on:
             col = int(round((x + half_w) / res))
             row = int(round((y + half_h) / res))
@@ -267,9 +281,10 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
         else:
             inside = x >= -half_w and x <= width + half_w and y >= -half_h and y <= height + half_h
         if inside:
-            fa = fgrid[col, row] * wiggle if field_on else 0.0
+            if field_on:
+                fa = fgrid[col, row] * wiggle
             r = (fa - a) * (math.pi / 180.0)
-            if r != r_last:
+            if not _same(r, r_last):
                 cr = math.cos(r)
                 sr = math.sin(r)
                 r_last = r
