@@ -39,6 +39,9 @@ njit = numba.njit(cache=True, nogil=True)
 #: For the 38-band spectral loops only: lets LLVM vectorise the band sums (results stay deterministic on a
 #: machine; another CPU's vector width may differ in the last bit of a colour before rounding to 8 bits).
 njit_fast = numba.njit(cache=True, nogil=True, fastmath=True)
+#: For branch-free loops LLVM should vectorise: numpy's error model drops the per-division zero check (a zero
+#: divisor gives inf/nan instead of raising), which is what blocks vectorising. Values are otherwise unchanged.
+njit_vec = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 _S12 = np.uint64(12)
 _S25 = np.uint64(25)

@@ -202,31 +202,20 @@ def _plot_index(cum, d):
 
 
 @njit
-def _plot_angle(cum, seg, ang, is_curve, length, d, i):
-    if d > length or cum.shape[0] == 0:
-        return ang[ang.shape[0] - 1]
-    if not is_curve:
-        return ang[i]
-    a0 = ang[i]
-    a1 = ang[i + 1]
+def _curve_angle(a0, a1, t):
+    """The heading a fraction ``t`` along a "curve" segment from joint angle a0 to a1, turning the short way."""
     if abs(a1 - a0) > 180.0:
         if a1 > a0:
             a1 = -(360.0 - a1)
         else:
             a0 = -(360.0 - a0)
-    s = seg[i]
-    t = 0.0 if s == 0.0 else (d - cum[i]) / s
     return a0 + t * (a1 - a0)
 
 
 @njit
-def _plot_pres(cum, seg, pres, length, d, i):
-    if d > length or cum.shape[0] == 0:
-        return pres[pres.shape[0] - 1]
-    s = seg[i]
-    if s == 0.0:
-        return pres[i]
-    return pres[i] + (d - cum[i]) / s * (pres[i + 1] - pres[i])
+def _same(r, s):
+    """r and s are the same float, zero's sign included (cos/sin of -0.0 and 0.0 differ in sign)."""
+    return r == s and math.copysign(1.0, r) == math.copysign(1.0, s)
 
 
 @njit
@@ -252,6 +241,10 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
     half_w = 0.5 * width
     half_h = 0.5 * height
     i_last = 0
+    r_last = math.nan  # cr, sr are cos/sin of r_last: straight runs take them once
+    cr = 1.0
+    sr = 0.0
+    fa = 0.0
     for k in range(nsteps):
         xs[k] = x
         ys[k] = y
@@ -261,12 +254,26 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             nseg = cum.shape[0]
             while i_last + 1 < nseg and cum[i_last + 1] <= d:
                 i_last += 1
-            a = _plot_angle(cum, seg, ang, is_curve, length, d, i_last)
-            ppres[k] = _plot_pres(cum, seg, pres, length, d, i_last)
+            # plot heading and pressure here (inline: a helper taking the arrays pays their reference counts per step)
+            if d > length or nseg == 0:
+                a = ang[ang.shape[0] - 1]
+                ppres[k] = pres[pres.shape[0] - 1]
+            else:
+                s = seg[i_last]
+                t = 0.0 if s == 0.0 else (d - cum[i_last]) / s
+                a = _curve_angle(ang[i_last], ang[i_last + 1], t) if is_curve else ang[i_last]
+                ppres[k] = pres[i_last] if s == 0.0 else pres[i_last] + t * (pres[i_last + 1] - pres[i_last])
         else:
             a = const_dir
         idx[k] = i_last
         pang[k] = a
+        # guess that the field angle is the last step's: then this cos/sin need not wait for x to be known,
+        # which takes it off the step-to-step dependency chain (the CPU overlaps it with the last step)
+        r = (fa - a) * (math.pi / 180.0)
+        if not _same(r, r_last):
+            cr = math.cos(r)
+            sr = math.sin(r)
+            r_last = r
         if field_on:
             col = int(round((x + half_w) / res))
             row = int(round((y + half_h) / res))
@@ -274,10 +281,15 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
         else:
             inside = x >= -half_w and x <= width + half_w and y >= -half_h and y <= height + half_h
         if inside:
-            fa = fgrid[col, row] * wiggle if field_on else 0.0
+            if field_on:
+                fa = fgrid[col, row] * wiggle
             r = (fa - a) * (math.pi / 180.0)
-            x += step * math.cos(r)
-            y += step * math.sin(r)
+            if not _same(r, r_last):
+                cr = math.cos(r)
+                sr = math.sin(r)
+                r_last = r
+            x += step * cr
+            y += step * sr
         d += step
     xs[nsteps] = x
     ys[nsteps] = y

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_vec
 
 
 @njit
@@ -157,6 +157,48 @@ def _point_f(px, py, x, y, inv):
 
 
 @njit
+def _coverage(f, fw):
+    """``s = 1 - smoothstep(0.5 - fw, 0.5 + fw, f)`` for a pixel at point coordinate ``f``; 0.0 where it adds nothing."""
+    lo = 0.5 - fw
+    hi = 0.5 + fw
+    if f >= hi:
+        return 0.0
+    if f <= lo:
+        return 1.0
+    t = (f - lo) / (hi - lo)
+    s = 1.0 - t * t * (3.0 - 2.0 * t)
+    if s < 0.01:
+        return 0.0
+    return s
+
+
+@njit_vec
+def _row_coverage(sv, c0, c1, q, x, y, inv):
+    """``_coverage`` of pixels c0..c1 of row q under a stamp of size >= 4, into ``sv[:c1 - c0 + 1]``.
+
+    There ``fw`` is the analytic gradient of the point coordinate. Written branch-free (the f == 0 pixel
+    divides by zero, then takes ``inv``) so that LLVM vectorises the sqrt and divisions; vector sqrt and
+    division round exactly like scalar ones, so each value is the scalar formula's.
+    """
+    dyy = q + 0.5 - y
+    ady = abs(dyy)
+    dy = dyy * inv
+    for i in range(c1 - c0 + 1):
+        dxx = (c0 + i) + 0.5 - x
+        dx = dxx * inv
+        f = math.sqrt(dx * dx + dy * dy)
+        fw = (abs(dxx) + ady) * inv * inv / f
+        fw = fw if f > 0.0 else inv
+        lo = 0.5 - fw
+        hi = 0.5 + fw
+        t = (f - lo) / (hi - lo)
+        s = 1.0 - t * t * (3.0 - 2.0 * t)
+        s = 0.0 if s < 0.01 else s
+        s = 1.0 if f <= lo else s
+        sv[i] = 0.0 if f >= hi else s
+
+
+@njit
 def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
     """Brush stamps as p5.brush's WebGL points, added as log(1 - alpha) into a canvas-sized mask.
 
@@ -165,9 +207,12 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
     p5.brush are lighter than full-strength dots. ``clip`` (x0, y0, x1, y1) drops stamps whose
-    centre lies outside.
+    centre lies outside. Big stamps take each row's coverage from ``_row_coverage`` and add their
+    ``log(1 - a)`` (equal to ``log(1 - a * 1.0)``) wherever it is exactly 1, so only the anti-aliased
+    rim pays for a log.
     """
     h, w = buf.shape
+    sv = np.empty(w)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
@@ -195,31 +240,26 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
             dirty[2] = c1 + 1
         if q1 + 1 > dirty[3]:
             dirty[3] = q1 + 1
-        exact = size < 4.0
+        if size < 4.0:
+            for q in range(q0, q1 + 1):
+                for c in range(c0, c1 + 1):
+                    # the quad's other column (c ^ 1) and row (q ^ 1); |u - v| is symmetric, so this is
+                    # |f(ce + 1) - f(ce)| + |f(qe + 1) - f(qe)| with f(c, q) computed once
+                    f = _point_f(c, q, x, y, inv)
+                    fw = abs(_point_f(c ^ 1, q, x, y, inv) - f) + abs(_point_f(c, q ^ 1, x, y, inv) - f)
+                    s = _coverage(f, fw)
+                    if s != 0.0:  # a NaN coverage still adds (NaN), as it always did
+                        buf[q, c] += math.log(1.0 - a * s)
+            continue
+        full = math.log(1.0 - a)
         for q in range(q0, q1 + 1):
-            qe = q & ~1
-            for c in range(c0, c1 + 1):
-                f = _point_f(c, q, x, y, inv)
-                if exact:
-                    ce = c & ~1
-                    fw = (abs(_point_f(ce + 1, q, x, y, inv) - _point_f(ce, q, x, y, inv))
-                          + abs(_point_f(c, qe + 1, x, y, inv) - _point_f(c, qe, x, y, inv)))
-                elif f > 0.0:
-                    fw = (abs(c + 0.5 - x) + abs(q + 0.5 - y)) * inv * inv / f
-                else:
-                    fw = inv
-                lo = 0.5 - fw
-                hi = 0.5 + fw
-                if f >= hi:
-                    continue
-                if f <= lo:
-                    s = 1.0
-                else:
-                    t = (f - lo) / (hi - lo)
-                    s = 1.0 - t * t * (3.0 - 2.0 * t)
-                if s < 0.01:
-                    continue
-                buf[q, c] += math.log(1.0 - a * s)
+            _row_coverage(sv, c0, c1, q, x, y, inv)
+            for i in range(c1 - c0 + 1):
+                s = sv[i]
+                if s == 1.0:
+                    buf[q, c0 + i] += full
+                elif s != 0.0:
+                    buf[q, c0 + i] += math.log(1.0 - a * s)
 
 
 @njit

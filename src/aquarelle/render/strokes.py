@@ -6,17 +6,19 @@ grain, jittered across the path by scatter), clouds of tiny dots for spray, big
 faint discs for the marker, a sampled image for custom tips. Pressure follows
 p5.brush's profiles (a bell along the stroke, or a custom curve). Stamps add
 into the brush mask as log(1 - alpha); the compositor blends the mask when the
-colour changes, darkening where it saturates. Steps are generated with numpy,
+colour changes, darkening where it saturates. Random draws are made with numpy,
 stamps rasterised by the compiled kernels in ``raster``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._jit import njit
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -69,7 +71,7 @@ def _pressure(p) -> Pressure:
     return _pressure(_DEFAULT_PRESSURE)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Brush:
     name: str
     type: str
@@ -92,12 +94,22 @@ def brush_params(name: str, custom: dict, scale: float) -> Brush:
         raw = dict(_DEFAULTS)
         raw.update({k: v for k, v in custom[name].items() if v is not None})
         raw.setdefault("pressure", _DEFAULT_PRESSURE)
-    else:
-        vals = _STANDARD.get(name, _STANDARD["HB"])
-        raw = dict(_DEFAULTS)
-        raw.update({k: v for k, v in zip(_KEYS, vals) if v is not None})
-        if name == "marker":
-            raw["sharpness"], raw["grain"] = None, None
+        return _make_brush(name, raw, scale)
+    return _standard_brush(name, float(scale))
+
+
+@functools.lru_cache(maxsize=64)
+def _standard_brush(name: str, scale: float) -> Brush:
+    """A built-in brush, built once per name and scale: every stroke op asks again, and nothing changes a Brush."""
+    vals = _STANDARD.get(name, _STANDARD["HB"])
+    raw = dict(_DEFAULTS)
+    raw.update({k: v for k, v in zip(_KEYS, vals) if v is not None})
+    if name == "marker":
+        raw["sharpness"], raw["grain"] = None, None
+    return _make_brush(name, raw, scale)
+
+
+def _make_brush(name: str, raw: dict, scale: float) -> Brush:
     tip = None
     if raw.get("type") == "custom" and raw.get("tip") is not None:
         tip = np.ascontiguousarray(np.asarray(raw["tip"], dtype=np.float64))
@@ -126,10 +138,22 @@ def _sim_pressure(b: Brush, d: np.ndarray, length: float, rng: np.random.Generat
     a = 0.5 + pr.curve[0] * ca
     bb = 1 - pr.curve[1] * cb
     peak = a * length
-    hw = np.where(d < peak, bb * 1.2, bb * 0.8) * (length / 2)
-    hw = np.where(hw == 0, 1e-9, hw)
-    v = 1 / (1 + np.abs((d - peak) / hw) ** (2 * cp))
+    v = 1 / (1 + _bell_distance(d, peak, bb * 1.2, bb * 0.8, length / 2) ** (2 * cp))
     return pr.min + v * (pr.max - pr.min)
+
+
+@njit
+def _bell_distance(d, peak, before, after, half):
+    """``|d - peak| / hw`` with the bell's half-width ``hw`` (``before`` or ``after`` the peak, times ``half``;
+    1e-9 where that is 0): numpy's ``np.where`` and arithmetic for it in one pass, same operations, same values.
+    The power stays numpy's, whose vectorised ``pow`` can differ from libm's in the last bit."""
+    out = np.empty(d.shape[0])
+    for i in range(d.shape[0]):
+        hw = (before if d[i] < peak else after) * half
+        if hw == 0:
+            hw = 1e-9
+        out[i] = abs((d[i] - peak) / hw)
+    return out
 
 
 @dataclass
@@ -177,18 +201,23 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
     if n:
         marker_tip(path.xs[0], path.ys[0], p_all[0], path.heading[0])
         p = np.maximum(p_all, 1e-3)
-        x, y, h = path.xs, path.ys, np.radians(path.heading)
+        x, y = path.xs, path.ys
         if b.type == "default":
             keep = rng.random(n) < b.grain * p
             g = rng.standard_normal(n)
-            vib = weight * b.scatter * (b.sharpness + (1 - b.sharpness) * g / p)
-            perp = vib * rng.uniform(-1, 1, n)
-            along = 0.3 * vib * rng.uniform(-1, 1, n)
-            sh, chh = np.sin(h), np.cos(h)
-            xs_l.append((x + perp * sh + along * chh)[keep])
-            ys_l.append((y + perp * chh - along * sh)[keep])
-            d_l.append((p * p * b.weight * rng.uniform(0.85, 1.15, n) * weight)[keep])
-            a_l.append((np.maximum(0.9, p) * alpha0 * rng.uniform(0.75, 1.1, n))[keep])
+            u_perp, u_along = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+            u_size, u_alpha = rng.uniform(0.85, 1.15, n), rng.uniform(0.75, 1.1, n)
+            hd = path.heading
+            # sin/cos only where a stamp is kept, and once for a straight line's constant heading
+            hk = hd[:1] if hd[0] == hd[-1] and (hd == hd[0]).all() else hd[keep]
+            hk = np.radians(hk)
+            sx, sy, sd, sa = _default_stamps(keep, x, y, p, g, u_perp, u_along, u_size, u_alpha, np.sin(hk),
+                                             np.cos(hk), weight * b.scatter, b.sharpness, b.weight,
+                                             float(weight), float(alpha0))
+            xs_l.append(sx)
+            ys_l.append(sy)
+            d_l.append(sd)
+            a_l.append(sa)
         elif b.type == "spray":
             g = rng.standard_normal(n)
             vib = weight * b.scatter * p + weight * g * b.scatter / 3
@@ -223,10 +252,7 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
         marker_tip(path.end[0], path.end[1], p_all[-1], path.heading[-1])
     count = 0
     if xs_l:
-        xs = np.concatenate([np.asarray(v, np.float64) for v in xs_l])
-        ys = np.concatenate([np.asarray(v, np.float64) for v in ys_l])
-        ds = np.concatenate([np.asarray(v, np.float64) for v in d_l])
-        als = np.concatenate([np.asarray(v, np.float64) for v in a_l]) / 255.0
+        xs, ys, ds, als = _join(xs_l), _join(ys_l), _join(d_l), _join(a_l) / 255.0
         stamp_discs(mask, xs, ys, ds, als, clip, dirty)
         count += xs.shape[0]
     if tips:
@@ -235,6 +261,48 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
                    clip, dirty)
         count += t.shape[0]
     return count
+
+
+def _join(parts: list) -> np.ndarray:
+    """The parts as one float64 array; a stroke with one part (no marker tips) is not copied."""
+    if len(parts) == 1 and isinstance(parts[0], np.ndarray):
+        return parts[0]
+    return np.concatenate([np.asarray(v, np.float64) for v in parts])
+
+
+@njit
+def _default_stamps(keep, x, y, p, g, u_perp, u_along, u_size, u_alpha, sin_h, cos_h, vib0, sharp, bweight,
+                    weight, alpha0):
+    """The kept stamps of a default (pencil-like) brush: positions, sizes and alphas (0-255).
+
+    One pass instead of a dozen numpy temporaries. Each value is the numpy expression it replaces, with
+    the same operations in the same order (no fused multiply-adds without fastmath), so the results are
+    bit-identical. ``sin_h``/``cos_h`` hold the kept steps' heading, or one value for a constant heading.
+    """
+    m = 0
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            m += 1
+    xs = np.empty(m)
+    ys = np.empty(m)
+    ds = np.empty(m)
+    als = np.empty(m)
+    one = sin_h.shape[0] == 1
+    j = 0
+    for i in range(keep.shape[0]):
+        if not keep[i]:
+            continue
+        k = 0 if one else j
+        pi = p[i]
+        vib = vib0 * (sharp + (1.0 - sharp) * g[i] / pi)
+        perp = vib * u_perp[i]
+        along = 0.3 * vib * u_along[i]
+        xs[j] = x[i] + perp * sin_h[k] + along * cos_h[k]
+        ys[j] = y[i] + perp * cos_h[k] - along * sin_h[k]
+        ds[j] = pi * pi * bweight * u_size[i] * weight
+        als[j] = (0.9 if pi < 0.9 else pi) * alpha0 * u_alpha[i]  # np.maximum(0.9, p), NaN included
+        j += 1
+    return xs, ys, ds, als
 
 
 def _tip_angle(b: Brush, heading: float, rng: np.random.Generator) -> float:
