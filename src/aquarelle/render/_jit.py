@@ -38,7 +38,9 @@ _invalidate_stale_cache()
 njit = numba.njit(cache=True, nogil=True)
 #: For the 38-band spectral loops only: lets LLVM vectorise the band sums (results stay deterministic on a
 #: machine; another CPU's vector width may differ in the last bit of a colour before rounding to 8 bits).
-njit_fast = numba.njit(cache=True, nogil=True, fastmath=True)
+#: Their divisors are never zero (reflectance >= 1e-4, total concentration >= 1e-12), so they also take
+#: numpy's error model (see ``njit_vec``).
+njit_fast = numba.njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 #: For branch-free loops LLVM should vectorise: numpy's error model drops the per-division zero check (a zero
 #: divisor gives inf/nan instead of raising), which is what blocks vectorising. Values are otherwise unchanged.
 njit_vec = numba.njit(cache=True, nogil=True, error_model="numpy")

@@ -21,7 +21,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import gauss, make_state, njit, rnd, rr
+from ._jit import gauss, make_state, njit, njit_vec, rnd, rr
 from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite_u8, make_work
 from .raster import span_disc, span_polygon
 
@@ -326,7 +326,7 @@ def _resolve(sc, x0, y0, x1, y1):
         sc.dcount[q, x0:x1 + 1] = 0
 
 
-@njit
+@njit_vec  # divides only by k * k >= 1
 def _border(sc, x0, y0, x1, y1, lw, border):
     """The faint outline every layer polygon gets (canvas ``stroke()``, width lw, alpha border x 1%).
 
