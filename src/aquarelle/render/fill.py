@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import gauss, make_state, njit, njit_vec, rnd, rr
-from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, composite_u8, make_work
+from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, composite_u8, make_work
 from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
@@ -580,9 +580,9 @@ def make_scratch(height: int, width: int) -> Scratch:
 class FillScratch:
     """Allocated on the first fill of a render."""
 
-    def __init__(self, height: int, width: int):
+    def __init__(self, height: int, width: int, work: Work | None = None):
         self.sc = make_scratch(height, width)
-        self.work = make_work(height, width)
+        self.work = work if work is not None else make_work(height, width)
 
 
 @functools.lru_cache(maxsize=64)

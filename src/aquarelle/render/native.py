@@ -29,9 +29,10 @@ from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
 from . import fields as _fields
 from ._jit import make_state
-from .compositor import Compositor
+from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
+from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs
 from .raster import fill_polygon
@@ -122,9 +123,21 @@ def _scratch(h: int, w: int) -> FillScratch:
         return FillScratch(h, w)
     sc = getattr(_LOCAL, "scratch", None)
     if sc is None or sc.sc.l.shape != (h, w):
-        sc = FillScratch(h, w)
+        sc = FillScratch(h, w, _work(h, w))
         _LOCAL.scratch = sc
     return sc
+
+
+def _work(h: int, w: int) -> Work:
+    """The composite buffers, kept per thread like the fill buffers (a composite overwrites what it reads);
+    the canvas compositor and the fills share them."""
+    if h * w > _KEEP_SCRATCH_PIXELS:
+        return make_work(h, w)
+    wk = getattr(_LOCAL, "work", None)
+    if wk is None or wk.a8.shape != (h + 8, w + 8):
+        wk = make_work(h, w)
+        _LOCAL.work = wk
+    return wk
 
 
 class _Painter:
@@ -132,7 +145,7 @@ class _Painter:
 
     def __init__(self, width: int, height: int, background: tuple[int, int, int], seed: int, budget: Budget):
         self.w, self.h = width, height
-        self.mix = Compositor(width, height, background)
+        self.mix = Compositor(width, height, background, _work(height, width))
         self.scratch: FillScratch | None = None
         self.rng = np.random.default_rng(seed)
         self.noise_seed = seed
@@ -375,7 +388,7 @@ class _Painter:
         st, c = op.state, op.command
         m, a = c.method, c.args
         if m == "background":
-            self.mix.canvas[:] = rgb_of(a[0])
+            paint_background(self.mix.canvas, rgb_of(a[0]))
         elif m == "line":
             self.line(st, *a[:4])
         elif m == "flowLine":
