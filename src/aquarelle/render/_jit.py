@@ -44,6 +44,9 @@ njit_fast = numba.njit(cache=True, nogil=True, fastmath=True, error_model="numpy
 #: For branch-free loops LLVM should vectorise: numpy's error model drops the per-division zero check (a zero
 #: divisor gives inf/nan instead of raising), which is what blocks vectorising. Values are otherwise unchanged.
 njit_vec = numba.njit(cache=True, nogil=True, error_model="numpy")
+#: Tiny helpers called per vertex, disc or pixel with an array argument: inlined in numba's IR, so a call
+#: does not pay an atomic reference-count increment and decrement on the array.
+njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 
 _S12 = np.uint64(12)
 _S25 = np.uint64(25)
@@ -52,7 +55,7 @@ _S11 = np.uint64(11)
 _MUL = np.uint64(0x2545F4914F6CDD1D)
 
 
-@njit
+@njit_inline
 def rnd(st):
     """Uniform float in [0, 1)."""
     x = st[0]
@@ -63,12 +66,12 @@ def rnd(st):
     return float((x * _MUL) >> _S11) * (1.0 / 9007199254740992.0)
 
 
-@njit
+@njit_inline
 def rr(st, a, b):
     return a + rnd(st) * (b - a)
 
 
-@njit
+@njit_inline
 def gauss(st, mean, sd):
     u = 1.0 - rnd(st)
     v = rnd(st)

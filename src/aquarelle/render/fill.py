@@ -314,16 +314,20 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
 def _resolve(sc, x0, y0, x1, y1):
     """Prefix-sum the row differences over the region into the per-class layer counts ``l`` and the cover
     count ``s``. Both are integers (exact in int32: each class count fits its byte of the code)."""
+    d = sc.d
+    dcount = sc.dcount
+    lc = sc.l
+    s = sc.s
     for q in range(y0, y1):
         acc = 0
         accs = 0
         for c in range(x0, x1):
-            acc += sc.d[q, c]
-            accs += sc.dcount[q, c]
-            sc.l[q, c] = acc
-            sc.s[q, c] = accs
-        sc.d[q, x0:x1 + 1] = 0
-        sc.dcount[q, x0:x1 + 1] = 0
+            acc += d[q, c]
+            accs += dcount[q, c]
+            lc[q, c] = acc
+            s[q, c] = accs
+        d[q, x0:x1 + 1] = 0
+        dcount[q, x0:x1 + 1] = 0
 
 
 @njit_vec  # divides only by k * k >= 1
@@ -340,15 +344,16 @@ def _border(sc, x0, y0, x1, y1, lw, border):
     k = max(1, int(round(lw)))
     h = k // 2
     t = sc.t
+    s = sc.s
     # horizontal then vertical box sums of the cover count
     for q in range(y0, y1):
         acc = 0.0
         for c in range(x0, x1 + h + 1):
             if c < x1:
-                acc += sc.s[q, c]
+                acc += s[q, c]
             cl = c - k
             if cl >= x0:
-                acc -= sc.s[q, cl]
+                acc -= s[q, cl]
             co = c - h
             if co >= x0 and co < x1:
                 t[q, co] = acc
@@ -366,12 +371,12 @@ def _border(sc, x0, y0, x1, y1, lw, border):
                 v -= t[ql, c]
             acc[c - x0] = v
             if qo >= y0 and qo < y1:
-                sc.s[qo, c] = v / (k * k)
+                s[qo, c] = v / (k * k)
     t[y0:y1, x0:x1] = 0.0
     for q in range(y0 + 1, y1 - 1):
         for c in range(x0 + 1, x1 - 1):
-            gx = 0.5 * (sc.s[q, c + 1] - sc.s[q, c - 1])
-            gy = 0.5 * (sc.s[q + 1, c] - sc.s[q - 1, c])
+            gx = 0.5 * (s[q, c + 1] - s[q, c - 1])
+            gy = 0.5 * (s[q + 1, c] - s[q - 1, c])
             t[q, c] = lw * math.sqrt(gx * gx + gy * gy)
     return True
 
@@ -391,6 +396,7 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
     for k in range(n + 1):
         powk[k] = keep ** k
     e = sc.e
+    m8 = sc.a8
     hh = e.shape[0]
     w = e.shape[1] - 1
     ex0 = w
@@ -418,10 +424,10 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
             if c >= x0:
                 k = int(acc + 0.5)
                 if k > 0:
-                    a8 = float(sc.a8[q, c])
+                    a8 = float(m8[q, c])
                     if a8 > stall:
                         # k rounded erosions: geometric decay until rounding stalls at ``stall``
-                        sc.a8[q, c] = int(max(math.floor(a8 * powk[min(k, n)] + 0.5), stall))
+                        m8[q, c] = int(max(math.floor(a8 * powk[min(k, n)] + 0.5), stall))
     e[ey0:ey1, ex0:] = 0.0
 
 

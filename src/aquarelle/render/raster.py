@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit, njit_vec
+from ._jit import njit, njit_inline, njit_vec
 
 
 @njit
@@ -21,14 +21,14 @@ def _row_crossings(xs, ys, ox, oy, h):
 
     Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
     with winding directions in ``cw``. r1 < r0 means nothing to fill. Shared by the scanline kernels.
-    Each edge is visited once (its crossings are listed, then bucketed by row with a counting sort that
-    keeps edge order, then sorted by x), so a polygon of many short edges costs little per edge.
+    Crossings are listed edge by edge, bucketed by row with a counting sort that keeps edge order, then
+    sorted by x within each row, so a polygon of many short edges costs little per edge.
     """
     n = xs.shape[0]
-    cap = 2 * n + 16
-    rows = np.empty(cap, np.int64)
-    px = np.empty(cap, np.float64)
-    pw = np.empty(cap, np.int8)
+    # pass 1: each edge's row range (crossing row centres) and the total; pass 2 lists the crossings.
+    # (Arrays are never rebound inside a loop: numba would count references on every iteration.)
+    ea = np.empty(n, np.int64)
+    eb = np.empty(n, np.int64)
     t = 0
     rmin = h
     rmax = -1
@@ -37,22 +37,31 @@ def _row_crossings(xs, ys, ox, oy, h):
         ya = ys[k] - oy
         yb = ys[k1] - oy
         if ya == yb:
+            ea[k] = 1
+            eb[k] = 0
             continue
         a = max(int(math.ceil(min(ya, yb) - 0.5)), 0)
         b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, h - 1)
+        ea[k] = a
+        eb[k] = b
+        if b >= a:
+            t += b - a + 1
+            rmin = min(rmin, a)
+            rmax = max(rmax, b)
+    rows = np.empty(t, np.int64)
+    px = np.empty(t, np.float64)
+    pw = np.empty(t, np.int8)
+    t = 0
+    for k in range(n):
+        a = ea[k]
+        b = eb[k]
         if b < a:
             continue
-        if t + (b - a + 1) > cap:
-            cap = 2 * (t + (b - a + 1))
-            rows2 = np.empty(cap, np.int64)
-            px2 = np.empty(cap, np.float64)
-            pw2 = np.empty(cap, np.int8)
-            rows2[:t] = rows[:t]
-            px2[:t] = px[:t]
-            pw2[:t] = pw[:t]
-            rows, px, pw = rows2, px2, pw2
+        k1 = k + 1 if k + 1 < n else 0
         xa = xs[k] - ox
+        ya = ys[k] - oy
         xb = xs[k1] - ox
+        yb = ys[k1] - oy
         wdir = 1 if yb > ya else -1
         slope = (xb - xa) / (yb - ya)
         for r in range(a, b + 1):
@@ -60,8 +69,6 @@ def _row_crossings(xs, ys, ox, oy, h):
             px[t] = xa + (r + 0.5 - ya) * slope
             pw[t] = wdir
             t += 1
-        rmin = min(rmin, a)
-        rmax = max(rmax, b)
     if t == 0:
         return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
     nr = rmax - rmin + 1
@@ -362,7 +369,7 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
         dirty[3] = max(dirty[3], rmax + 1)
 
 
-@njit
+@njit_inline
 def span_disc(dbuf, x, y, radius, val):
     """A hard disc into a row-difference array (see ``span_polygon``)."""
     h = dbuf.shape[0]
