@@ -1,0 +1,129 @@
+"""The renderer's fast paths against plain reference computations.
+
+Each shortcut taken for speed (sRGB by threshold table, three basis spectra instead
+of seven, one-pass edge crossings, shared composite buffers) must give what the
+straightforward computation gives; these tests recompute it the slow way.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+
+from aquarelle.brush import Program
+from aquarelle.render import mix
+from aquarelle.render.compositor import Compositor, paint_background
+from aquarelle.render.fill import over_tables
+from aquarelle.render.native import _Painter, Budget
+from aquarelle.brush.state import PaintState
+
+
+def test_srgb_by_threshold_table_equals_the_pow_formula():
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([rng.random(20000), rng.random(5000) * 0.01, [0.0, 1.0, -0.5, 2.0, 0.0031308]])
+    # values on both sides of every threshold, where rounding decides
+    thr = mix._THR[1:256]
+    xs = np.concatenate([xs, thr, np.nextafter(thr, 0.0), np.nextafter(thr, 1.0)])
+    got = np.array([mix._to8(float(x)) for x in xs])
+    want = np.array([mix._compand8(float(x)) for x in xs])
+    assert np.array_equal(got, want)
+
+
+def _spectrum_reference(lr: float, lg: float, lb: float) -> tuple[np.ndarray, float]:
+    """spectral.js's reflectance from all seven basis spectra, then K/S, in numpy."""
+    w = min(lr, lg, lb)
+    lr, lg, lb = lr - w, lg - w, lb - w
+    coef = [w, min(lg, lb), min(lr, lb), min(lr, lg),
+            min(max(0, lr - lb), max(0, lr - lg)), min(max(0, lg - lb), max(0, lg - lr)),
+            min(max(0, lb - lg), max(0, lb - lr))]
+    refl = np.maximum(1e-4, np.asarray(coef) @ mix.BASIS)
+    return (1 - refl) ** 2 / (2 * refl), float(refl @ mix.CMF[1])
+
+
+@pytest.mark.parametrize("rgb", [(255, 255, 255), (0, 0, 0), (230, 57, 70), (42, 157, 143), (38, 70, 83),
+                                 (233, 196, 106), (120, 120, 200), (10, 250, 30)])
+def test_spectrum_from_three_basis_spectra_equals_all_seven(rgb):
+    lin = [mix.LIN_LUT[v] for v in rgb]
+    ks = np.zeros((1, mix.BASIS.shape[1]))
+    lum = mix._spectrum(*lin, mix.BASIS, mix.CMF, ks, 0)
+    want_ks, want_lum = _spectrum_reference(*lin)
+    assert np.allclose(ks[0], want_ks, rtol=1e-12, atol=1e-12)
+    assert math.isclose(lum, want_lum, rel_tol=1e-12, abs_tol=1e-15)
+
+
+def _inside_nonzero(px: float, py: float, xs: np.ndarray, ys: np.ndarray) -> bool:
+    wind = 0
+    n = len(xs)
+    for k in range(n):
+        xa, ya, xb, yb = xs[k], ys[k], xs[(k + 1) % n], ys[(k + 1) % n]
+        if (ya <= py) != (yb <= py):
+            x = xa + (py - ya) * (xb - xa) / (yb - ya)
+            if px < x:
+                wind += 1 if yb > ya else -1
+    return wind != 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
+    """fill_polygon (one pass over edges, counting sort per row) against point-in-polygon at every centre,
+    on self-intersecting, jagged polygons that leave the buffer."""
+    from aquarelle.render.raster import fill_polygon
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 40))
+    ang = np.sort(rng.random(n)) * 2 * np.pi if seed % 2 else rng.random(n) * 2 * np.pi
+    rad = rng.uniform(5, 30, n)
+    xs = 24 + rad * np.cos(ang) + rng.uniform(-0.5, 0.5)
+    ys = 20 + rad * np.sin(ang)
+    buf = np.zeros((40, 48))
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    fill_polygon(buf, xs, ys, 1.0, 0, 0, dirty)
+    want = np.array([[_inside_nonzero(c + 0.5, r + 0.5, xs, ys) for c in range(48)] for r in range(40)])
+    assert np.array_equal(buf != 0, want)
+    if want.any():
+        rows, cols = np.nonzero(want)
+        assert dirty[0] <= cols.min() and dirty[2] >= cols.max() + 1
+        assert dirty[1] <= rows.min() and dirty[3] >= rows.max() + 1
+
+
+def test_background_fill_and_fill_tables_cache():
+    canvas = np.zeros((5, 7, 3), np.uint8)
+    paint_background(canvas, (251, 247, 238))
+    assert (canvas == np.array([251, 247, 238], np.uint8)).all()
+    a = over_tables((3, 5, 7, 1))
+    assert over_tables((3, 5, 7, 1)) is a
+    # row 0, class 0: n layers of 3/255 on an empty pixel, truncating as Chromium's canvas does
+    d = 0
+    for n in range(1, 10):
+        d = d + (3 * (255 - d)) // 255
+        assert a[0, 0, n] == d
+
+
+def test_compositor_copy_is_independent_but_shares_scratch():
+    """Tools mode finishes a deep copy of the compositor each step; painting must then go on unchanged."""
+    prog = Program.from_calls([("background", ["#fbf7ee"]), ("set", ["marker", "#264653", 3]),
+                               ("line", [100, 100, 500, 500]), ("fill", ["#e76f51", 150]), ("circle", [300, 300, 80])])
+    painter = _Painter(600, 600, (255, 255, 255), 0, Budget())
+    st = PaintState()
+    for c in prog.commands[:3]:
+        op = st.apply(c)
+        if op is not None:
+            painter.paint(op)
+    snap = copy.deepcopy(painter.mix)
+    assert snap.work is painter.mix.work
+    assert snap.canvas is not painter.mix.canvas and snap.masks["brush"] is not painter.mix.masks["brush"]
+    before = painter.mix.canvas.copy()
+    first = snap.finish()
+    assert np.array_equal(painter.mix.canvas, before)  # finishing the copy left the original alone
+    for c in prog.commands[3:]:
+        op = st.apply(c)
+        if op is not None:
+            painter.paint(op)
+    full = painter.mix.finish()
+    from aquarelle.render.native import render
+
+    assert np.array_equal(full, render(prog))
+    assert not np.array_equal(first, full)
