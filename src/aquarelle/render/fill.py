@@ -419,15 +419,14 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
     # prefix sums start at the leftmost disc so every span's +1 is counted
     for q in range(max(y0, ey0), min(y1, ey1)):
         acc = 0.0
-        for c in range(min(ex0, x0), x1):
+        for c in range(min(ex0, x0), x0):
             acc += e[q, c]
-            if c >= x0:
+        for c in range(x0, x1):
+            acc += e[q, c]
+            if acc >= 0.5 and m8[q, c] > stall:  # i.e. int(acc + 0.5) > 0: at least one hole
+                # k rounded erosions: geometric decay until rounding stalls at ``stall``
                 k = int(acc + 0.5)
-                if k > 0:
-                    a8 = float(m8[q, c])
-                    if a8 > stall:
-                        # k rounded erosions: geometric decay until rounding stalls at ``stall``
-                        m8[q, c] = int(max(math.floor(a8 * powk[min(k, n)] + 0.5), stall))
+                m8[q, c] = int(max(math.floor(float(m8[q, c]) * powk[min(k, n)] + 0.5), stall))
     e[ey0:ey1, ex0:] = 0.0
 
 
