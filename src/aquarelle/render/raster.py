@@ -209,7 +209,7 @@ def _row_coverage(sv, c0, c1, q, x, y, inv):
 def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
     """Brush stamps as p5.brush's WebGL points, added as log(1 - alpha) into a canvas-sized mask.
 
-    A point of size ``max(d, 1)`` covers the pixels whose centres lie in its square; each gets
+    A point of size ``max(d, 1)`` covers the pixels whose centres lie in its (half-open) square; each gets
     ``1 - smoothstep(0.5 - fw, 0.5 + fw, |coord - 0.5|)`` with ``fw`` the 2x2-quad finite
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
@@ -233,10 +233,16 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
         size = max(diams[k], 1.0)
         inv = 1.0 / size
         r = 0.5 * size
+        # the GPU snaps a point's position to its 1/16-pixel grid (measured in Chromium: a line on a pixel edge
+        # inks the pixel above/left of it unless it lies more than ~1/32 px past the edge)
+        x = math.floor(x * 16.0 + 0.5) * 0.0625
+        y = math.floor(y * 16.0 + 0.5) * 0.0625
+        # the pixels whose centres lie in the half-open square [x - r, x + r) x [y - r, y + r), as a GPU
+        # rasterises a point: a 1 px stamp centred on a pixel edge lands in one pixel, not in both
         c0 = max(int(math.ceil(x - r - 0.5)), 0)
-        c1 = min(int(math.floor(x + r - 0.5)), w - 1)
+        c1 = min(int(math.ceil(x + r - 0.5)) - 1, w - 1)
         q0 = max(int(math.ceil(y - r - 0.5)), 0)
-        q1 = min(int(math.floor(y + r - 0.5)), h - 1)
+        q1 = min(int(math.ceil(y + r - 0.5)) - 1, h - 1)
         if c1 < c0 or q1 < q0:
             continue
         if c0 < dirty[0]:
