@@ -20,7 +20,7 @@ def _row_crossings(xs, ys, ox, oy, h):
     """Edge crossings of a closed polygon, bucketed by pixel row and sorted by x within each row.
 
     Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
-    with winding directions in ``cw``. r1 < r0 means nothing to fill. Shared by the scanline kernels.
+    with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
     Crossings are listed edge by edge, bucketed by row with a counting sort that keeps edge order, then
     sorted by x within each row, so a polygon of many short edges costs little per edge.
     """
@@ -103,29 +103,23 @@ def _row_crossings(xs, ys, ox, oy, h):
 
 
 @njit
-def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
-    """Add ``val`` to pixels inside the polygon (nonzero winding, like canvas ``fill()``).
+def _row_spans(xs, ys, ox, oy, h, w):
+    """The polygon's inside (nonzero winding, like canvas ``fill()``) as pixel spans, row by row.
 
-    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows.
-    Edges are bucketed by row, so the cost is vertices + crossings + area.
+    Returns (r0, r1, k, rows, c0s, c1s): span j covers columns c0s[j]..c1s[j] of row rows[j] (clipped to
+    [0, w)), rows ascending; r0..r1 are the rows holding edge crossings. Shared by the scanline kernels.
     """
-    h, w = buf.shape
-    n = xs.shape[0]
-    if n < 3:
-        return
     r0, r1, counts, cx, cw = _row_crossings(xs, ys, ox, oy, h)
-    if r1 < r0:
-        return
-    nr = r1 - r0 + 1
-    touched = False
-    cmin = w
-    cmax = -1
-    for r in range(nr):
+    nmax = cx.shape[0] // 2  # a span closes at least two crossings
+    rows = np.empty(nmax, np.int64)
+    c0s = np.empty(nmax, np.int64)
+    c1s = np.empty(nmax, np.int64)
+    k = 0
+    for r in range(r1 - r0 + 1):
         s = counts[r]
         e = counts[r + 1]
         if e - s < 2:
             continue
-        row = r + r0
         wind = 0
         start = 0.0
         for i in range(s, e):
@@ -137,23 +131,43 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
                 c0 = max(int(math.ceil(start - 0.5)), 0)
                 c1 = min(int(math.ceil(cx[i] - 0.5)) - 1, w - 1)
                 if c1 >= c0:
-                    touched = True
-                    if c0 < cmin:
-                        cmin = c0
-                    if c1 > cmax:
-                        cmax = c1
-                    for c in range(c0, c1 + 1):
-                        buf[row, c] += val
-    if touched:
-        # rows: conservative (r0..r1)
-        if cmin + ox < dirty[0]:
-            dirty[0] = cmin + ox
-        if r0 + oy < dirty[1]:
-            dirty[1] = r0 + oy
-        if cmax + 1 + ox > dirty[2]:
-            dirty[2] = cmax + 1 + ox
-        if r1 + 1 + oy > dirty[3]:
-            dirty[3] = r1 + 1 + oy
+                    rows[k] = r + r0
+                    c0s[k] = c0
+                    c1s[k] = c1
+                    k += 1
+    return r0, r1, k, rows, c0s, c1s
+
+
+@njit
+def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
+    """Add ``val`` to pixels inside the polygon (nonzero winding, like canvas ``fill()``).
+
+    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows.
+    Edges are bucketed by row, so the cost is vertices + crossings + area.
+    """
+    h, w = buf.shape
+    if xs.shape[0] < 3:
+        return
+    r0, r1, k, rows, c0s, c1s = _row_spans(xs, ys, ox, oy, h, w)
+    if k == 0:
+        return
+    cmin = w
+    cmax = -1
+    for j in range(k):
+        row = rows[j]
+        cmin = min(cmin, c0s[j])
+        cmax = max(cmax, c1s[j])
+        for c in range(c0s[j], c1s[j] + 1):
+            buf[row, c] += val
+    # rows: conservative (r0..r1)
+    if cmin + ox < dirty[0]:
+        dirty[0] = cmin + ox
+    if r0 + oy < dirty[1]:
+        dirty[1] = r0 + oy
+    if cmax + 1 + ox > dirty[2]:
+        dirty[2] = cmax + 1 + ox
+    if r1 + 1 + oy > dirty[3]:
+        dirty[3] = r1 + 1 + oy
 
 
 @njit
@@ -332,47 +346,27 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
-    n = xs.shape[0]
-    if n < 3:
+    if xs.shape[0] < 3:
         return
-    r0, r1, counts, cx, cw = _row_crossings(xs, ys, 0.0, 0.0, h)
-    if r1 < r0:
+    _, _, k, rows, c0s, c1s = _row_spans(xs, ys, 0.0, 0.0, h, w)
+    if k == 0:
         return
-    nr = r1 - r0 + 1
     cmin = w
     cmax = -1
-    rmin = h
-    rmax = -1
-    for r in range(nr):
-        s = counts[r]
-        e = counts[r + 1]
-        if e - s < 2:
-            continue
-        row = r + r0
-        wind = 0
-        start = 0.0
-        for i in range(s, e):
-            prev = wind
-            wind += cw[i]
-            if prev == 0 and wind != 0:
-                start = cx[i]
-            elif prev != 0 and wind == 0:
-                c0 = max(int(math.ceil(start - 0.5)), 0)
-                c1 = min(int(math.ceil(cx[i] - 0.5)) - 1, w - 1)
-                if c1 >= c0:
-                    dbuf[row, c0] += val
-                    dbuf[row, c1 + 1] -= val
-                    dcount[row, c0] += 1
-                    dcount[row, c1 + 1] -= 1
-                    cmin = min(cmin, c0)
-                    cmax = max(cmax, c1)
-                    rmin = min(rmin, row)
-                    rmax = max(rmax, row)
-    if cmax >= 0:
-        dirty[0] = min(dirty[0], cmin)
-        dirty[1] = min(dirty[1], rmin)
-        dirty[2] = max(dirty[2], cmax + 1)
-        dirty[3] = max(dirty[3], rmax + 1)
+    for j in range(k):
+        row = rows[j]
+        c0 = c0s[j]
+        c1 = c1s[j]
+        dbuf[row, c0] += val
+        dbuf[row, c1 + 1] -= val
+        dcount[row, c0] += 1
+        dcount[row, c1 + 1] -= 1
+        cmin = min(cmin, c0)
+        cmax = max(cmax, c1)
+    dirty[0] = min(dirty[0], cmin)
+    dirty[1] = min(dirty[1], rows[0])
+    dirty[2] = max(dirty[2], cmax + 1)
+    dirty[3] = max(dirty[3], rows[k - 1] + 1)
 
 
 @njit_inline
