@@ -116,28 +116,27 @@ _LOCAL = threading.local()
 _KEEP_SCRATCH_PIXELS = 1024 * 1024
 
 
+def _per_thread(name: str, h: int, w: int, make):
+    """``make(h, w)``, kept per thread between renders of one size: fresh canvas-sized buffers cost more in
+    page faults than a small painting costs to paint. Big canvases are not worth holding per thread."""
+    if h * w > _KEEP_SCRATCH_PIXELS:
+        return make(h, w)
+    held = getattr(_LOCAL, name, None)
+    if held is None or held[0] != (h, w):
+        held = ((h, w), make(h, w))
+        setattr(_LOCAL, name, held)
+    return held[1]
+
+
 def _scratch(h: int, w: int) -> FillScratch:
-    """The fill buffers, kept per thread between renders of one size: every fill leaves them zeroed, and
-    fresh canvas-sized buffers cost more in page faults than a small painting costs to paint."""
-    if h * w > _KEEP_SCRATCH_PIXELS:  # big canvases: not worth holding ~60 bytes/pixel per thread
-        return FillScratch(h, w)
-    sc = getattr(_LOCAL, "scratch", None)
-    if sc is None or sc.sc.l.shape != (h, w):
-        sc = FillScratch(h, w, _work(h, w))
-        _LOCAL.scratch = sc
-    return sc
+    """The fill buffers (every fill leaves them zeroed), sharing the thread's composite buffers."""
+    return _per_thread("scratch", h, w, lambda hh, ww: FillScratch(hh, ww, _work(hh, ww)))
 
 
 def _work(h: int, w: int) -> Work:
-    """The composite buffers, kept per thread like the fill buffers (a composite overwrites what it reads);
-    the canvas compositor and the fills share them."""
-    if h * w > _KEEP_SCRATCH_PIXELS:
-        return make_work(h, w)
-    wk = getattr(_LOCAL, "work", None)
-    if wk is None or wk.a8.shape != (h + 8, w + 8):
-        wk = make_work(h, w)
-        _LOCAL.work = wk
-    return wk
+    """The composite buffers (a composite overwrites what it reads); the canvas compositor and the fills
+    share them."""
+    return _per_thread("work", h, w, make_work)
 
 
 class _Painter:
