@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import gauss, make_state, njit, njit_vec, rnd, rr
-from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, composite_u8, make_work
+from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
@@ -289,102 +289,69 @@ def _over_tables(svals):
 
 
 @njit
-def _to_alpha(sc, x0, y0, x1, y1, tab, bands):
-    """Turn the resolved per-class layer counts (and border bands in ``t``) into the 8-bit mask ``a8``."""
-    a8 = sc.a8
-    lc = sc.l
-    tc = sc.t
-    for q in range(y0, y1):
-        for c in range(x0, x1):
-            code = lc[q, c]
-            nb = int(tc[q, c] + 0.5) if bands else 0
-            if code == 0 and nb == 0:
-                continue
-            d = 0
-            for i in range(4):  # the four layer classes in order, each n layers deep
-                n = code & 255 if i == 0 else ((code >> 8) & 255 if i == 1 else (code >> 16 if i == 2 else nb))
-                while n >= _TAB_N:
-                    d = np.int64(tab[i, d, _TAB_N - 1])
-                    n -= _TAB_N - 1
-                d = np.int64(tab[i, d, n])
-            a8[q, c] = d
-
-
-@njit
 def _resolve(sc, x0, y0, x1, y1):
-    """Prefix-sum the row differences over the region into the per-class layer counts ``l`` and the cover
-    count ``s``. Both are integers (exact in int32: each class count fits its byte of the code)."""
+    """Prefix-sum the row differences over the region in place: ``d`` becomes the per-class layer counts and
+    ``dcount`` the cover count (both exact in int32: each class count fits its byte of the code)."""
     d = sc.d
     dcount = sc.dcount
-    lc = sc.l
-    s = sc.s
     for q in range(y0, y1):
         acc = 0
         accs = 0
         for c in range(x0, x1):
             acc += d[q, c]
             accs += dcount[q, c]
-            lc[q, c] = acc
-            s[q, c] = accs
-        d[q, x0:x1 + 1] = 0
-        dcount[q, x0:x1 + 1] = 0
+            d[q, c] = acc
+            dcount[q, c] = accs
 
 
 @njit_vec  # divides only by k * k >= 1
-def _border(sc, x0, y0, x1, y1, lw, border):
-    """The faint outline every layer polygon gets (canvas ``stroke()``, width lw, alpha border x 1%).
+def _box(sc, x0, y0, x1, y1, lw):
+    """The k x k box mean (k = round(lw)) of the cover count into ``s``: the faint outline every layer polygon
+    gets (canvas ``stroke()``, width lw) is summed over all polygons of a segment at once, since each polygon
+    edge is a unit step in the cover count and lw x |grad(box_lw * count)| counts the bands over a pixel.
 
-    Summed over all polygons of a segment at once: each polygon edge is a unit step in the cover count,
-    so lw x |grad(box_lw * count)| counts the outline bands over each pixel; they land in ``t``.
-    Returns whether there are any.
+    Box sums of integer counts are integers, so they are summed exactly in integers (``l`` holds the
+    horizontal ones); only the mean is a double.
     """
-    b = _q8(border * 0.01)
-    if b <= 0.0 or lw <= 0.0:
-        return False
     k = max(1, int(round(lw)))
     h = k // 2
-    t = sc.t
+    cnt = sc.dcount
+    hs = sc.l
     s = sc.s
-    # horizontal then vertical box sums of the cover count
     for q in range(y0, y1):
-        acc = 0.0
+        acc = 0
         for c in range(x0, x1 + h + 1):
             if c < x1:
-                acc += s[q, c]
+                acc += cnt[q, c]
             cl = c - k
             if cl >= x0:
-                acc -= s[q, cl]
+                acc -= cnt[q, cl]
             co = c - h
             if co >= x0 and co < x1:
-                t[q, co] = acc
-    # the vertical pass row by row (one running sum per column: the same additions in the same order as a
-    # column-by-column pass, without striding through memory)
-    acc = np.zeros(x1 - x0)
+                hs[q, co] = acc
+    # the vertical pass row by row: one running sum per column, without striding through memory
+    acc = np.zeros(x1 - x0, np.int64)
+    kk = float(k * k)
     for q in range(y0, y1 + h + 1):
         ql = q - k
         qo = q - h
         for c in range(x0, x1):
             v = acc[c - x0]
             if q < y1:
-                v += t[q, c]
+                v += hs[q, c]
             if ql >= y0:
-                v -= t[ql, c]
+                v -= hs[ql, c]
             acc[c - x0] = v
             if qo >= y0 and qo < y1:
-                s[qo, c] = v / (k * k)
-    t[y0:y1, x0:x1] = 0.0
-    for q in range(y0 + 1, y1 - 1):
-        for c in range(x0 + 1, x1 - 1):
-            gx = 0.5 * (s[q, c + 1] - s[q, c - 1])
-            gy = 0.5 * (s[q + 1, c] - s[q - 1, c])
-            t[q, c] = lw * math.sqrt(gx * gx + gy * gy)
-    return True
+                s[qo, c] = v / kk
 
 
 @njit
-def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
-    """destination-out holes: count hits per pixel, then erode the 8-bit mask alpha hit by hit
-    (rounding each time, as the canvas does, so faint alpha survives erosion instead of vanishing)."""
+def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
+    """The texture's destination-out holes as hard discs in the row-difference array ``e``.
+
+    Returns the rows they touch [ey0, ey1), their leftmost column, and per hit count k the factor the 8-bit
+    mask alpha keeps (``powk``) with the value below which rounding stops erosion (``stall``)."""
     n = int(rr(st, 80.0, 110.0) * (2.0 + 1.5 * texture))
     hx = sizex / 1.3
     hy = sizey / 1.3
@@ -396,7 +363,6 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
     for k in range(n + 1):
         powk[k] = keep ** k
     e = sc.e
-    m8 = sc.a8
     hh = e.shape[0]
     w = e.shape[1] - 1
     ex0 = w
@@ -410,24 +376,50 @@ def _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st):
             r = rad / 2.0
             if x + r < 0 or x - r > w or y + r < 0 or y - r > hh:
                 continue
-            span_disc(e, x, y, r, 1.0)
+            span_disc(e, x, y, r, 1)
             ex0 = min(ex0, max(int(x - r) - 1, 0))
             ey0 = min(ey0, max(int(y - r) - 1, 0))
             ey1 = max(ey1, min(int(y + r) + 2, hh))
-    if ey1 <= ey0:
-        return
-    # prefix sums start at the leftmost disc so every span's +1 is counted
-    for q in range(max(y0, ey0), min(y1, ey1)):
-        acc = 0.0
-        for c in range(min(ex0, x0), x0):
-            acc += e[q, c]
+    return ex0, ey0, ey1, powk, stall
+
+
+@njit
+def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, ox, oy):
+    """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
+    source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
+    alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing."""
+    lc = sc.d
+    s = sc.s
+    e = sc.e
+    n = powk.shape[0] - 1
+    for q in range(y0, y1):
+        inner = bands and q > y0 and q < y1 - 1
+        erow = q >= ey0 and q < ey1
+        eacc = 0
+        if erow:  # prefix sums start at the leftmost disc so every span's +1 is counted
+            for c in range(min(ex0, x0), x0):
+                eacc += e[q, c]
         for c in range(x0, x1):
-            acc += e[q, c]
-            if acc >= 0.5 and m8[q, c] > stall:  # i.e. int(acc + 0.5) > 0: at least one hole
-                # k rounded erosions: geometric decay until rounding stalls at ``stall``
-                k = int(acc + 0.5)
-                m8[q, c] = int(max(math.floor(float(m8[q, c]) * powk[min(k, n)] + 0.5), stall))
-    e[ey0:ey1, ex0:] = 0.0
+            if erow:
+                eacc += e[q, c]
+            code = lc[q, c]
+            nb = 0
+            if inner and c > x0 and c < x1 - 1:
+                gx = 0.5 * (s[q, c + 1] - s[q, c - 1])
+                gy = 0.5 * (s[q + 1, c] - s[q - 1, c])
+                nb = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
+            d = 0
+            if code != 0 or nb != 0:
+                for i in range(4):  # the four layer classes in order, each n layers deep
+                    m = code & 255 if i == 0 else ((code >> 8) & 255 if i == 1 else (code >> 16 if i == 2 else nb))
+                    while m >= _TAB_N:
+                        d = np.int64(tab[i, d, _TAB_N - 1])
+                        m -= _TAB_N - 1
+                    d = np.int64(tab[i, d, m])
+                if eacc > 0 and d > stall:
+                    # k rounded erosions: geometric decay until rounding stalls at ``stall``
+                    d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
+            a8[q - oy, c - ox] = d
 
 
 @njit
@@ -440,15 +432,30 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         y0 = max(dirty[1] - pad, 0)
         x1 = min(dirty[2] + pad, ww)
         y1 = min(dirty[3] + pad, hh)
+        ex0 = ww
+        ey0 = hh
+        ey1 = 0
+        powk = np.ones(1)
+        stall = 255.0
+        if erase:  # drawn first (the passes below draw no random numbers, so the sequence is unchanged)
+            ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
         _resolve(sc, x0, y0, x1, y1)
-        bands = _border(sc, x0, y0, x1, y1, lw, border)
-        _to_alpha(sc, x0, y0, x1, y1, tab, bands)
-        if erase:
-            _erase(sc, x0, y0, x1, y1, texture, sizex, sizey, midx, midy, st)
-        composite_u8(canvas, sc.a8, x0, y0, x1, y1, pig, basis, cmf, mm, lut, work)
-        sc.l[y0:y1, x0:x1] = 0
-        sc.s[y0:y1, x0:x1] = 0.0
-        sc.a8[y0:y1, x0:x1] = 0
+        bands = _q8(border * 0.01) > 0.0 and lw > 0.0
+        if bands:
+            _box(sc, x0, y0, x1, y1, lw)
+        # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
+        _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
+        a8 = work.a8
+        a8[:y0 - py0, :rw] = 0  # the pad ring is outside the mask
+        a8[y1 - py0:rh, :rw] = 0
+        a8[:rh, :x0 - px0] = 0
+        a8[:rh, x1 - px0:rw] = 0
+        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, px0, py0)
+        _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut, work)
+        sc.d[y0:y1, x0:x1 + 1] = 0
+        sc.dcount[y0:y1, x0:x1 + 1] = 0
+        if ey1 > ey0:
+            sc.e[ey0:ey1, ex0:] = 0
     dirty[0] = 1 << 30
     dirty[1] = 1 << 30
     dirty[2] = -(1 << 30)
@@ -570,16 +577,16 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
             lw_n = 0
 
 
-#: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount: int32; e), the resolved
-#: per-class layer counts (l, int32), the cover count (s), a temporary (t) and the 8-bit mask (a8).
-#: A namedtuple, so compiled kernels cache on disk.
-Scratch = namedtuple("Scratch", "d dcount e l s t a8")
+#: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount: int32, resolved in place
+#: into the per-class layer counts and the cover count; e: the texture's holes), the horizontal box sums of the
+#: cover count (l, int32) and its box mean (s). A namedtuple, so compiled kernels cache on disk.
+Scratch = namedtuple("Scratch", "d dcount e l s")
 
 
 def make_scratch(height: int, width: int) -> Scratch:
     return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height, width + 1), np.int32),
-                   np.zeros((height, width + 1), np.float32), np.zeros((height, width), np.int32),
-                   np.zeros((height, width)), np.zeros((height, width)), np.zeros((height, width), np.uint8))
+                   np.zeros((height, width + 1), np.int32), np.zeros((height, width), np.int32),
+                   np.zeros((height, width)))
 
 
 class FillScratch:

@@ -146,14 +146,6 @@ def _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, a8):
 
 
 @njit
-def _alpha_from_u8(m8, ex0, ey0, rw, rh, a8):
-    """A canvas-sized 8-bit mask's padded region into ``a8``."""
-    for q in range(rh):
-        for c in range(rw):
-            a8[q, c] = m8[ey0 + q, ex0 + c]
-
-
-@njit
 def _padded(logm_h, logm_w, ox, oy, ch, cw, x0, y0, x1, y1):
     """Clip [x0,x1) x [y0,y1) to mask and canvas, and pad it by 3 px (the edge term's reach) within the mask."""
     x0 = max(x0, ox, 0)
@@ -305,17 +297,6 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
         return 0
     _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
     return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
-
-
-@njit
-def composite_u8(canvas, m8, x0, y0, x1, y1, pig, basis, cmf, m, lut, work):
-    """``composite`` for a canvas-sized 8-bit fill mask (the watercolour fill keeps its mask as 8-bit alpha)."""
-    x0, y0, x1, y1, ex0, ey0, rw, rh = _padded(m8.shape[0], m8.shape[1], 0, 0, canvas.shape[0], canvas.shape[1],
-                                               x0, y0, x1, y1)
-    if x1 <= x0 or y1 <= y0:
-        return 0
-    _alpha_from_u8(m8, ex0, ey0, rw, rh, work.a8)
-    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, m, lut, work)
 
 
 #: Reusable composite buffers: 8-bit alpha, edge term and its row sums (>= the padded region, 2-D) and the two caches.
