@@ -383,6 +383,24 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
     return ex0, ey0, ey1, powk, stall
 
 
+@njit_vec
+def _band_row(s, q, x0, x1, lw, nb):
+    """The border bands over row q's inner pixels: lw x |grad s| rounded (branch-free, so it vectorises)."""
+    for c in range(x0 + 1, x1 - 1):
+        gx = 0.5 * (s[q, c + 1] - s[q, c - 1])
+        gy = 0.5 * (s[q + 1, c] - s[q - 1, c])
+        nb[c - x0] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
+
+
+@njit
+def _replay(tab, i, d, m):
+    """The 8-bit alpha after m source-over layers of class i on d."""
+    while m >= _TAB_N:
+        d = np.int64(tab[i, d, _TAB_N - 1])
+        m -= _TAB_N - 1
+    return np.int64(tab[i, d, m])
+
+
 @njit
 def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, ox, oy):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
@@ -392,33 +410,32 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
     s = sc.s
     e = sc.e
     n = powk.shape[0] - 1
+    nb = np.zeros(x1 - x0, np.int64)
     for q in range(y0, y1):
         inner = bands and q > y0 and q < y1 - 1
+        if inner:
+            _band_row(s, q, x0, x1, lw, nb)
         erow = q >= ey0 and q < ey1
         eacc = 0
         if erow:  # prefix sums start at the leftmost disc so every span's +1 is counted
             for c in range(min(ex0, x0), x0):
                 eacc += e[q, c]
+        last = -1
+        dl = 0
         for c in range(x0, x1):
             if erow:
                 eacc += e[q, c]
             code = lc[q, c]
-            nb = 0
-            if inner and c > x0 and c < x1 - 1:
-                gx = 0.5 * (s[q, c + 1] - s[q, c - 1])
-                gy = 0.5 * (s[q + 1, c] - s[q - 1, c])
-                nb = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
-            d = 0
-            if code != 0 or nb != 0:
-                for i in range(4):  # the four layer classes in order, each n layers deep
-                    m = code & 255 if i == 0 else ((code >> 8) & 255 if i == 1 else (code >> 16 if i == 2 else nb))
-                    while m >= _TAB_N:
-                        d = np.int64(tab[i, d, _TAB_N - 1])
-                        m -= _TAB_N - 1
-                    d = np.int64(tab[i, d, m])
-                if eacc > 0 and d > stall:
-                    # k rounded erosions: geometric decay until rounding stalls at ``stall``
-                    d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
+            b = nb[c - x0] if inner else 0
+            if code != last:  # runs of pixels under the same layers share the first three classes
+                dl = _replay(tab, 2, _replay(tab, 1, _replay(tab, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
+                last = code
+            d = dl
+            if b != 0:
+                d = _replay(tab, 3, d, b)
+            if eacc > 0 and d > stall:
+                # k rounded erosions: geometric decay until rounding stalls at ``stall``
+                d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
             a8[q - oy, c - ox] = d
 
 
