@@ -89,6 +89,33 @@ def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
         assert dirty[1] <= rows.min() and dirty[3] >= rows.max() + 1
 
 
+@pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0])
+def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
+    """The fill's in-place resolve and integer box sums against cumsum and an explicit k x k window
+    (the window sits h = k // 2 before the pixel's right/bottom edge, clipped to the region)."""
+    from aquarelle.render import fill
+
+    rng = np.random.default_rng(int(lw * 10))
+    h, w = 37, 45
+    sc = fill.make_scratch(h, w)
+    dcount = rng.integers(-3, 4, (h, w + 1)).astype(np.int32)
+    sc.dcount[:] = dcount
+    x0, y0, x1, y1 = 3, 2, 41, 35
+    fill._resolve(sc, x0, y0, x1, y1)
+    cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
+    assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
+    fill._box(sc, x0, y0, x1, y1, lw)
+    k = max(1, int(round(lw)))
+    hh = k // 2
+    rh, rw = cnt.shape
+    want = np.empty((rh, rw))
+    for q in range(rh):
+        for c in range(rw):
+            win = cnt[max(q + hh - k + 1, 0):min(q + hh, rh - 1) + 1, max(c + hh - k + 1, 0):min(c + hh, rw - 1) + 1]
+            want[q, c] = win.sum() / (k * k)
+    assert np.array_equal(sc.s[y0:y1, x0:x1], want)
+
+
 def test_background_fill_and_fill_tables_cache():
     canvas = np.zeros((5, 7, 3), np.uint8)
     paint_background(canvas, (251, 247, 238))

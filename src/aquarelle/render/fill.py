@@ -318,32 +318,40 @@ def _box(sc, x0, y0, x1, y1, lw):
     cnt = sc.dcount
     hs = sc.l
     s = sc.s
+    w = x1 - x0
     for q in range(y0, y1):
+        # out[j] = sum of row[j + h - k + 1 .. j + h] within the region, as a running sum
+        row = cnt[q, x0:x1]
+        out = hs[q, x0:x1]
         acc = 0
-        for c in range(x0, x1 + h + 1):
-            if c < x1:
-                acc += cnt[q, c]
-            cl = c - k
-            if cl >= x0:
-                acc -= cnt[q, cl]
-            co = c - h
-            if co >= x0 and co < x1:
-                hs[q, co] = acc
+        for c in range(min(h, w)):
+            acc += row[c]
+        for j in range(w):
+            a = j + h
+            if a < w:
+                acc += row[a]
+            r = a - k
+            if r >= 0:
+                acc -= row[r]
+            out[j] = acc
     # the vertical pass row by row: one running sum per column, without striding through memory
-    acc = np.zeros(x1 - x0, np.int64)
+    acc = np.zeros(w, np.int64)
     kk = float(k * k)
     for q in range(y0, y1 + h + 1):
+        if q < y1:
+            add = hs[q, x0:x1]
+            for c in range(w):
+                acc[c] += add[c]
         ql = q - k
+        if ql >= y0:
+            sub = hs[ql, x0:x1]
+            for c in range(w):
+                acc[c] -= sub[c]
         qo = q - h
-        for c in range(x0, x1):
-            v = acc[c - x0]
-            if q < y1:
-                v += hs[q, c]
-            if ql >= y0:
-                v -= hs[ql, c]
-            acc[c - x0] = v
-            if qo >= y0 and qo < y1:
-                s[qo, c] = v / kk
+        if qo >= y0 and qo < y1:
+            so = s[qo, x0:x1]
+            for c in range(w):
+                so[c] = acc[c] / kk
 
 
 @njit
