@@ -27,6 +27,7 @@ CMF = np.ascontiguousarray(np.asarray(_spectral.CMF, dtype=np.float64).T)  # (3,
 XYZ_RGB = np.asarray(_spectral.XYZ_TO_RGB, dtype=np.float64)
 EPS = 1e-4
 _CACHE_BITS = 16
+_CACHE_MIN_BITS = 10
 _GOLD = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 
 
@@ -212,45 +213,54 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
     # the mix cache: one int64 per entry, key in the high bits and the 8-bit result in the low 24 bits,
     # so a probe touches one cache line
     ent = work.ent
-    size = ent.shape[0]
-    ent[:] = -1
+    # a table about four times the region (at most the whole buffer): a small stroke or petal clears a few KB,
+    # not 512 KB; cached values are exact, so the table's size changes speed only
+    bits = _CACHE_MIN_BITS
+    while bits < _CACHE_BITS and (1 << bits) < 4 * (x1 - x0) * (y1 - y0):
+        bits += 1
+    size = 1 << bits
+    shift = 64 - bits
+    ent[:size] = -1
     out = np.empty(3, np.int64)
     # second cache: the background's K/S spectrum per colour (many (colour, t) misses share a colour)
     bkeys = work.bkeys
     bks = work.bks
     blum = work.blum
-    bsize = bkeys.shape[0]
-    bkeys[:] = -1
+    bsize = bkeys.shape[0]  # a colour's spectrum never changes, so this cache lives as long as ``work``
     changed = 0
     last = np.int64(-1)
     lv = np.int64(0)
     for yy in range(y0, y1):
         q = yy - ey0
-        qm = max(q - 2, 0)
-        qp = min(q + 2, rh - 1)
+        # row views: the inner loop indexes 1-D arrays
+        ar = a8[q]
+        hm = h3[max(q - 2, 0)]
+        h0 = h3[q]
+        hp = h3[min(q + 2, rh - 1)]
+        cr = canvas[yy]
         for xx in range(x0, x1):
             c = xx - ex0
-            av = a8[q, c]
+            av = ar[c]
             if av == 0:
                 continue
             if is_brush:
                 tq = av * 4
             else:
-                s = h3[qm, c] + h3[q, c] + h3[qp, c]
+                s = hm[c] + h0[c] + hp[c]
                 t = _A8[av] + 0.1 * s / 9.0
                 if t > 1.0:
                     t = 1.0
                 # the mix uses t on a 1/1020 grid: invisible, and the cache then hits across noisy masks
                 tq = int(t * 1020.0 + 0.5)
             # the background enters on a 7-bit grid (at most 1 level off): far more cache hits
-            br = canvas[yy, xx, 0] & 0xFE
-            bg = canvas[yy, xx, 1] & 0xFE
-            bb = canvas[yy, xx, 2] & 0xFE
+            br = cr[xx, 0] & 0xFE
+            bg = cr[xx, 1] & 0xFE
+            bb = cr[xx, 2] & 0xFE
             # 21 bits of background and 10 of t (tq <= 1020)
             key = (((np.int64(br) << 13) | (np.int64(bg) << 6) | (np.int64(bb) >> 1)) << 10) | tq
             changed += 1
             if key != last:  # neighbours mostly share background and t: then the probe is skipped
-                h = ((key * _GOLD) >> 48) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
+                h = ((key * _GOLD) >> shift) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
                 e = ent[h]
                 if (e >> 24) == key:
                     lv = e & 0xFFFFFF
@@ -278,9 +288,9 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                     lv = (out[0] << 16) | (out[1] << 8) | out[2]
                     ent[h] = (key << 24) | lv
                 last = key
-            canvas[yy, xx, 0] = lv >> 16
-            canvas[yy, xx, 1] = (lv >> 8) & 255
-            canvas[yy, xx, 2] = lv & 255
+            cr[xx, 0] = lv >> 16
+            cr[xx, 1] = (lv >> 8) & 255
+            cr[xx, 2] = lv & 255
     return changed
 
 
