@@ -21,7 +21,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import gauss, make_state, njit, njit_vec, rnd, rr
+from ._jit import gauss, make_state, njit, njit_inline, njit_vec, rnd, rr
 from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -400,7 +400,7 @@ def _band_row(s, q, x0, x1, lw, nb):
         nb[c - x0] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
 
 
-@njit
+@njit_inline  # called per run of pixels with the table: inlined, so no reference counting per call
 def _replay(tab, i, d, m):
     """The 8-bit alpha after m source-over layers of class i on d."""
     while m >= _TAB_N:
