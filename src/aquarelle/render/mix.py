@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _spectral
-from ._jit import njit, njit_fast
+from ._jit import njit, njit_fast, njit_vec
 
 #: Band-last (a row per basis colour / CMF channel) so the per-band loops below run over contiguous memory
 #: and vectorise.
@@ -198,6 +198,16 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
             h3[q, c] = g[q, max(c - 2, 0)] + g[q, c] + g[q, min(c + 2, rw - 1)]
 
 
+@njit_vec
+def _rim_row(ar, hm, h0, hp, c0, c1, tqr):
+    """A row's mix ratio with the rim term, on the 1/1020 grid the mix uses (invisible, and the cache then
+    hits across noisy masks): a branch-free pass, so it vectorises ahead of the serial cache loop."""
+    for c in range(c0, c1):
+        s = hm[c] + h0[c] + hp[c]
+        t = min(_A8[ar[c]] + 0.1 * s / 9.0, 1.0)
+        tqr[c] = int(t * 1020.0 + 0.5)
+
+
 @njit
 def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
     """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with 8-bit alpha ``a8`` (padded region at ex0, ey0)."""
@@ -230,28 +240,23 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
     changed = 0
     last = np.int64(-1)
     lv = np.int64(0)
+    tqr = work.tq
     for yy in range(y0, y1):
         q = yy - ey0
         # row views: the inner loop indexes 1-D arrays
         ar = a8[q]
-        hm = h3[max(q - 2, 0)]
-        h0 = h3[q]
-        hp = h3[min(q + 2, rh - 1)]
         cr = canvas[yy]
+        if is_brush:
+            for c in range(x0 - ex0, x1 - ex0):
+                tqr[c] = ar[c] * 4
+        else:
+            _rim_row(ar, h3[max(q - 2, 0)], h3[q], h3[min(q + 2, rh - 1)], x0 - ex0, x1 - ex0, tqr)
         for xx in range(x0, x1):
             c = xx - ex0
             av = ar[c]
             if av == 0:
                 continue
-            if is_brush:
-                tq = av * 4
-            else:
-                s = hm[c] + h0[c] + hp[c]
-                t = _A8[av] + 0.1 * s / 9.0
-                if t > 1.0:
-                    t = 1.0
-                # the mix uses t on a 1/1020 grid: invisible, and the cache then hits across noisy masks
-                tq = int(t * 1020.0 + 0.5)
+            tq = tqr[c]
             # the background enters on a 7-bit grid (at most 1 level off): far more cache hits
             br = cr[xx, 0] & 0xFE
             bg = cr[xx, 1] & 0xFE
@@ -309,14 +314,15 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
     return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
 
 
-#: Reusable composite buffers: 8-bit alpha, edge term and its row sums (>= the padded region, 2-D) and the two caches.
-Work = namedtuple("Work", "a8 g h3 ent bkeys bks blum")
+#: Reusable composite buffers: 8-bit alpha, edge term and its row sums (>= the padded region, 2-D), the two caches
+#: and one row of mix ratios.
+Work = namedtuple("Work", "a8 g h3 ent bkeys bks blum tq")
 
 
 def make_work(height: int, width: int) -> Work:
     h, w = height + 8, width + 8
     return Work(np.zeros((h, w), np.int32), np.zeros((h, w)), np.zeros((h, w)), np.full(1 << _CACHE_BITS, -1, np.int64),
-                np.full(1 << 12, -1, np.int64), np.zeros((1 << 12, BASIS.shape[1])), np.zeros(1 << 12))
+                np.full(1 << 12, -1, np.int64), np.zeros((1 << 12, BASIS.shape[1])), np.zeros(1 << 12), np.zeros(w, np.int64))
 
 
 def composite_mask(canvas: np.ndarray, logm: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
