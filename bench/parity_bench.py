@@ -103,6 +103,31 @@ def compare(native, browser, background) -> dict:
     }
 
 
+def compare_sets(natives: list, browsers: list, backgrounds: list) -> dict:
+    """Likeness of two sets of renders of the same programs under several seeds: p5.brush's output is a random
+    process, so this compares what the seeds share (mean coverage, mean painted colour, mean thumbnail)
+    rather than one draw against another."""
+    import numpy as np
+
+    from aquarelle.render.coverage import coverage
+
+    def side(imgs):
+        cov = float(np.mean([coverage(im, bg) for im, bg in zip(imgs, backgrounds)]))
+        cols = [c for im, bg in zip(imgs, backgrounds) if (c := mean_painted_colour(im, bg)) is not None]
+        thumb = np.mean([grey_thumb(im) for im in imgs], axis=0)
+        return cov, (np.mean(cols, axis=0) if cols else None), thumb.ravel()
+
+    cn, mn, tn = side(natives)
+    cb, mb, tb = side(browsers)
+    corr = None if tn.std() == 0 or tb.std() == 0 else float(np.corrcoef(tn, tb)[0, 1])
+    return {
+        "seeds": len(natives),
+        "area_ratio": round(cn / cb, 3) if cb > 0 else None,
+        "colour_distance": round(float(np.linalg.norm(mn - mb)), 2) if mn is not None and mb is not None else None,
+        "thumb_corr": None if corr is None else round(corr, 3),
+    }
+
+
 def verdicts(row: dict) -> dict:
     g = GOALS
     sr, ar, cd, tc = row.get("speed_ratio"), row.get("area_ratio"), row.get("colour_distance"), row.get("thumb_corr")
@@ -260,9 +285,41 @@ def stroke_calibration(browser, native_render, seed: int) -> list[dict]:
 # ------------------------------------------------------------------ main
 
 
+def _multi_seed(program, nat, bro, path, seed, seeds, baseline, browser, native_render, run_sketch, background_of,
+                render_error) -> dict:
+    """The painting under seeds seed..seed+n-1 in both backends (the sketch's own random() follows the seed too),
+    compared as sets; with ``baseline``, p5.brush's seeds seed+n..seed+2n-1 against its first n."""
+    nats, bros, bgs, progs = [nat], [bro], [background_of(program)], [program]
+    try:
+        for s in range(seed + 1, seed + seeds):
+            res = run_sketch(path.read_text(encoding="utf-8"), seed=s)
+            if not res.ok or res.program is None:
+                return {"error": f"sandbox (seed {s}): {res.reason}"}
+            progs.append(res.program)
+            bgs.append(background_of(res.program))
+            nats.append(native_render(res.program, seed=s))
+            bros.append(browser.render(res.program, seed=s))
+        out = compare_sets(nats, bros, bgs)
+        out["verdicts"] = {k: v for k, v in verdicts(out).items() if k != "speed"}
+        if baseline:
+            others, obgs = [], []
+            for s in range(seed + seeds, seed + 2 * seeds):
+                res = run_sketch(path.read_text(encoding="utf-8"), seed=s)
+                if not res.ok or res.program is None:
+                    return out | {"baseline": {"error": f"sandbox (seed {s}): {res.reason}"}}
+                obgs.append(background_of(res.program))
+                others.append(browser.render(res.program, seed=s))
+            b = compare_sets(others, bros, obgs)
+            b["verdicts"] = {k: v for k, v in verdicts(b).items() if k != "speed"}
+            out["baseline"] = b
+        return out
+    except render_error as e:
+        return {"error": str(e)}
+
+
 def run(only: list[str] | None = None, limit: int | None = None, sources: list[str] | None = None,
         out_dir: Path = RESULTS, seed: int = 0, native_repeats: int = 3, baseline: bool = True,
-        calibration: bool = True) -> dict:
+        calibration: bool = True, seeds: int = 1) -> dict:
     import numpy as np
     from rich.console import Console
     from rich.progress import Progress
@@ -341,6 +398,9 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
                             row["structure_vs_self"] = row["thumb_corr"] >= min(GOALS["thumb_corr_min"], b["thumb_corr"]) - 0.05
                     except RenderError as e:
                         row["baseline"] = {"error": str(e)}
+                if seeds > 1:
+                    row["multi_seed"] = _multi_seed(program, nat, bro, path, seed, seeds, baseline, browser,
+                                                    native_render, run_sketch, background_of, RenderError)
                 images[name] = (nat, bro)
                 prog.advance(task)
         calib = fill_calibration(browser, native_render, seed) if calibration else []
@@ -368,6 +428,17 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
                                             if r.get("baseline", {}).get("area_ratio") is not None]),
         "all_goals_met": bool(ok) and len(ok) == len(rows) and all(all(r["verdicts"].values()) for r in ok),
     }
+    multi = [r["multi_seed"] for r in ok if "verdicts" in r.get("multi_seed", {})]
+    if multi:
+        summary["multi_seed"] = {
+            "seeds": seeds, "compared": len(multi),
+            "pass": {k: sum(m["verdicts"][k] for m in multi) for k in ("area", "colour", "structure")},
+            "baseline_pass": {k: sum(m["baseline"]["verdicts"][k] for m in multi if "verdicts" in m.get("baseline", {}))
+                              for k in ("area", "colour", "structure")},
+            "median_thumb_corr": _med([m["thumb_corr"] for m in multi if m.get("thumb_corr") is not None]),
+            "baseline_median_thumb_corr": _med([m["baseline"]["thumb_corr"] for m in multi
+                                                if m.get("baseline", {}).get("thumb_corr") is not None]),
+        }
     report = {
         "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
@@ -375,6 +446,7 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
                     "load_average_start": load_start, "load_average_end": [round(x, 2) for x in os.getloadavg()]},
         "versions": {"p5": "2.3.4", "p5.brush": "2.2.2"},
         "seed": seed,
+        "seeds": seeds,
         "goals": GOALS,
         "summary": summary,
         "paintings": rows,
@@ -411,6 +483,13 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
     out.print(f"p5.brush against itself (seed {seed} vs {seed + 1}): median corr "
               f"{_fmt(s['baseline_median_thumb_corr'])}, area {_fmt(s['baseline_median_area_ratio'])}; native corr "
               f"within 0.05 of min(0.75, p5.brush's own) on {s['structure_vs_self']} of {s['compared']}")
+    if "multi_seed" in s:
+        m = s["multi_seed"]
+        out.print(f"over seeds {seed}..{seed + seeds - 1} (means of coverage, painted colour and thumbnails): pass "
+                  f"area/colour/structure = {m['pass']['area']}/{m['pass']['colour']}/{m['pass']['structure']} of "
+                  f"{m['compared']}; p5.brush against its own seeds {seed + seeds}..{seed + 2 * seeds - 1}: "
+                  f"{m['baseline_pass']['area']}/{m['baseline_pass']['colour']}/{m['baseline_pass']['structure']}; "
+                  f"median corr native {_fmt(m['median_thumb_corr'])}, p5.brush {_fmt(m['baseline_median_thumb_corr'])}")
     if calib:
         ct = Table(title="single-fill calibration: mean colour of the fill's interior (native - browser)")
         for col in ("shape", "colour", "opacity", "native RGB", "browser RGB", "dLum", "dRGB", "area"):
@@ -444,13 +523,17 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-baseline", action="store_true", help="skip the browser-vs-browser (seed+1) baseline")
     ap.add_argument("--no-calibration", action="store_true", help="skip the single-fill calibration table")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="also compare each painting over this many seeds as sets (means over seeds); 1 = off")
     a = ap.parse_args(argv)
+    if a.seeds < 1:
+        ap.error("--seeds must be at least 1")
     srcs = [s.strip() for s in a.sources.split(",") if s.strip()]
     bad = [s for s in srcs if s not in SOURCES]
     if bad:
         ap.error(f"unknown source(s) {', '.join(bad)} (known: {', '.join(SOURCES)})")
     return run(only=a.only, limit=a.limit, sources=srcs, out_dir=a.out, seed=a.seed,
-               baseline=not a.no_baseline, calibration=not a.no_calibration)
+               baseline=not a.no_baseline, calibration=not a.no_calibration, seeds=a.seeds)
 
 
 if __name__ == "__main__":
