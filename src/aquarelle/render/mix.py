@@ -162,8 +162,9 @@ def _padded(logm_h, logm_w, ox, oy, ch, cw, x0, y0, x1, y1):
 
 
 def _edge_lut() -> np.ndarray:
-    """g for |d alpha/dx| = i/255 and |d alpha/dy| = j/255: smoothstep(0.05, 0.35, 15 x |grad alpha|)."""
-    d = 15.0 * (np.arange(256) / 255.0)
+    """g for stencil differences i/255 (x) and j/255 (y): smoothstep(0.05, 0.35, 15 x |grad alpha|), where the
+    gradient of the antialiased mask is half the difference across two pixels (see ``_edge_term``)."""
+    d = 7.5 * (np.arange(256) / 255.0)
     t = (np.sqrt(d[:, None] ** 2 + d[None, :] ** 2) - 0.05) / 0.3
     t = np.clip(t, 0.0, 1.0)
     return t * t * (3.0 - 2.0 * t)
@@ -178,19 +179,25 @@ _A8 = np.arange(256) / 255.0
 def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
     """The fill shader's rim darkening: smoothstep of |grad alpha| (x15), then the 3x3 sum at offsets of 2 px.
 
-    dFdx/dFdy as a GPU takes them: the difference across the pixel's 2x2 quad (pairs of even and odd
-    canvas columns/rows), so a step between an odd column and the next even one is not seen. Alpha is
-    8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets each row's three
-    taps and the caller adds three rows of it.
+    dFdx/dFdy as a GPU takes them: one difference per 2x2 quad (pairs of even and odd canvas columns/rows).
+    p5.brush draws its mask antialiased, so a polygon edge splits its step over the pixel it crosses; ours
+    is hard-edged, so the quad's difference is taken as if our mask were smoothed by a 1-px box: half the
+    difference from the pixel before the quad to its odd pixel. On a hard mask the plain quad difference
+    sees every full step and saturates the smoothstep, darkening every layer's edge (measured over six
+    seeds: a fill at opacity 200 came out 2.8-6.4 levels darker than p5.brush's, 2.1-4.9 with this
+    stencil). Alpha is 8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets
+    each row's three taps and the caller adds three rows of it.
     """
     ca = np.empty(rw, np.int64)
     cb = np.empty(rw, np.int64)
     for c in range(rw):
-        ca[c] = min(max(((ex0 + c) & ~1) - ex0, 0), rw - 1)
-        cb[c] = min(ca[c] + 1, rw - 1)
+        e = min(max(((ex0 + c) & ~1) - ex0, 0), rw - 1)
+        ca[c] = max(e - 1, 0)
+        cb[c] = min(e + 1, rw - 1)
     for q in range(rh):
-        qa = min(max(((ey0 + q) & ~1) - ey0, 0), rh - 1)
-        qb = min(qa + 1, rh - 1)
+        e = min(max(((ey0 + q) & ~1) - ey0, 0), rh - 1)
+        qa = max(e - 1, 0)
+        qb = min(e + 1, rh - 1)
         for c in range(rw):
             g[q, c] = _EDGE[abs(a8[q, cb[c]] - a8[q, ca[c]]), abs(a8[qb, c] - a8[qa, c])]
     for q in range(rh):
@@ -257,12 +264,13 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
             if av == 0:
                 continue
             tq = tqr[c]
-            # the background enters on a 7-bit grid (at most 1 level off): far more cache hits
-            br = cr[xx, 0] & 0xFE
-            bg = cr[xx, 1] & 0xFE
-            bb = cr[xx, 2] & 0xFE
-            # 21 bits of background and 10 of t (tq <= 1020)
-            key = (((np.int64(br) << 13) | (np.int64(bg) << 6) | (np.int64(bb) >> 1)) << 10) | tq
+            # the background enters exactly: rounding it down to even levels (more cache hits, ~6% faster)
+            # darkened a pixel by a level on every composite that left it odd, so faint fills came out too dark
+            br = np.int64(cr[xx, 0])
+            bg = np.int64(cr[xx, 1])
+            bb = np.int64(cr[xx, 2])
+            # 24 bits of background and 10 of t (tq <= 1020)
+            key = (((br << 16) | (bg << 8) | bb) << 10) | tq
             changed += 1
             if key != last:  # neighbours mostly share background and t: then the probe is skipped
                 h = ((key * _GOLD) >> shift) & (size - 1)  # Fibonacci hashing: the top bits mix every key bit
