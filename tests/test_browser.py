@@ -193,6 +193,76 @@ def test_renderer_crash_is_recovered():
         assert _painted(img).mean() > 0.05
 
 
+def _fills_program(seed: int) -> Program:
+    """Fills only (circle, curved shape, rect): everything they draw comes from p5.brush's own streams."""
+    return Program.from_calls(
+        [
+            ("background", ["#fffceb"]),
+            ("noStroke", []),
+            ("fill", ["#d7263d", 150]),
+            ("fillBleed", [0.3]),
+            ("fillTexture", [0.6, 0.5]),
+            ("circle", [190, 200, 120]),
+            ("fill", ["#1f4b99", 120]),
+            ("fillBleed", [0.15, "in"]),
+            ("beginShape", [0.6]),
+            ("vertex", [300, 320]),
+            ("vertex", [540, 360]),
+            ("vertex", [500, 560]),
+            ("vertex", [330, 520]),
+            ("endShape", [True]),
+            ("fill", ["#f2a541", 90]),
+            ("rect", [60, 420, 200, 120]),
+        ],
+        seed=seed,
+    )
+
+
+def _thumb_corr(a: np.ndarray, b: np.ndarray) -> float:
+    ta = a.astype(float).mean(-1).reshape(60, 10, 60, 10).mean((1, 3))
+    tb = b.astype(float).mean(-1).reshape(60, 10, 60, 10).mean((1, 3))
+    return float(np.corrcoef(ta.ravel(), tb.ravel())[0, 1])
+
+
+def test_native_fills_match_p5_brush_under_the_same_seed(renderer):
+    """The native fill draws p5.brush's random numbers in p5.brush's order, so under one seed both renderers
+    grow the same polygons and punch the same holes; another seed paints a visibly different take."""
+    from aquarelle.render.native import render as native_render
+
+    browser = renderer.render(_fills_program(5))
+    same = native_render(_fills_program(5))
+    other = native_render(_fills_program(6))
+    assert _thumb_corr(same, browser) > 0.97, _thumb_corr(same, browser)
+    assert np.abs(same.astype(int) - browser).mean() < 2.0
+    assert _thumb_corr(other, browser) < _thumb_corr(same, browser) - 0.05
+
+
+def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
+    """After the same fills, p5.brush's next draws from its fill stream are the ones our stream gives next."""
+    import re
+
+    from aquarelle.brush.export import to_sketch
+    from aquarelle.brush.state import PaintState
+    from aquarelle.render import native
+    from aquarelle.render.brush_random import rnd
+
+    prog = _fills_program(8)
+    keys = "{" + ",".join(f"{i}:1" for i in range(1000)) + "}"
+    probe = f'  throw new Error("NEXT " + brush.wRand({keys}) + " " + brush.wRand({keys}) + " " + brush.wRand({keys}));'
+    sketch = to_sketch(prog).rstrip().rstrip("}") + probe + "\n}\n"
+    with pytest.raises(RenderError) as e:
+        renderer.render_sketch(sketch)
+    js = [int(x) for x in re.search(r"NEXT (\d+) (\d+) (\d+)", str(e.value)).groups()]
+
+    painter = native._Painter(prog.width, prog.height, (255, 255, 255), prog.seed, native.Budget())
+    state = PaintState()
+    for c in prog.commands:
+        op = state.apply(c)
+        if op is not None:
+            painter.paint(op)
+    assert [int(rnd(painter.brush_rng) * 1000) for _ in range(3)] == js
+
+
 def test_exported_html_opens_offline_and_paints(renderer):
     html = to_html(_program())
     img = renderer.render_html(html)

@@ -21,40 +21,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import gauss, make_state, njit, njit_inline, njit_vec, rnd, rr
+from ._jit import njit, njit_inline, njit_vec
+from .brush_random import LUT_COS, LUT_SIN, POOL, gauss, lut_index, rnd, rr
 from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
-
-
-@njit
-def _cossin(deg):
-    r = deg * (math.pi / 180.0)
-    return math.cos(r), math.sin(r)
-
-
-# p5.brush draws grow() displacements from pools of 512 pre-drawn gaussians and takes cos/sin from a
-# 0.25-degree table; we do the same (it is also what makes grow cheap).
-_POOL = 512
-_LUT_COS = np.cos(np.arange(1440) * (np.pi / 720.0))
-_LUT_SIN = np.sin(np.arange(1440) * (np.pi / 720.0))
-
-
-@njit
-def _lut(deg):
-    i = int(((deg % 360.0) + 360.0) % 360.0 * 4.0) % 1440
-    return _LUT_COS[i], _LUT_SIN[i]
-
-
-@njit
-def _pools(st):
-    g1 = np.empty(_POOL)
-    g2 = np.empty(_POOL)
-    for i in range(_POOL):
-        g1[i] = gauss(st, 0.5, 0.2)
-        g2[i] = gauss(st, 0.0, 0.02)
-    return g1, g2
 
 
 @njit
@@ -108,15 +80,24 @@ def _trim(vx, vy, m, d, f, st):
 
 
 @njit
-def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, g1, g2):
+def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
     tx, ty, tm, td = _trim(vx, vy, m, d, f, st)
     n = tx.shape[0]
+    mod = rr(st, 0.6, 0.8) if f == 999.0 else bleed
     pre = 1
     if cap > 0 and n * 2 > cap:
         pre = int(math.ceil(n * 2 / cap))
     if pre >= 2 and pre % 2 == 0:
+        # every inserted vertex would be dropped by the cap: the trimmed polygon, with the draws p5.brush still makes
+        for i in range(n):
+            if f < 997.0:
+                mod = tm[i]
+            if mod >= 0.05:
+                rnd(st)
+                rnd(st)
+                rnd(st)
+                rnd(st)
         return tx, ty, tm, td
-    mod = rr(st, 0.6, 0.8) if f == 999.0 else bleed
     nx = np.empty(2 * n)
     ny = np.empty(2 * n)
     nm = np.empty(2 * n)
@@ -138,19 +119,16 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, g1, g2):
             ny[2 * i + 1] = ty[i] + sy * 0.5
             nm[2 * i + 1] = mi
         else:
-            # rotate the edge by +-90 deg + U(-5, 5) deg: cos/sin of the small part by series (error < 1e-5)
-            dl = rr(st, -1.0, 1.0) * (5.0 * math.pi / 180.0)
-            sd = dl - dl * dl * dl / 6.0
-            cd = 1.0 - 0.5 * dl * dl
-            sg = 1.0 if (outdeg if di else -outdeg) > 0 else -1.0
-            c = -sg * sd
-            s = sg * cd
+            # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables
+            k = lut_index((outdeg if di else -outdeg) + rr(st, -1.0, 1.0) * 5.0)
+            c = LUT_COS[k]
+            s = LUT_SIN[k]
             dx = c * sx + s * sy
             dy = c * sy - s * sx
-            dd = g1[int(rnd(st) * _POOL)] * rr(st, 0.65, 1.35) * mod
+            dd = pools[0, int(rnd(st) * POOL)] * rr(st, 0.65, 1.35) * mod
             nx[2 * i + 1] = tx[i] + sx * 0.5 + dx * dd
             ny[2 * i + 1] = ty[i] + sy * 0.5 + dy * dd
-            nm[2 * i + 1] = mi + g2[int(rnd(st) * _POOL)]
+            nm[2 * i + 1] = mi + pools[1, int(rnd(st) * POOL)]
         nd[2 * i + 1] = di
     idx = 2 * n
     if cap > 0 and idx > cap:
@@ -481,6 +459,10 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         sc.dcount[y0:y1, x0:x1 + 1] = 0
         if ey1 > ey0:
             sc.e[ey0:ey1, ex0:] = 0
+    elif erase:  # nothing of this segment reached the canvas; p5.brush still draws its holes' numbers
+        ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
+        if ey1 > ey0:
+            sc.e[ey0:ey1, ex0:] = 0
     dirty[0] = 1 << 30
     dirty[1] = 1 << 30
     dirty[2] = -(1 << 30)
@@ -488,7 +470,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
 
 
 @njit
-def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, tex, border, scatter, pig, st,
+def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, tex, border, scatter, pig, st, pools,
                 sc, basis, cmf, mm, lut, work):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
 
@@ -502,7 +484,9 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
     for i in range(n):
         mods[i] = (1.0 if i > fluid else 0.3) * rr(st, 0.85, 1.4) * bleed
     if has_angle:
-        c, s = _cossin(angle)
+        k = lut_index(angle)
+        c = LUT_COS[k]
+        s = LUT_SIN[k]
         best = 0
         bd = 1e300
         for i in range(n):
@@ -552,12 +536,11 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
     cap = GROW_MAX_VERTS * max(0.2, 2.0 * bleed)
     size = max(sizex, sizey)
     darker = rr(st, 0.15, 0.7)
-    g1, g2 = _pools(st)
     s_main, s_tex, s_dark = svals[0], svals[1], svals[2]
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
-    px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap, g1, g2)
+    px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap, pools)
     a1, a2, a3, a4 = _scatter(vx, vy, mods, dirs, 0.1, st, bx, by, bb, midx, midy)
-    a1, a2, a3, a4 = _grow(a1, a2, a3, a4, 1.0, st, bleed, outdeg, cap, g1, g2)
+    a1, a2, a3, a4 = _grow(a1, a2, a3, a4, 1.0, st, bleed, outdeg, cap, pools)
     spx, spy, spm, spd = _scatter(a1, a2, a3, a4, 0.75, st, bx, by, bb, midx, midy)
     for i in range(spd.shape[0]):
         spd[i] = not spd[i]
@@ -571,28 +554,28 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
         lw_sum += lw * border
         lw_n += 1
         if layer % 4 == 0:
-            px, py, pm, pd = _grow(px, py, pm, pd, 1.0, st, bleed, outdeg, cap, g1, g2)
+            px, py, pm, pd = _grow(px, py, pm, pd, 1.0, st, bleed, outdeg, cap, pools)
         if layer % 2 == 0:
-            q1x, q1y, q1m, q1d = _grow(px, py, pm, pd, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap, g1, g2)
-            q2x, q2y, q2m, q2d = _grow(px, py, pm, pd, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, g1, g2)
-            q3x, q3y, q3m, q3d = _grow(px, py, pm, pd, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, g1, g2)
+            q1x, q1y, q1m, q1d = _grow(px, py, pm, pd, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap, pools)
+            q2x, q2y, q2m, q2d = _grow(px, py, pm, pd, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, pools)
+            q3x, q3y, q3m, q3d = _grow(px, py, pm, pd, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, pools)
         for w in range(3):
             if w == 0:
-                gx, gy, gm, gd = _grow(q1x, q1y, q1m, q1d, 999.0, st, bleed, outdeg, cap, g1, g2)
+                gx, gy, gm, gd = _grow(q1x, q1y, q1m, q1d, 999.0, st, bleed, outdeg, cap, pools)
             elif w == 1:
-                gx, gy, gm, gd = _grow(q2x, q2y, q2m, q2d, 999.0, st, bleed, outdeg, cap, g1, g2)
+                gx, gy, gm, gd = _grow(q2x, q2y, q2m, q2d, 999.0, st, bleed, outdeg, cap, pools)
             else:
-                gx, gy, gm, gd = _grow(q3x, q3y, q3m, q3d, 999.0, st, bleed, outdeg, cap, g1, g2)
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, g1, g2)
+                gx, gy, gm, gd = _grow(q3x, q3y, q3m, q3d, 999.0, st, bleed, outdeg, cap, pools)
+            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, pools)
             _layer(sc, gx, gy, s_main, _CLASS[0], dirty)
         if scatter:
-            gx, gy, gm, gd = _grow(spx, spy, spm, spd, 999.0, st, bleed, outdeg, cap, g1, g2)
+            gx, gy, gm, gd = _grow(spx, spy, spm, spd, 999.0, st, bleed, outdeg, cap, pools)
             gd = ~gd
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, g1, g2)
+            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, pools)
             _layer(sc, gx, gy, s_tex, _CLASS[1], dirty)
         if layer % 2 == 0:
-            gx, gy, gm, gd = _grow(px, py, pm, pd, darker, st, bleed, outdeg, cap, g1, g2)
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 999.0, st, bleed, outdeg, cap, g1, g2)
+            gx, gy, gm, gd = _grow(px, py, pm, pd, darker, st, bleed, outdeg, cap, pools)
+            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 999.0, st, bleed, outdeg, cap, pools)
             _layer(sc, gx, gy, s_dark, _CLASS[2], dirty)
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
@@ -628,8 +611,12 @@ def over_tables(svals: tuple[int, int, int, int]) -> np.ndarray:
     return _over_tables(np.array(svals, np.int64))
 
 
-def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state) -> None:
-    """Watercolour-fill ``vertices`` (N x 2, canvas px) with a FillState (colour, opacity, bleed, texture...)."""
+def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state,
+               pools) -> None:
+    """Watercolour-fill ``vertices`` (N x 2, canvas px) with a FillState (colour, opacity, bleed, texture...).
+
+    ``seed_state`` is p5.brush's ``rng`` stream and ``pools`` its gaussian pools (``brush_random``); the fill
+    draws from them exactly as p5.brush's ``createFill`` does."""
     v = np.ascontiguousarray(vertices, dtype=np.float64)
     pig = np.asarray(rgb, dtype=np.float64) / 255.0
     angle = fill_state.angle
@@ -639,7 +626,7 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), svals,
                 over_tables(tuple(int(x) for x in svals)), tex, border, bool(fill_state.scatter), pig, seed_state,
-                scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT, scratch.work)
+                pools, scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT, scratch.work)
 
 
-__all__ = ["paint_fill", "FillScratch", "make_state", "rnd"]
+__all__ = ["paint_fill", "FillScratch"]

@@ -16,15 +16,17 @@ from dataclasses import dataclass, field as dfield
 import numpy as np
 
 from ._jit import njit
+from .brush_random import LUT_COS, LUT_SIN, cos_deg, lut_index, sin_deg
 
 
 def _norm(a: float) -> float:
-    return ((a % 360) + 360) % 360
+    """((a % 360) + 360) % 360 with JavaScript's remainder, as p5.brush's Plot normalises angles."""
+    return math.fmod(math.fmod(a, 360.0) + 360.0, 360.0)
 
 
 def calc_angle(x1: float, y1: float, x2: float, y2: float) -> float:
     """Angle from p1 to p2 in degrees, counter-clockwise on screen (y down), in [0, 360)."""
-    a = math.degrees(math.atan2(-(y2 - y1), x2 - x1)) % 360
+    a = math.fmod(math.atan2(-(y2 - y1), x2 - x1) * 180 / math.pi, 360.0)  # p5.brush's calcAngle, op for op
     return a if a >= 0 else a + 360
 
 
@@ -79,8 +81,8 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
     for i in range(n - 1):
         if curvature > 0 and i < n - 2:
             p1, p2, p3 = pts[i], pts[i + 1], pts[i + 2]
-            d1 = math.dist(p1[:2], p2[:2])
-            d2 = math.dist(p2[:2], p3[:2])
+            d1 = math.hypot(p2[0] - p1[0], p2[1] - p1[1])
+            d2 = math.hypot(p3[0] - p2[0], p3[1] - p2[1])
             a1 = calc_angle(p1[0], p1[1], p2[0], p2[1])
             a2 = calc_angle(p2[0], p2[1], p3[0], p3[1])
             adj = curvature * min(d1, d2, 0.5 * min(d1, d2))
@@ -97,19 +99,18 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
                 if i == 0:
                     pep, pep2, tep = d1, adj, pts[1][:2]
             else:
-                c1, s1_ = math.cos(math.radians(-a1)), math.sin(math.radians(-a1))
-                c2, s2_ = math.cos(math.radians(-a2)), math.sin(math.radians(-a2))
-                q1 = (p2[0] - adj * c1, p2[1] - adj * s1_)
-                q2 = (q1[0] + dmax * math.cos(math.radians(-a1 + 90)), q1[1] + dmax * math.sin(math.radians(-a1 + 90)))
-                q3 = (p2[0] + adj * c2, p2[1] + adj * s2_)
-                q4 = (q3[0] + dmax * math.cos(math.radians(-a2 + 90)), q3[1] + dmax * math.sin(math.radians(-a2 + 90)))
+                # p5.brush's table cos/sin, so the arcs (and every vertex walked from them) come out the same
+                q1 = (p2[0] - adj * cos_deg(-a1), p2[1] - adj * sin_deg(-a1))
+                q2 = (q1[0] + dmax * cos_deg(-a1 + 90), q1[1] + dmax * sin_deg(-a1 + 90))
+                q3 = (p2[0] + adj * cos_deg(-a2), p2[1] + adj * sin_deg(-a2))
+                q4 = (q3[0] + dmax * cos_deg(-a2 + 90), q3[1] + dmax * sin_deg(-a2 + 90))
                 arc_len = 0.0
                 inter = _intersect(q1, q2, q3, q4)
                 if inter is not None:
-                    radius = math.dist(q1, inter)
-                    half = math.dist(q1, q3) / 2
+                    radius = math.hypot(inter[0] - q1[0], inter[1] - q1[1])
+                    half = math.hypot(q3[0] - q1[0], q3[1] - q1[1]) / 2
                     if radius > 0 and half <= radius:
-                        arc_angle = 2 * math.degrees(math.asin(half / radius))
+                        arc_angle = 2 * math.asin(half / radius) * (180 / math.pi)
                         arc_len = 2 * math.pi * radius * arc_angle / 360
                 temp = (0 if i == 0 else s1 - done) if close else s1 - done
                 temp2 = ((pep - adj) if close else s2) if i == n - 3 else 0
@@ -123,7 +124,7 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
                 p.end(a2, p2[2])
         elif curvature == 0:
             p1, p2 = pts[i], pts[i + 1]
-            d = math.dist(p1[:2], p2[:2])
+            d = math.hypot(p2[0] - p1[0], p2[1] - p1[1])
             a = calc_angle(p1[0], p1[1], p2[0], p2[1])
             p.add(a, d, p2[2])
             if i == n - 2:
@@ -163,8 +164,8 @@ def circle_plot(x: float, y: float, radius: float, irregularity: float, rand2) -
         p.end(ra + off, 1)
     else:
         p.end(off, 1)
-    sx = x - radius * math.sin(math.radians(off))
-    sy = y - radius * math.cos(math.radians(-off))
+    sx = x - radius * sin_deg(off)
+    sy = y - radius * cos_deg(-off)
     return p, sx, sy
 
 
@@ -213,12 +214,6 @@ def _curve_angle(a0, a1, t):
 
 
 @njit
-def _same(r, s):
-    """r and s are the same float, zero's sign included (cos/sin of -0.0 and 0.0 differ in sign)."""
-    return r == s and math.copysign(1.0, r) == math.copysign(1.0, s)
-
-
-@njit
 def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curve, length,
          fgrid, field_on, wiggle, res, width, height):
     """Step along a plot (or a constant heading) through the field.
@@ -241,9 +236,6 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
     half_w = 0.5 * width
     half_h = 0.5 * height
     i_last = 0
-    r_last = math.nan  # cr, sr are cos/sin of r_last: straight runs take them once
-    cr = 1.0
-    sr = 0.0
     fa = 0.0
     for k in range(nsteps):
         xs[k] = x
@@ -267,13 +259,6 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             a = const_dir
         idx[k] = i_last
         pang[k] = a
-        # guess that the field angle is the last step's: then this cos/sin need not wait for x to be known,
-        # which takes it off the step-to-step dependency chain (the CPU overlaps it with the last step)
-        r = (fa - a) * (math.pi / 180.0)
-        if not _same(r, r_last):
-            cr = math.cos(r)
-            sr = math.sin(r)
-            r_last = r
         if field_on:
             col = int(round((x + half_w) / res))
             row = int(round((y + half_h) / res))
@@ -283,11 +268,10 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
         if inside:
             if field_on:
                 fa = fgrid[col, row] * wiggle
-            r = (fa - a) * (math.pi / 180.0)
-            if not _same(r, r_last):
-                cr = math.cos(r)
-                sr = math.sin(r)
-                r_last = r
+            # p5.brush steps with its 0.25-degree float32 tables (``cossin``), so do we: the same vertices
+            li = lut_index(fa - a)
+            cr = LUT_COS[li]
+            sr = LUT_SIN[li]
             x += step * cr
             y += step * sr
         d += step

@@ -3,9 +3,12 @@
 ``render`` replays the program with ``aquarelle.brush.state`` (the same state
 semantics every part uses) and paints each DrawOp the way p5.brush's
 ``show()`` does: wash, watercolour fill, mass, hatch, then the brush stroke.
-Randomness comes from one seeded generator (the ``seed`` argument, else the
-program's seed, else 0; the program's own ``seed``/``noiseSeed`` calls reseed),
-so the same program and seed give byte-identical pixels.
+Randomness is seeded by the ``seed`` argument, else the program's seed, else 0
+(the program's own ``seed``/``noiseSeed`` calls reseed), so the same program and
+seed give byte-identical pixels. Fills and circle/plot geometry draw from
+p5.brush's own two streams exactly as p5.brush does (``brush_random``), so under
+the same seed they grow as in the browser; strokes, hatching and mass draw
+from a numpy generator of their own.
 
 Work is bounded per program (``Budget``): a flood of shapes, vertices, brush
 steps or filled area stops with ``RenderError`` instead of running for minutes.
@@ -28,7 +31,7 @@ from ..brush.program import Program
 from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
 from . import fields as _fields
-from ._jit import make_state
+from .brush_random import Stream2, fill_pools, make_state
 from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
@@ -146,9 +149,9 @@ class _Painter:
         self.w, self.h = width, height
         self.mix = Compositor(width, height, background, _work(height, width))
         self.scratch: FillScratch | None = None
-        self.rng = np.random.default_rng(seed)
-        self.noise_seed = seed
-        self.fields = _fields.FieldBank(width, height, seed)
+        self.reseed(seed)
+        self.noise_seed = _seed_int(seed)
+        self.fields = _fields.FieldBank(width, height, _seed_int(seed))
         self.budget = budget
         self.used: dict = {}
         self.warnings: list[str] = []
@@ -156,7 +159,11 @@ class _Painter:
     # ---------------------------------------------------------------- context
 
     def reseed(self, s) -> None:
+        """p5.brush's ``seed``: both of its streams restart and the fill's gaussian pools are drawn anew."""
         self.rng = np.random.default_rng(_seed_int(s))
+        self.brush_rng = make_state(s)
+        self.pools = fill_pools(self.brush_rng)
+        self.rng2 = Stream2(s)
 
     def renoise(self, s) -> None:
         self.fields = _fields.FieldBank(self.w, self.h, _seed_int(s))
@@ -297,7 +304,7 @@ class _Painter:
         self.mix.begin(False, st.fill.color)
         self.mix.blend(st.fill.color, last=True)
         paint_fill(self.mix.canvas, self.scratch, verts, st.fill, rgb_of(st.fill.color),
-                   make_state(int(self.rng.integers(1, 2**62))))
+                   self.brush_rng, self.pools)
 
     def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
         h = st.hatch
@@ -347,17 +354,17 @@ class _Painter:
             wk = self.walker(st)
             self.budget.spend(self.used, "vertices", plot.length)
         if st.wash.active and st.wash.color:
-            self.wash(st, wk.gen_pol(plot, x, y, 0, self.rng))
+            self.wash(st, wk.gen_pol(plot, x, y, 0, self.rng2))
         if st.fill.active and st.fill.color:
             b = st.fill.bleed
             side = 0.0 if b < 0.06 else min(max(0.2 + (b / 0.6) * 0.4, 0.2), 0.6)
-            self.fill(st, wk.gen_pol(plot, x, y, side, self.rng))
+            self.fill(st, wk.gen_pol(plot, x, y, side, self.rng2))
         if st.mass.active:
-            v = wk.gen_pol(plot, x, y, 0.15, self.rng)
+            v = wk.gen_pol(plot, x, y, 0.15, self.rng2)
             if len(v) >= 3:
                 self.mass(st, [v])
         if st.hatch.active:
-            v = wk.gen_pol(plot, x, y, 0.3, self.rng)
+            v = wk.gen_pol(plot, x, y, 0.3, self.rng2)
             if len(v) >= 3:
                 self.hatch(st, [v])
         if st.stroke.active and st.stroke.color:
@@ -428,7 +435,7 @@ class _Painter:
             self.show_plot(st, spline_plot(verts, 0, True), x, y)
         elif m == "circle":
             x, y, r, irr = a
-            p, sx, sy = circle_plot(x, y, r, irr, self.rng.random)
+            p, sx, sy = circle_plot(x, y, r, irr, self.rng2.random)
             self.show_plot(st, p, sx, sy)
         elif m == "arc":
             res = arc_plot(*a[:5])
@@ -486,7 +493,7 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
     seed = seed if seed is not None else (program.seed if program.seed is not None else 0)
     budget = budget or Budget()
     _precheck(cmds, budget)
-    painter = _Painter(w, h, (255, 255, 255), _seed_int(seed), budget)
+    painter = _Painter(w, h, (255, 255, 255), seed, budget)
     state = PaintState()
     for i, c in enumerate(cmds):
         if c.method == "seed":

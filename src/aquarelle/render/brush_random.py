@@ -1,0 +1,153 @@
+"""p5.brush 2.2.2's random streams (``core/utils.js``), draw for draw.
+
+p5.brush draws from two Mulberry32 generators seeded from the text of the seed:
+``rng`` (fills, strokes, hatching) and ``rng2`` (seed + ":2": circle and plot
+geometry, fields, mass). Its gaussian is Box-Muller on 0.25-degree float32
+sin/cos tables, keeping the second value for the next call, and reseeding fills
+two pools of 512 gaussians that every fill's ``grow`` samples. The native fill
+draws the same numbers in the same order, so a painting rendered natively and
+by the real p5.brush under the same seed grows the same polygons and punches
+the same holes: the two differ by rasterisation, not by the luck of the draw.
+
+Mulberry32's state advances by a constant, so a block of draws is computed
+vectorised (``Stream2.block``) for the plot walks that take one per pixel step.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit, njit_inline
+
+_M32 = 0xFFFFFFFF
+_INC = 0x6D2B79F5
+_TO_UNIT = 2.3283064365386963e-10  # 2^-32
+#: p5.brush's sin/cos tables: 1440 steps of 0.25 degrees, stored as float32 (``cLookup``/``sLookup``)
+LUT_COS = np.cos(np.arange(1440) * (2.0 * math.pi / 1440)).astype(np.float32).astype(np.float64)
+LUT_SIN = np.sin(np.arange(1440) * (2.0 * math.pi / 1440)).astype(np.float32).astype(np.float64)
+POOL = 512
+
+
+def js_string(seed) -> str:
+    """``String(seed)`` as JavaScript writes it, for the seeds programs carry (integers, floats, text)."""
+    if isinstance(seed, bool):
+        return "true" if seed else "false"
+    if isinstance(seed, float):
+        if seed.is_integer() and abs(seed) < 1e21:
+            return str(int(seed))
+        return repr(seed)
+    return str(seed)
+
+
+def _imul(a: int, b: int) -> int:
+    return (a * b) & _M32
+
+
+def hash_seed(seed) -> int:
+    """p5.brush's ``_hashSeed``: the seed's text folded to a non-zero uint32."""
+    h = 0
+    for ch in _utf16_units(js_string(seed)):
+        h = _imul(h ^ ch, 0x9E3779B9)
+        h ^= h >> 15
+    h = _imul(h ^ (h >> 16), 0x85EBCA6B)
+    h = _imul(h ^ (h >> 13), 0xC2B2AE35)
+    return (h ^ (h >> 16)) or 1
+
+
+def _utf16_units(s: str) -> list[int]:
+    b = s.encode("utf-16-le")
+    return [b[i] | (b[i + 1] << 8) for i in range(0, len(b), 2)]
+
+
+def make_state(seed, stream: str = "") -> np.ndarray:
+    """A generator's state: [Mulberry32 state, gaussian cached?, cached value] (float64, exact for uint32)."""
+    return np.array([float(hash_seed(js_string(seed) + stream)), 0.0, 0.0])
+
+
+@njit_inline
+def rnd(st):
+    """Mulberry32: a uniform float in [0, 1)."""
+    s = (np.int64(st[0]) + _INC) & _M32
+    st[0] = s
+    t = ((s ^ (s >> 15)) * (s | 1)) & _M32
+    t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & _M32)) & _M32
+    return float(t ^ (t >> 14)) * _TO_UNIT
+
+
+@njit_inline
+def rr(st, a, b):
+    return a + rnd(st) * (b - a)
+
+
+@njit_inline
+def lut_index(angle):
+    """p5.brush's ``angleToIdx``: degrees to a table index (truncating, as ``~~`` does)."""
+    if angle < 0.0:
+        if angle >= -360.0:
+            return int((angle + 360.0) * 4.0)
+        return int((angle % 360.0) * 4.0)  # JS: a % 360, + 360 when negative (Python's % is already that)
+    if angle < 360.0:
+        return int(angle * 4.0)
+    if angle < 720.0:
+        return int((angle - 360.0) * 4.0)
+    if angle < 1080.0:
+        return int((angle - 720.0) * 4.0)
+    return int((angle % 360.0) * 4.0)
+
+
+def cos_deg(angle: float) -> float:
+    """p5.brush's ``cos`` (degrees, by table) for geometry built in Python."""
+    return float(LUT_COS[lut_index.py_func(float(angle))])
+
+
+def sin_deg(angle: float) -> float:
+    """p5.brush's ``sin`` (degrees, by table)."""
+    return float(LUT_SIN[lut_index.py_func(float(angle))])
+
+
+@njit_inline
+def gauss(st, mean, sd):
+    """p5.brush's ``gaussian``: Box-Muller on the tables, the second value kept for the next call."""
+    if st[1] != 0.0:
+        st[1] = 0.0
+        return st[2] * sd + mean
+    u = 1.0 - rnd(st)
+    v = rnd(st)
+    r = math.sqrt(-2.0 * math.log(u))
+    i = lut_index(360.0 * v)
+    st[2] = r * LUT_SIN[i]
+    st[1] = 1.0
+    return r * LUT_COS[i] * sd + mean
+
+
+@njit
+def fill_pools(st):
+    """The two gaussian pools p5.brush refills on every seed (``_fillGaussianPools``), as (2, 512)."""
+    pools = np.empty((2, POOL))
+    for i in range(POOL):
+        pools[0, i] = gauss(st, 0.5, 0.2)
+        pools[1, i] = gauss(st, 0.0, 0.02)
+    return pools
+
+
+class Stream2:
+    """``rng2`` in Python, for the plot geometry drawn outside compiled code (circles, ``genPol``)."""
+
+    def __init__(self, seed):
+        self.s = hash_seed(js_string(seed) + ":2")
+
+    def random(self, size: int | None = None):
+        """One draw, or ``size`` of them as an array (numpy's ``Generator.random`` signature)."""
+        return float(self.block(1)[0]) if size is None else self.block(int(size))
+
+    def block(self, n: int) -> np.ndarray:
+        """The next n draws at once (Mulberry32's state is a counter, so the block is vectorised)."""
+        k = np.arange(1, n + 1, dtype=np.uint64)
+        s = (np.uint64(self.s) + np.uint64(_INC) * k) & np.uint64(_M32)
+        self.s = int((self.s + _INC * n) & _M32)
+        m = np.uint64(_M32)
+        t = ((s ^ (s >> np.uint64(15))) * (s | np.uint64(1))) & m
+        t ^= (t + (((t ^ (t >> np.uint64(7))) * (t | np.uint64(61))) & m)) & m
+        return (t ^ (t >> np.uint64(14))).astype(np.float64) * _TO_UNIT

@@ -1,0 +1,69 @@
+"""p5.brush's random streams, reproduced: the same numbers as p5.brush 2.2.2's ``core/utils.js``.
+
+The expected values were printed by p5.brush's own ``_hashSeed``/``_makePRNG`` code run in node
+(the browser test ``test_native_fills_draw_as_many_numbers_as_p5_brush`` checks the streams in the
+real library end to end).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, fill_pools, gauss, hash_seed, js_string,
+                                           lut_index, make_state, rnd)
+
+
+def test_seed_hash_and_first_draws_are_p5_brushs():
+    assert hash_seed(0) == 315636437 and hash_seed(42) == 1016842590 and hash_seed("abc") == 2044804051
+    st = make_state(0)
+    assert [rnd(st) for _ in range(3)] == [0.8055809221696109, 0.8758013788610697, 0.054195898585021496]
+    st = make_state(123456789)
+    assert rnd(st) == 0.0068350909277796745
+    assert Stream2(0).random() == 0.1959970851894468 and Stream2(42).random() == 0.3999240731354803
+
+
+def test_the_seed_is_hashed_as_javascript_writes_it():
+    assert js_string(3.0) == "3" and js_string(0.5) == "0.5" and js_string("x") == "x"
+    assert hash_seed(7.0) == hash_seed(7) != hash_seed(7.5)
+
+
+def test_stream2_blocks_continue_the_single_draws():
+    a, b = Stream2(5), Stream2(5)
+    one = [a.random() for _ in range(7)]
+    assert np.array_equal(b.block(3), one[:3]) and np.array_equal(b.random(4), one[3:])
+
+
+def test_gaussian_keeps_its_second_value_and_reseeding_forgets_it():
+    st = make_state(1)
+    u, v = rnd(make_state(1)), None
+    st2 = make_state(1)
+    rnd(st2)
+    v = rnd(st2)
+    r = math.sqrt(-2.0 * math.log(1.0 - u))
+    k = int(360.0 * v * 4.0)
+    assert gauss(st, 0.0, 1.0) == r * LUT_COS[k]
+    assert gauss(st, 10.0, 2.0) == r * LUT_SIN[k] * 2.0 + 10.0  # the cached sine: no new draws
+    assert st[0] == st2[0]
+    fresh = make_state(1)
+    assert fresh[1] == 0.0
+
+
+def test_angle_table_index_truncates_like_p5_brush():
+    assert lut_index(0.0) == 0 and lut_index(359.99) == 1439 and lut_index(360.0) == 0
+    assert lut_index(-0.1) == 1439 and lut_index(-90.0) == 1080 and lut_index(-400.0) == 1280
+    assert lut_index(725.0) == 20 and lut_index(1500.0) == 240
+    assert LUT_COS.dtype == np.float64 and float(np.float32(LUT_COS[7])) == LUT_COS[7]  # float32 values
+
+
+def test_fill_pools_take_1024_draws_in_gaussian_pairs():
+    st = make_state(9)
+    pools = fill_pools(st)
+    assert pools.shape == (2, 512)
+    assert abs(pools[0].mean() - 0.5) < 0.03 and abs(pools[0].std() - 0.2) < 0.03
+    assert abs(pools[1].std() - 0.02) < 0.003
+    ref = make_state(9)
+    for _ in range(1024):
+        rnd(ref)
+    assert st[0] == ref[0]
