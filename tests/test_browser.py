@@ -237,6 +237,36 @@ def test_native_fills_match_p5_brush_under_the_same_seed(renderer):
     assert _thumb_corr(other, browser) < _thumb_corr(same, browser) - 0.05
 
 
+def test_native_strokes_draw_p5_brushs_numbers_so_a_later_fill_matches_too(renderer):
+    """Strokes of several brush kinds take p5.brush's draws one for one: the pencil lines land where p5.brush's
+    land, and the fill painted after them (whose numbers come after theirs) grows as in the browser."""
+    from aquarelle.render.native import render as native_render
+
+    def prog(seed):
+        return Program.from_calls(
+            [
+                ("background", ["#fffceb"]),
+                ("set", ["2B", "#222222", 3]),
+                ("line", [40, 60, 560, 120]),
+                ("set", ["marker", "#1f4b99", 4]),
+                ("spline", [[[60, 500], [200, 380], [400, 520], [560, 400]], 0.5]),
+                ("set", ["charcoal", "#3a2e2a", 2]),
+                ("line", [80, 560, 540, 250]),
+                ("noStroke", []),
+                ("fill", ["#d7263d", 160]),
+                ("fillBleed", [0.25]),
+                ("circle", [300, 300, 130]),
+            ],
+            seed=seed,
+        )
+
+    browser = renderer.render(prog(4))
+    same, other = native_render(prog(4)), native_render(prog(9))
+    assert _thumb_corr(same, browser) > 0.97, _thumb_corr(same, browser)
+    mad_same = np.abs(same.astype(int) - browser).mean()
+    assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same
+
+
 def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
     """After the same fills, p5.brush's next draws from its fill stream are the ones our stream gives next."""
     import re
@@ -282,8 +312,14 @@ def test_a_dead_browser_is_relaunched():
     import psutil
 
     def browser_processes() -> set:
-        return {p for p in psutil.Process().children(recursive=True)
-                if "chrom" in p.name().lower() and not any(a.startswith("--type=") for a in p.cmdline())}
+        found = set()
+        for p in psutil.Process().children(recursive=True):
+            try:  # a child of an earlier test may be exiting (or a zombie): it is no browser of ours
+                if "chrom" in p.name().lower() and not any(a.startswith("--type=") for a in p.cmdline()):
+                    found.add(p)
+            except (psutil.ZombieProcess, psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+        return found
 
     before = browser_processes()  # the module's shared renderer may have one running
     with BrowserRenderer(pool_size=1, timeout_s=20) as r:

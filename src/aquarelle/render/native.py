@@ -31,7 +31,7 @@ from ..brush.program import Program
 from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
 from . import fields as _fields
-from .brush_random import Stream2, fill_pools, make_state
+from .brush_random import LUT_COS, LUT_SIN, Stream2, fill_pools, lut_index, make_state
 from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
@@ -39,7 +39,7 @@ from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs
 from .raster import fill_polygon
-from .strokes import Path, brush_params, paint_stroke
+from .strokes import Path, StrokeStream, brush_params, paint_stroke
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
@@ -163,6 +163,7 @@ class _Painter:
         self.rng = np.random.default_rng(_seed_int(s))
         self.brush_rng = make_state(s)
         self.pools = fill_pools(self.brush_rng)
+        self.strokes = StrokeStream(self.brush_rng)
         self.rng2 = Stream2(s)
 
     def renoise(self, s) -> None:
@@ -190,12 +191,6 @@ class _Painter:
 
     # ---------------------------------------------------------------- strokes
 
-    def _stroke_path(self, st: PaintState, brush: str, color: str, weight: float, path: Path) -> None:
-        b = brush_params(brush, st.brushes, st.brush_scale)
-        self.budget.spend(self.used, "steps", len(path.xs))
-        self.mix.begin(True, color)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.rng, self._clip(st))
-
     def line(self, st: PaintState, x1, y1, x2, y2, brush=None, color=None, weight=None, walker=None) -> None:
         brush = brush or st.stroke.brush
         color = color or st.stroke.color
@@ -208,23 +203,23 @@ class _Painter:
     def _line_dir(self, st, x, y, length, direction, brush, color, weight, walker=None) -> None:
         b = brush_params(brush, st.brushes, st.brush_scale)
         wk = walker or self.walker(st)
-        n = int(round(length / b.spacing))
+        n = math.floor(length / b.spacing + 0.5)  # JavaScript's Math.round
         if n <= 0:
             return
-        k0 = 0
+        k0, k1 = 0, n
         if not wk.field_on:
             # far-off parts of a straight line: skip what cannot reach the canvas, stop where p5.brush's walker stalls
-            k0, n = self._visible_steps(x, y, direction, b.spacing, n, weight * (b.weight + b.scatter * 3) + 4)
-            if n <= k0:
-                return
-        self.budget.spend(self.used, "steps", n - k0)
-        r = math.radians(direction)
-        x0, y0 = x + k0 * b.spacing * math.cos(r), y - k0 * b.spacing * math.sin(r)
-        xs, ys, _, plotted, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, n - k0)
-        path = Path(xs[:-1], ys[:-1], plotted + k0 * b.spacing, np.full(n - k0, float(direction)),
-                    np.ones(n - k0), float(length), (xs[-1], ys[-1]))
+            k0, k1 = self._visible_steps(x, y, direction, b.spacing, n, weight * (b.weight + b.scatter * 3) + 4)
+            k1 = max(k0, k1)
+        self.budget.spend(self.used, "steps", k1 - k0)
+        li = lut_index(-direction)
+        x0, y0 = x + k0 * b.spacing * LUT_COS[li], y + k0 * b.spacing * LUT_SIN[li]
+        xs, ys, _, plotted, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, k1 - k0)
+        path = Path(xs[:-1], ys[:-1], plotted, np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.rng, self._clip(st))
+        # every step draws its random numbers, the skipped ones too (p5.brush walks them all)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes,
+                     self._clip(st), steps=n, k0=k0, direction=direction)
 
     def _visible_steps(self, x, y, direction, step, n, reach) -> tuple[int, int]:
         dx, dy = math.cos(math.radians(direction)), -math.sin(math.radians(direction))
@@ -259,7 +254,7 @@ class _Painter:
         color = color or st.stroke.color
         weight = st.stroke.weight if weight is None else weight
         b = brush_params(brush, st.brushes, st.brush_scale)
-        n = int(round(plot.length / b.spacing))
+        n = math.floor(plot.length / b.spacing + 0.5)  # JavaScript's Math.round
         if n <= 0:
             return
         wk = walker or self.walker(st)
@@ -267,7 +262,7 @@ class _Painter:
         xs, ys, _, plotted, pang, ppres = wk.walk_plot(plot, x, y, b.spacing, n)
         path = Path(xs[:-1], ys[:-1], plotted, pang, ppres, float(plot.length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.rng, self._clip(st))
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, self._clip(st))
 
     # ---------------------------------------------------------------- areas
 

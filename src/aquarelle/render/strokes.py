@@ -6,8 +6,10 @@ grain, jittered across the path by scatter), clouds of tiny dots for spray, big
 faint discs for the marker, a sampled image for custom tips. Pressure follows
 p5.brush's profiles (a bell along the stroke, or a custom curve). Stamps add
 into the brush mask as log(1 - alpha); the compositor blends the mask when the
-colour changes, darkening where it saturates. Random draws are made with numpy,
-stamps rasterised by the compiled kernels in ``raster``.
+colour changes, darkening where it saturates. Every random number comes from
+p5.brush's own stream in p5.brush's order (``_stroke_stamps``), so a stroke
+after a fill, and a fill after a stroke, draw what they draw in the browser;
+stamps are rasterised by the compiled kernels in ``raster``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit
+from .brush_random import LUT_COS, LUT_SIN, gauss, lut_index, rnd, rr
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -122,40 +125,6 @@ def _make_brush(name: str, raw: dict, scale: float) -> Brush:
         rotate=raw.get("rotate"), tip=tip)
 
 
-def _sim_pressure(b: Brush, d: np.ndarray, length: float, rng: np.random.Generator) -> np.ndarray:
-    pr = b.pressure
-    length = max(length, 1e-9)
-    if pr.kind == "custom":
-        cp, ct = rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)
-        cs, ck = rng.uniform(0.92, 1.08), rng.uniform(-0.06, 0.06)
-        t = d / length
-        tt = np.clip(0.5 + (t - 0.5 + ct) * cs, 0, 1)
-        s = pr.samples
-        v = np.interp(tt, np.linspace(0, 1, len(s)), s) + cp + ck * (t - 0.5)
-        out = pr.min + v * (pr.max - pr.min)
-        return np.clip(out, min(pr.min, pr.max), max(pr.min, pr.max))
-    ca, cb, cp = rng.uniform(-1, 1), rng.uniform(1, 1.5), rng.uniform(3, 3.5)
-    a = 0.5 + pr.curve[0] * ca
-    bb = 1 - pr.curve[1] * cb
-    peak = a * length
-    v = 1 / (1 + _bell_distance(d, peak, bb * 1.2, bb * 0.8, length / 2) ** (2 * cp))
-    return pr.min + v * (pr.max - pr.min)
-
-
-@njit
-def _bell_distance(d, peak, before, after, half):
-    """``|d - peak| / hw`` with the bell's half-width ``hw`` (``before`` or ``after`` the peak, times ``half``;
-    1e-9 where that is 0): numpy's ``np.where`` and arithmetic for it in one pass, same operations, same values.
-    The power stays numpy's, whose vectorised ``pow`` can differ from libm's in the last bit."""
-    out = np.empty(d.shape[0])
-    for i in range(d.shape[0]):
-        hw = (before if d[i] < peak else after) * half
-        if hw == 0:
-            hw = 1e-9
-        out[i] = abs((d[i] - peak) / hw)
-    return out
-
-
 @dataclass
 class Path:
     """Where the tip goes: positions before each step, distance travelled, heading (deg) and plot pressure."""
@@ -169,145 +138,264 @@ class Path:
     end: tuple[float, float]
 
 
-def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float,
-                 rng: np.random.Generator, clip: np.ndarray) -> int:
-    """Stamp one stroke into the brush mask; returns the number of stamps."""
-    n = path.xs.shape[0]
-    p_all = _sim_pressure(b, path.plotted, path.length, rng) * path.plot_pressure if n else np.ones(0)
+class StrokeStream:
+    """p5.brush's stroke-side random state: its ``rng`` stream (shared with fills), the pool of gaussians strokes
+    sample (``gaussians``, emptied on every seed) and the pressure cache a stroke leaves to the next one."""
+
+    def __init__(self, st: np.ndarray):
+        self.st = st
+        self.pool = np.empty(4096)
+        self.npool = np.zeros(1, np.int64)
+        self.pstate = np.array([10.0, math.nan])  # pressureCount, cachedPressure (NaN: undefined)
+
+    def reserve(self, n: int) -> None:
+        if self.pool.shape[0] < n:
+            grown = np.empty(max(n, 2 * self.pool.shape[0]))
+            grown[: self.pool.shape[0]] = self.pool
+            self.pool = grown
+
+
+_KIND = {"default": 0, "spray": 1, "marker": 2, "custom": 3}
+
+
+def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float, rs: StrokeStream,
+                 clip: np.ndarray, steps: int | None = None, k0: int = 0, direction: float | None = None) -> int:
+    """Stamp one stroke into the brush mask; returns the number of stamps.
+
+    ``steps`` is the whole stroke's step count when ``path`` holds only its steps k0.. (a line whose far parts
+    cannot reach the canvas): every step still draws its numbers, as p5.brush's does. ``direction`` is a
+    line's heading (degrees); a plot stroke takes each step's heading from ``path``."""
+    n = path.xs.shape[0] if steps is None else int(steps)
+    kind = _KIND.get(b.type, 0) if (b.type != "custom" or b.tip is not None) else -1
+    pr = b.pressure
+    custom = pr.kind == "custom"
     alpha0 = b.opacity if b.type in ("default", "spray") else b.opacity / min(weight, 1.3)
-    if b.noise > 0:
-        alpha0 = max(0.0, alpha0 * (1 + rng.normal(0, 0.1 * b.noise)))
-    xs_l, ys_l, d_l, a_l = [], [], [], []
-    tips = []  # (x, y, size, alpha, angle) for custom tips
-
-    def marker_tip(x, y, p, h):
-        if not b.marker_tip:
-            return
-        if b.type == "marker":
-            for s in range(1, 10):
-                pp = p * s / 10
-                vib = weight * b.scatter
-                xs_l.append([x + vib * rng.uniform(-1, 1)])
-                ys_l.append([y + vib * rng.uniform(-1, 1)])
-                d_l.append([weight * b.weight * pp])
-                a_l.append([alpha0 * 8 * max(0.8, pp) * rng.uniform(0.9, 1.1)])
-        elif b.type == "custom" and b.tip is not None:
-            for s in range(1, 5):
-                pp = p * s / 10
-                vib = weight * b.scatter
-                tips.append((x + vib * rng.uniform(-1, 1), y + vib * rng.uniform(-1, 1), b.weight * weight * pp,
-                             alpha0 * 2 * max(0.8, pp) * rng.uniform(0.9, 1.1), _tip_angle(b, h, rng)))
-
-    if n:
-        marker_tip(path.xs[0], path.ys[0], p_all[0], path.heading[0])
-        p = np.maximum(p_all, 1e-3)
-        x, y = path.xs, path.ys
-        if b.type == "default":
-            keep = rng.random(n) < b.grain * p
-            g = rng.standard_normal(n)
-            u_perp, u_along = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-            u_size, u_alpha = rng.uniform(0.85, 1.15, n), rng.uniform(0.75, 1.1, n)
-            hd = path.heading
-            # sin/cos only where a stamp is kept, and once for a straight line's constant heading
-            hk = hd[:1] if hd[0] == hd[-1] and (hd == hd[0]).all() else hd[keep]
-            hk = np.radians(hk)
-            sx, sy, sd, sa = _default_stamps(keep, x, y, p, g, u_perp, u_along, u_size, u_alpha, np.sin(hk),
-                                             np.cos(hk), weight * b.scatter, b.sharpness, b.weight,
-                                             float(weight), float(alpha0))
-            xs_l.append(sx)
-            ys_l.append(sy)
-            d_l.append(sd)
-            a_l.append(sa)
-        elif b.type == "spray":
-            g = rng.standard_normal(n)
-            vib = weight * b.scatter * p + weight * g * b.scatter / 3
-            sw = b.weight * rng.uniform(0.9, 1.1, n)
-            it = np.minimum(np.ceil(b.grain / p), 400).astype(np.int64)
-            rep = np.repeat(np.arange(n), it)
-            m = rep.shape[0]
-            r = rng.uniform(0.9, 1.1, m)
-            rv = r * vib[rep]
-            rx = rv * rng.uniform(-1, 1, m)
-            yr = rng.uniform(-1, 1, m)
-            xs_l.append(x[rep] + rx)
-            ys_l.append(y[rep] + yr * np.sqrt(np.maximum(rv * rv - rx * rx, 0)))
-            d_l.append(sw[rep])
-            a_l.append(np.full(m, alpha0))
-        elif b.type == "marker":
-            vib = weight * b.scatter
-            xs_l.append(x + vib * rng.uniform(-1, 1, n))
-            ys_l.append(y + vib * rng.uniform(-1, 1, n))
-            d_l.append(weight * b.weight * p)
-            a_l.append(alpha0 * np.maximum(0.8, p) * rng.uniform(0.9, 1.1, n))
-        elif b.type == "custom" and b.tip is not None:
-            vib = weight * b.scatter
-            if b.rotate == "random":
-                ang = np.radians(rng.integers(0, 360, n).astype(np.float64))
-            elif b.rotate == "natural":
-                ang = -np.radians(path.heading)
-            else:
-                ang = np.zeros(n)
-            tips.extend(zip(x + vib * rng.uniform(-1, 1, n), y + vib * rng.uniform(-1, 1, n), b.weight * weight * p,
-                            alpha0 * np.maximum(0.8, p) * rng.uniform(0.9, 1.1, n), ang))
-        marker_tip(path.end[0], path.end[1], p_all[-1], path.heading[-1])
-    count = 0
-    if xs_l:
-        xs, ys, ds, als = _join(xs_l), _join(ys_l), _join(d_l), _join(a_l) / 255.0
-        stamp_discs(mask, xs, ys, ds, als, clip, dirty)
-        count += xs.shape[0]
-    if tips:
-        t = np.asarray(tips, np.float64)
-        stamp_tips(mask, t[:, 0].copy(), t[:, 1].copy(), t[:, 2].copy(), t[:, 3] / 255.0, t[:, 4].copy(), b.tip,
-                   clip, dirty)
-        count += t.shape[0]
-    return count
-
-
-def _join(parts: list) -> np.ndarray:
-    """The parts as one float64 array; a stroke with one part (no marker tips) is not copied."""
-    if len(parts) == 1 and isinstance(parts[0], np.ndarray):
-        return parts[0]
-    return np.concatenate([np.asarray(v, np.float64) for v in parts])
+    rs.reserve(2 * n)
+    has_plot = direction is None
+    dcs = 0.0 if has_plot else float(direction)
+    samples = pr.samples if custom else np.zeros(2)
+    curve = pr.curve if not custom else (0.0, 0.0)
+    xs, ys, ds, als, angs, m = _stroke_stamps(
+        rs.st, rs.pool, rs.npool, rs.pstate, kind, n, k0, path.xs, path.ys, path.heading,
+        path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
+        b.grain, b.scatter, b.sharpness, b.weight, float(weight), float(alpha0), b.noise, b.marker_tip,
+        1 if b.rotate == "random" else (2 if b.rotate == "natural" else 0), custom, pr.min, pr.max,
+        float(curve[0]), float(curve[1]), samples)
+    if m == 0:
+        return 0
+    if kind == 3:
+        stamp_tips(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, angs[:m], b.tip, clip, dirty)
+    else:
+        stamp_discs(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, clip, dirty)
+    return m
 
 
 @njit
-def _default_stamps(keep, x, y, p, g, u_perp, u_along, u_size, u_alpha, sin_h, cos_h, vib0, sharp, bweight,
-                    weight, alpha0):
-    """The kept stamps of a default (pencil-like) brush: positions, sizes and alphas (0-255).
+def _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples):
+    """p5.brush's ``simPressure`` at distance d: the bell of ``gauss()`` or the custom curve with its variation."""
+    length = max(length, 1e-9)
+    if custom:
+        t = d / length
+        tt = min(max(0.5 + (t - 0.5 + ct) * cs, 0.0), 1.0)
+        ns = samples.shape[0] - 1
+        u = tt * ns
+        j = min(int(u), ns - 1)
+        v = samples[j] + (u - j) * (samples[j + 1] - samples[j]) + pc + ck * (t - 0.5)
+        out = pmin + v * (pmax - pmin)
+        return min(max(out, min(pmin, pmax)), max(pmin, pmax))
+    peak = pa * length
+    hw = (pb * 1.2 if d < peak else pb * 0.8) * (length / 2.0)
+    if hw == 0.0:
+        hw = 1e-9
+    return pmin + (1.0 / (1.0 + abs((d - peak) / hw) ** (2.0 * pc))) * (pmax - pmin)
 
-    One pass instead of a dozen numpy temporaries. Each value is the numpy expression it replaces, with
-    the same operations in the same order (no fused multiply-adds without fastmath), so the results are
-    bit-identical. ``sin_h``/``cos_h`` hold the kept steps' heading, or one value for a constant heading.
-    """
+
+@njit
+def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_pres, has_plot, direction,
+                   length, step, ex, ey, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom,
+                   pmin, pmax, ca, cb, samples):
+    """Every random number one stroke draws, in p5.brush's order (``draw``: ``saveState``, the gaussian pool's
+    top-up, one ``tip`` per step, ``restoreState``), and the stamps they place. Steps before k0 (whose
+    positions ``xs`` does not hold) draw their numbers but place nothing."""
+    rnd(st)  # current.seed
+    if custom:
+        pa = 0.0
+        pb = 0.0
+        pc = rr(st, -0.08, 0.08)
+        ct = rr(st, -0.06, 0.06)
+        cs = rr(st, 0.92, 1.08)
+        ck = rr(st, -0.06, 0.06)
+    else:
+        pa = 0.5 + ca * rr(st, -1.0, 1.0)
+        pb = 1.0 - cb * rr(st, 1.0, 1.5)
+        pc = rr(st, 3.0, 3.5)
+        ct = 0.0
+        cs = 1.0
+        ck = 0.0
+    alpha = alpha0
+    if noise > 0.0:
+        alpha = max(0.0, alpha0 * (1.0 + gauss(st, 0.0, 0.1 * noise)))
+    if has_plot:
+        dcos = 1.0
+        dsin = 0.0
+    else:
+        li = lut_index(direction)
+        dcos = LUT_COS[li]
+        dsin = LUT_SIN[li]
+    cap = n + 40  # a stamp per step at most, plus the marker tips
+    if kind == 1:  # a spray step stamps ceil(grain / pressure) dots: count them first (pressure draws nothing)
+        cap = 40
+        cnt = 10.0
+        pcache = 1.0
+        d = 0.0
+        for i in range(n):
+            if cnt >= 10.0:
+                pcache = _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
+                if has_plot:
+                    pcache *= plot_pres[i]
+                cnt = 0.0
+            cnt += 1.0
+            if i >= k0 and i - k0 < xs.shape[0]:
+                cap += int(math.ceil(grain / max(pcache, 1e-3)))
+            d += step
+    ox = np.empty(cap)
+    oy = np.empty(cap)
+    od = np.empty(cap)
+    oa = np.empty(cap)
+    og = np.zeros(cap)
     m = 0
-    for i in range(keep.shape[0]):
-        if keep[i]:
-            m += 1
-    xs = np.empty(m)
-    ys = np.empty(m)
-    ds = np.empty(m)
-    als = np.empty(m)
-    one = sin_h.shape[0] == 1
-    j = 0
-    for i in range(keep.shape[0]):
-        if not keep[i]:
+    vib = weight * scatter
+    nx = xs.shape[0]
+    for phase in range(3):  # the opening marker tip, the steps, the closing marker tip
+        if phase == 1:
+            # the pool of gaussians grows to twice the step count before the steps draw from it
+            while npool[0] < 2 * n:
+                pool[npool[0]] = gauss(st, 0.0, 1.0)
+                npool[0] += 1
+            npl = npool[0]
+            cnt = 10.0  # the pressure is recomputed every 10 steps (p5.brush's pressureCount)
+            pcache = 1.0
+            d = 0.0
+            for i in range(n):
+                j = i - k0
+                if cnt >= 10.0:
+                    pcache = _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
+                    if has_plot:
+                        pcache *= plot_pres[i]
+                    cnt = 0.0
+                cnt += 1.0
+                p = max(pcache, 1e-3)
+                show = j >= 0 and j < nx
+                x = xs[j] if show else 0.0
+                y = ys[j] if show else 0.0
+                if kind == 0:
+                    if rnd(st) >= grain * p:
+                        d += step
+                        continue
+                    g = pool[int(rnd(st) * npl)]
+                    v = vib * (sharp + ((1.0 - sharp) * g) / p)
+                    if has_plot:
+                        li = lut_index(heading[i])
+                        c = LUT_COS[li]
+                        s = LUT_SIN[li]
+                    else:
+                        c = dcos
+                        s = dsin
+                    perp = v * rr(st, -1.0, 1.0)
+                    along = 0.3 * v * rr(st, -1.0, 1.0)
+                    diam = p * p * bweight * rr(st, 0.85, 1.15) * weight
+                    a = (0.9 if p < 0.9 else p) * alpha * rr(st, 0.75, 1.1)
+                    if show:
+                        ox[m] = x + perp * s + along * c
+                        oy[m] = y + perp * c - along * s
+                        od[m] = diam
+                        oa[m] = a
+                        m += 1
+                elif kind == 1:
+                    v = weight * scatter * p + (weight * pool[int(rnd(st) * npl)] * scatter) / 3.0
+                    sw = bweight * rr(st, 0.9, 1.1)
+                    it = int(math.ceil(grain / p))
+                    for _ in range(it):
+                        r = rr(st, 0.9, 1.1)
+                        rx = r * v * rr(st, -1.0, 1.0)
+                        yr = rr(st, -1.0, 1.0)
+                        if show:
+                            ox[m] = x + rx
+                            oy[m] = y + yr * math.sqrt(max((r * v) ** 2 - rx * rx, 0.0))
+                            od[m] = sw
+                            oa[m] = alpha
+                            m += 1
+                elif kind == 2:
+                    rx = vib * rr(st, -1.0, 1.0)
+                    ry = vib * rr(st, -1.0, 1.0)
+                    a = alpha * max(0.8, p) * rr(st, 0.9, 1.1)
+                    if show:
+                        ox[m] = x + rx
+                        oy[m] = y + ry
+                        od[m] = weight * bweight * p
+                        oa[m] = a
+                        m += 1
+                elif kind == 3:
+                    rx = vib * rr(st, -1.0, 1.0)
+                    ry = vib * rr(st, -1.0, 1.0)
+                    ang = 0.0
+                    if rot == 1:
+                        ang = int(rr(st, 0.0, 360.0)) * (math.pi / 180.0)
+                    elif rot == 2:
+                        ang = -(heading[i] if has_plot else direction) * (math.pi / 180.0)
+                    a = alpha * max(0.8, p) * rr(st, 0.9, 1.1)
+                    if show:
+                        ox[m] = x + rx
+                        oy[m] = y + ry
+                        od[m] = bweight * weight * p
+                        oa[m] = a
+                        og[m] = ang
+                        m += 1
+                d += step
+            pstate[0] = cnt
+            pstate[1] = pcache if n > 0 else math.nan
             continue
-        k = 0 if one else j
-        pi = p[i]
-        vib = vib0 * (sharp + (1.0 - sharp) * g[i] / pi)
-        perp = vib * u_perp[i]
-        along = 0.3 * vib * u_along[i]
-        xs[j] = x[i] + perp * sin_h[k] + along * cos_h[k]
-        ys[j] = y[i] + perp * cos_h[k] - along * sin_h[k]
-        ds[j] = pi * pi * bweight * u_size[i] * weight
-        als[j] = (0.9 if pi < 0.9 else pi) * alpha0 * u_alpha[i]  # np.maximum(0.9, p), NaN included
-        j += 1
-    return xs, ys, ds, als
-
-
-def _tip_angle(b: Brush, heading: float, rng: np.random.Generator) -> float:
-    if b.rotate == "random":
-        return math.radians(int(rng.integers(0, 360)))
-    if b.rotate == "natural":
-        return math.radians(-heading)
-    return 0.0
+        # markerTip: the pressure comes from the cache (a stroke's opening tip may reuse the last stroke's)
+        if not marker_tip:
+            continue
+        if pstate[0] >= 10.0 or math.isnan(pstate[1]):
+            dm = 0.0 if phase == 0 else length
+            pp = _pressure_at(dm, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
+            if has_plot and plot_pres.shape[0] > 0:
+                pp *= plot_pres[0] if phase == 0 else plot_pres[plot_pres.shape[0] - 1]
+            pstate[1] = pp
+            pstate[0] = 0.0
+        pstate[0] += 1.0
+        p = pstate[1]
+        tx = xs[0] if phase == 0 and nx > 0 else ex
+        ty = ys[0] if phase == 0 and nx > 0 else ey
+        if kind == 2:
+            for q in range(1, 10):
+                pq = p * q / 10.0
+                rx = vib * rr(st, -1.0, 1.0)
+                ry = vib * rr(st, -1.0, 1.0)
+                a = alpha * 8.0 * max(0.8, pq) * rr(st, 0.9, 1.1)
+                ox[m] = tx + rx
+                oy[m] = ty + ry
+                od[m] = weight * bweight * pq
+                oa[m] = a
+                m += 1
+        elif kind == 3:
+            for q in range(1, 5):
+                pq = p * q / 10.0
+                rx = vib * rr(st, -1.0, 1.0)
+                ry = vib * rr(st, -1.0, 1.0)
+                ang = 0.0
+                if rot == 1:
+                    ang = int(rr(st, 0.0, 360.0)) * (math.pi / 180.0)
+                elif rot == 2:
+                    hh = heading[0] if phase == 0 else heading[heading.shape[0] - 1]
+                    ang = -(hh if has_plot else direction) * (math.pi / 180.0)
+                a = alpha * 2.0 * max(0.8, pq) * rr(st, 0.9, 1.1)
+                ox[m] = tx + rx
+                oy[m] = ty + ry
+                od[m] = bweight * weight * pq
+                oa[m] = a
+                og[m] = ang
+                m += 1
+    return ox, oy, od, oa, og, m
