@@ -267,6 +267,39 @@ def test_native_strokes_draw_p5_brushs_numbers_so_a_later_fill_matches_too(rende
     assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same
 
 
+def test_native_fields_and_hatching_follow_p5_brush_too(renderer):
+    """Built-in fields are generated from p5.brush's second stream and its simplex noise when named, so strokes
+    through them bend as in the browser; hatch jitter takes p5.brush's draws; an irregular circle drawn after the
+    field takes the next numbers of the same stream."""
+    from aquarelle.render.native import render as native_render
+
+    def prog(seed):
+        return Program.from_calls(
+            [
+                ("background", ["#fffceb"]),
+                ("set", ["HB", "#222222", 2]),
+                ("field", ["curved"]),
+                ("flowLine", [60, 80, 420, 10]),
+                ("flowLine", [60, 200, 420, 0]),
+                ("noField", []),
+                ("noStroke", []),
+                ("hatchStyle", ["2H", "#335577", 1]),
+                ("hatch", [12, 30, {"rand": 0.3}]),
+                ("rect", [320, 330, 220, 200]),
+                ("noHatch", []),
+                ("fill", ["#1f4b99", 150]),
+                ("circle", [170, 420, 100, 0.8]),
+            ],
+            seed=seed,
+        )
+
+    browser = renderer.render(prog(2))
+    same, other = native_render(prog(2)), native_render(prog(12))
+    assert _thumb_corr(same, browser) > 0.97, _thumb_corr(same, browser)
+    mad_same = np.abs(same.astype(int) - browser).mean()
+    assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same
+
+
 def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
     """After the same fills, p5.brush's next draws from its fill stream are the ones our stream gives next."""
     import re

@@ -67,3 +67,26 @@ def test_fill_pools_take_1024_draws_in_gaussian_pairs():
     for _ in range(1024):
         rnd(ref)
     assert st[0] == ref[0]
+
+
+def test_field_noise_is_simplex_noise_seeded_as_p5_brush_seeds_it():
+    """Values printed by simplex-noise 4.0.3's createNoise2D with p5.brush's PRNG for noiseSeed(7) (in node)."""
+    from aquarelle.render.fields import Noise2
+
+    got = Noise2(7)(np.array([0.5, 3.0, -12.3, 100.01]), np.array([0.25, 4.0, 7.9, -0.02]))
+    assert got.tolist() == [0.11290708449984081, 0.1804491474878531, 0.6127238947152239, -0.23148467874018305]
+    assert not np.array_equal(Noise2(8)(np.array([0.5]), np.array([0.25])), got[:1])
+
+
+def test_a_field_is_generated_when_named_and_again_on_refresh():
+    from aquarelle.render.fields import FieldBank
+
+    bank = FieldBank(600, 600, 3, Stream2(3))
+    assert bank.cols == 200 and bank.rows == 200
+    bank.activate("zigzag", 0, {})
+    first = bank.get("zigzag", 0, {})
+    bank.activate("zigzag", 0, {})  # named again: kept, no draws
+    assert bank.get("zigzag", 0, {}) is first
+    bank.activate("zigzag", 0, {}, refresh=True)  # refreshField: new draws, a new field
+    assert not np.array_equal(bank.get("zigzag", 0, {}), first)
+    assert first.dtype == np.float64 and np.array_equal(first, first.astype(np.float32))

@@ -132,6 +132,16 @@ def fill_pools(st):
     return pools
 
 
+class Uniform:
+    """``rr(a, b)`` on a compiled stream's state, for the few draws made in Python (hatch jitter and weights)."""
+
+    def __init__(self, st: np.ndarray):
+        self.st = st
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + rnd(self.st) * (b - a)
+
+
 class Stream2:
     """``rng2`` in Python, for the plot geometry drawn outside compiled code (circles, ``genPol``)."""
 

@@ -260,8 +260,8 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
         idx[k] = i_last
         pang[k] = a
         if field_on:
-            col = int(round((x + half_w) / res))
-            row = int(round((y + half_h) / res))
+            col = int(math.floor((x + half_w) / res + 0.5))  # Math.round, as p5.brush's Position rounds
+            row = int(math.floor((y + half_h) / res + 0.5))
             inside = col >= 0 and row >= 0 and col < ncol and row < nrow
         else:
             inside = x >= -half_w and x <= width + half_w and y >= -half_h and y <= height + half_h

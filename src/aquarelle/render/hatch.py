@@ -17,7 +17,7 @@ from ._jit import njit
 
 
 def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, max_lines: int) -> list[tuple]:
-    rad = math.radians(angle)
+    rad = (angle * math.pi) / 180  # as p5.brush's scanlineHatch rounds it
     ca, sa = math.cos(rad), math.sin(rad)
     edges = []
     ymin, ymax = math.inf, -math.inf
@@ -52,10 +52,10 @@ def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, m
     return segs
 
 
-def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dict, rng: np.random.Generator,
+def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dict, rng,
                 max_lines: int = 20000) -> list[tuple[float, float, float, float, bool]]:
     """p5.brush ``getHatchLines``: (x1, y1, x2, y2, is_connector) in drawing order."""
-    angle = ((angle % 180) + 180) % 180
+    angle = math.fmod(math.fmod(angle, 180) + 180, 180)  # JavaScript remainders, as p5.brush normalises it
     g = options.get("gradient") or 0
     gradient = min(max(1 + 0.1 * g, 1), 1.1) if g else 1
     segs = _scan(polys, angle, max(dist, 0.1), gradient, max_lines)

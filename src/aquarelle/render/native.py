@@ -31,7 +31,7 @@ from ..brush.program import Program
 from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
 from . import fields as _fields
-from .brush_random import LUT_COS, LUT_SIN, Stream2, fill_pools, lut_index, make_state
+from .brush_random import LUT_COS, LUT_SIN, Stream2, Uniform, fill_pools, lut_index, make_state
 from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
@@ -150,8 +150,7 @@ class _Painter:
         self.mix = Compositor(width, height, background, _work(height, width))
         self.scratch: FillScratch | None = None
         self.reseed(seed)
-        self.noise_seed = _seed_int(seed)
-        self.fields = _fields.FieldBank(width, height, _seed_int(seed))
+        self.fields = _fields.FieldBank(width, height, seed, self.rng2)
         self.budget = budget
         self.used: dict = {}
         self.warnings: list[str] = []
@@ -165,9 +164,17 @@ class _Painter:
         self.pools = fill_pools(self.brush_rng)
         self.strokes = StrokeStream(self.brush_rng)
         self.rng2 = Stream2(s)
+        if hasattr(self, "fields"):
+            self.fields.rng2 = self.rng2
 
     def renoise(self, s) -> None:
-        self.fields = _fields.FieldBank(self.w, self.h, _seed_int(s))
+        """p5.brush's ``noiseSeed``: new noise for fields generated from now on (generated ones stay)."""
+        self.fields.noise = _fields.Noise2(s)
+
+    def field_command(self, st: PaintState, method: str) -> None:
+        """``field``/``wiggle`` generate a built-in field the first time it is named, ``refreshField`` anew."""
+        if st.flow.name:
+            self.fields.activate(st.flow.name, st.flow.t, st.fields, refresh=method == "refreshField")
 
     def walker(self, st: PaintState, override: tuple[str, float] | None = None) -> Walker:
         if override is not None:
@@ -303,7 +310,8 @@ class _Painter:
 
     def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
         h = st.hatch
-        lines = hatch_lines(polys, h.dist, h.angle, h.options, self.rng)
+        rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
+        lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
         self.budget.spend(self.used, "hatch_lines", len(lines))
         if h.style is not None:
             brush, color, weight = h.style
@@ -313,7 +321,7 @@ class _Painter:
             self.warn("hatch: no hatchStyle and no stroke colour; hatch lines not drawn")
             return
         for x1, y1, x2, y2, _ in lines:
-            w = weight * self.rng.uniform(0.9, 1.1) if h.style is not None else weight
+            w = weight * rr.uniform(0.9, 1.1) if h.style is not None else weight
             self.line(st, x1, y1, x2, y2, brush, color, w)
 
     def mass(self, st: PaintState, polys: list[np.ndarray]) -> None:
@@ -499,6 +507,8 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
             op = state.apply(c)
         except CommandError as e:
             raise RenderError(f"command {i}: {e}") from None
+        if c.method in ("field", "refreshField", "wiggle"):
+            painter.field_command(state, c.method)
         if op is not None:
             painter.paint(op)
     img = painter.mix.finish()
