@@ -323,3 +323,18 @@ def test_math_random_and_clock_are_seeded(runner):
     src = skeleton("brush.circle(1 + Math.random() * 100, 1 + Date.now() + new Date().getTime(), 5);")
     a, b, c = (calls(runner.run(src, seed=s))[-1][1] for s in (1, 1, 2))
     assert a == b and a != c and a[1] == 1
+
+
+def test_randomseed_reseeds_p5_brush_where_the_sketch_calls_it(runner):
+    """p5.brush's p5 add-on hooks randomSeed/noiseSeed: a leading whole-number randomSeed becomes the program's
+    seed, a later one (or a text seed) is recorded as the brush.seed it amounts to, in every action space."""
+    lead = runner.run("function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
+                      "function draw() { translate(-width / 2, -height / 2); randomSeed(433); noiseSeed(433);\n"
+                      "  brush.circle(5, 5, 5); }\n", seed=1)
+    assert lead.program.seed == 433 and [m for m, _ in calls(lead)] == ["circle"]
+    later = runner.run(skeleton("", 'background("#fff"); randomSeed(9); noiseSeed(4); brush.circle(5, 5, 5);'),
+                       action_space="hf10", seed=1)
+    assert later.ok, later.reason
+    assert later.program.seed == 1 and ("seed", [9]) in calls(later) and ("noiseSeed", [4]) in calls(later)
+    text = runner.run(skeleton("", 'randomSeed("abc"); brush.circle(5, 5, 5);'), seed=1)
+    assert text.program.seed == 1 and ("seed", ["abc"]) in calls(text)

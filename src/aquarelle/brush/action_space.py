@@ -24,6 +24,11 @@ HF10 = (
 )
 
 
+#: In every space: p5's ``background`` (part of the skeleton) and the seeding calls p5's ``randomSeed`` and
+#: ``noiseSeed`` amount to (p5.brush's p5 add-on reseeds p5.brush from them); none of them paints a shape.
+ALWAYS = frozenset({"background", "seed", "noiseSeed"})
+
+
 @dataclass(frozen=True)
 class ActionSpace:
     name: str
@@ -31,14 +36,14 @@ class ActionSpace:
 
     def check(self, method: str) -> None:
         """Raise CommandError if ``method`` is not allowed in this space."""
-        if method == "background":  # p5's own, always part of the skeleton
+        if method in ALWAYS:
             return
         if method not in self.methods:
             known = "" if method in SPECS else " (and it is not a p5.brush method)"
             raise CommandError(f"{method} is not in the {self.name} action space{known}")
 
     def __contains__(self, method: str) -> bool:
-        return method == "background" or method in self.methods
+        return method in ALWAYS or method in self.methods
 
 
 SPACES: dict[str, ActionSpace] = {

@@ -20,6 +20,11 @@ Notes on the harder p5.brush functions:
   Image brushes are refused (they load a resource).
 - ``async function setup`` is run to completion; code after an ``await`` runs outside
   V8's timer, so a hang there is caught by killing the worker at the deadline.
+- p5's ``randomSeed``/``noiseSeed``: p5.brush's p5 add-on reseeds p5.brush from them, so
+  besides the sketch's own random they count for the painting. A whole-number
+  ``randomSeed`` before any brush call becomes the program's ``seed`` (an exported sketch
+  opens with one, so the round trip holds); any later or text seed is recorded as the
+  ``seed``/``noiseSeed`` command it amounts to. Both belong to every action space.
 
 Frame: coordinates, radii, lengths and hatch spacing go through the current transform (a
 rotated rect becomes beginShape/vertex/endShape); brush weights do not; angles are stored in
@@ -103,6 +108,10 @@ _NAME_RE = re.compile(r"(?<![\w$.])(" + "|".join(_FORBIDDEN_NAMES) + r")(?![\w$]
 _FUNCTION_RE = re.compile(r"(?<![\w$.])Function\s*\(|new\s+Function(?![\w$])|\.constructor\s*\(")
 _IMPORT_RE = re.compile(r"(?<![\w$.])import\s*\(|^[^\S\n]*import\s", re.M)  # [^\S\n]: \s* across lines is quadratic
 
+
+#: p5's seeding calls as the sandbox records them, and the p5.brush call each amounts to (p5.brush's p5 add-on
+#: reseeds p5.brush from them); like ``background`` they belong to every action space.
+_P5_SEEDS = {"p5.randomSeed": "seed", "p5.noiseSeed": "noiseSeed"}
 
 def static_violations(source: str) -> list[str]:
     """Forbidden globals named in the code (comments and string literals ignored)."""
@@ -242,7 +251,9 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
             violations.append(f"brush.{method}() is not in the {space.name} action space")
     if error is None:
         for method, args in data["calls"]:
-            if method not in space and method not in seen_space:
+            if method in _P5_SEEDS:  # p5's randomSeed/noiseSeed reseed p5.brush too: the brush call they amount to
+                method = _P5_SEEDS[method]
+            elif method not in space and method not in seen_space:
                 seen_space.add(method)
                 violations.append(f"brush.{method}() is not in the {space.name} action space")
                 continue
@@ -255,7 +266,9 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
     if error is None and not violations:
         canvas = data["canvas"]
         try:
-            program = Program(width=canvas["w"], height=canvas["h"], seed=seed, commands=commands)
+            lead = data.get("seed")  # the sketch's own leading randomSeed, which p5.brush takes as its seed
+            program = Program(width=canvas["w"], height=canvas["h"], seed=seed if lead is None else int(lead),
+                              commands=commands)
             st = _CheckState()
             for c in program.commands:
                 st.apply(c)

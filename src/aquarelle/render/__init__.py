@@ -17,7 +17,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..brush.program import Program
 
-__all__ = ["render_program", "background_of", "RenderError"]
+__all__ = ["render_program", "background_of", "RenderError", "NATIVE_LOOK"]
+
+#: Changes whenever the native renderer paints a program differently, so caches of its images (the reference
+#: pool's) are redrawn. 2: p5.brush's own random streams (2026-11-30).
+NATIVE_LOOK = 2
 
 _BROWSER = None
 

@@ -72,7 +72,9 @@ def critic_features(image: np.ndarray, size: int = FEATURE_SIZE) -> CriticFeatur
     n_p = max(int(painted.sum()), 1)
     mass = n_p / painted.size
     h, s, v = _hsv(img)
-    mud = float(((s < 0.28) & (v < 0.62) & painted).sum() / n_p)
+    # darkish: value below 0.76. Re-fitted on the design split when native renders became p5.brush's own
+    # (2026-11-30): its fills are lighter than the old native look, and 0.62 let muddy paintings pass as clean
+    mud = float(((s < 0.28) & (v < 0.76) & painted).sum() / n_p)
     harsh = float(((((s > 0.75) & (v > 0.55)) | (v < 0.18)) & painted).sum() / n_p)
     lum = img @ np.array([0.299, 0.587, 0.114], np.float32)
     gx = np.abs(np.diff(lum, axis=1))[:-1, :]

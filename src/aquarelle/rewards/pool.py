@@ -19,6 +19,7 @@ from typing import Iterable, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..render import NATIVE_LOOK
 from .config import RewardError
 
 TIERS = ("love", "okay", "reject")
@@ -101,7 +102,8 @@ class Pool:
 
     def _key(self, e: PoolEntry, backend: str) -> str:
         h = hashlib.sha1(self.source(e).encode("utf-8"))
-        h.update(f"|{backend}|{RENDER_SIZE}|hf10={e.hf10}".encode())
+        look = NATIVE_LOOK if backend == "native" else 0  # a new native look redraws the cache
+        h.update(f"|{backend}|{RENDER_SIZE}|hf10={e.hf10}|look={look}".encode())
         return h.hexdigest()[:16]
 
     def image_path(self, e: PoolEntry) -> Path:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from aquarelle.brush import HF10, Program, get_space
+from aquarelle.brush.action_space import ALWAYS
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 POOL_DIR = REPO_ROOT / "pool"
@@ -305,7 +306,7 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
             break  # the rest would not fit the rollout budget: a shorter painting, then finish
         calls, results = [], []
         for name, args in turn:
-            if name == "background" or name not in space_tools:
+            if name in ALWAYS or name not in space_tools:
                 continue  # the environment paints the paper itself
             if name in STROKE_ONLY and not space_tools & STROKE_ON:
                 continue  # no stroke can be switched on in this space: the call changes nothing on the paper
@@ -334,4 +335,4 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
 
 
 def hf10_fits(program: Program) -> bool:
-    return all(c.method in HF10 or c.method == "background" for c in program.commands)
+    return all(c.method in HF10 or c.method in ALWAYS for c in program.commands)

@@ -544,7 +544,20 @@
     if (arguments.length === 1) return r * a;
     return r * (b - a) + a;
   });
-  def("randomSeed", (s) => { rng = mulberry32(seedInt(s)); gaussSpare = null; });
+  // p5.brush's p5 add-on hooks randomSeed/noiseSeed to reseed p5.brush itself. A whole-number randomSeed before
+  // anything is recorded becomes the program's seed (an exported sketch opens with one); any other is recorded
+  // as the brush.seed/brush.noiseSeed call it amounts to, so every renderer reseeds where the sketch did.
+  let leadSeed = null;
+  function brushSeed(method, s) {
+    const v = plain(s, 0);
+    if (method === "seed" && nRecorded === 0 && typeof v === "number" && Number.isSafeInteger(v) && v >= 0) {
+      leadSeed = v;
+      return;
+    }
+    if (method === "noiseSeed" && nRecorded === 0 && v === (leadSeed === null ? cfg.seed : leadSeed)) return;
+    record(method === "seed" ? "p5.randomSeed" : "p5.noiseSeed", [v]);  // p5's own: outside any action space
+  }
+  def("randomSeed", (s) => { rng = mulberry32(seedInt(s)); gaussSpare = null; brushSeed("seed", s); });
   def("randomGaussian", (mean, sd) => {
     let y;
     if (gaussSpare !== null) { y = gaussSpare; gaussSpare = null; } else {
@@ -560,7 +573,7 @@
     return a;
   });
   def("noise", noise);
-  def("noiseSeed", (s) => { noiseRng = mulberry32(seedInt(s)); perlin = null; });
+  def("noiseSeed", (s) => { noiseRng = mulberry32(seedInt(s)); perlin = null; brushSeed("noiseSeed", s); });
   def("noiseDetail", (lod, falloff) => { if (lod > 0) perlinOctaves = M.min(lod | 0, 16); if (falloff > 0) perlinFalloff = falloff; });
   def("int", (v) => parseInt(v, 10));
   def("float", (v) => parseFloat(v));
@@ -710,7 +723,8 @@
     },
     limitHit() { return limitHit; },
     result() {
-      return stringify({ calls: calls, queried: queried, violations: violations, limit: limitHit, canvas: canvas, angleMode: angleUnits });
+      return stringify({ calls: calls, queried: queried, violations: violations, limit: limitHit, canvas: canvas, angleMode: angleUnits,
+                         seed: leadSeed });
     },
   });
   let setupState = "pending", setupError = null;
