@@ -211,7 +211,7 @@ def _rim_row(ar, hm, h0, hp, c0, c1, tqr):
     hits across noisy masks): a branch-free pass, so it vectorises ahead of the serial cache loop."""
     for c in range(c0, c1):
         s = hm[c] + h0[c] + hp[c]
-        t = min(_A8[ar[c]] + 0.1 * s / 9.0, 1.0)
+        t = min(ar[c] / 255.0 + 0.1 * s / 9.0, 1.0)  # a / 255 as _A8 holds it, without a table gather
         tqr[c] = int(t * 1020.0 + 0.5)
 
 
