@@ -135,6 +135,18 @@ def _mix(ks1, r1, lum1, ks2, r2, lum2, t, cmf, m, out):
 
 
 @njit
+def _alpha_from_transparency(tm, ox, oy, ex0, ey0, rw, rh, a8):
+    """The brush mask (a product of transparencies, 1 where untouched) as 8-bit alpha; 1 gives exactly 0."""
+    for q in range(rh):
+        for c in range(rw):
+            tv = tm[ey0 - oy + q, ex0 - ox + c]
+            if tv == 1.0:
+                a8[q, c] = 0
+            else:
+                a8[q, c] = int(math.floor((1.0 - tv) * 255.0 + 0.5))
+
+
+@njit
 def _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, a8):
     """The mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a8``; 0 stays exactly 0."""
     for q in range(rh):
@@ -318,7 +330,10 @@ def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
                                                canvas.shape[1], x0, y0, x1, y1)
     if x1 <= x0 or y1 <= y0:
         return 0
-    _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
+    if is_brush:
+        _alpha_from_transparency(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
+    else:
+        _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
     return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
 
 
@@ -335,7 +350,8 @@ def make_work(height: int, width: int) -> Work:
 
 def composite_mask(canvas: np.ndarray, logm: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
                    work: Work | None = None) -> int:
-    """Blend ``logm`` (a log-transparency mask placed at ``origin``) over ``rect`` into ``canvas`` in place."""
+    """Blend a mask placed at ``origin`` over ``rect`` into ``canvas`` in place: the fill mask holds summed
+    log-transparencies, the brush mask (``is_brush``) the product of its stamps' transparencies."""
     x0, y0, x1, y1 = (int(v) for v in rect)
     pig = np.asarray(rgb, dtype=np.float64) / 255.0
     if work is None:
