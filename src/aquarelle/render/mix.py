@@ -135,27 +135,18 @@ def _mix(ks1, r1, lum1, ks2, r2, lum2, t, cmf, m, out):
 
 
 @njit
-def _alpha_from_transparency(tm, ox, oy, ex0, ey0, rw, rh, a8):
-    """The brush mask (a product of transparencies, 1 where untouched) as 8-bit alpha; 1 gives exactly 0."""
+def _mask_alpha(mask, is_log, ox, oy, ex0, ey0, rw, rh, a8):
+    """A mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a8``; an untouched pixel gives exactly 0.
+
+    The fill mask sums log-transparencies (0 untouched); the brush mask (``is_log`` false) multiplies its
+    stamps' transparencies (1 untouched)."""
     for q in range(rh):
         for c in range(rw):
-            tv = tm[ey0 - oy + q, ex0 - ox + c]
-            if tv == 1.0:
+            v = mask[ey0 - oy + q, ex0 - ox + c]
+            if v == (0.0 if is_log else 1.0):
                 a8[q, c] = 0
             else:
-                a8[q, c] = int(math.floor((1.0 - tv) * 255.0 + 0.5))
-
-
-@njit
-def _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, a8):
-    """The mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a8``; 0 stays exactly 0."""
-    for q in range(rh):
-        for c in range(rw):
-            lv = logm[ey0 - oy + q, ex0 - ox + c]
-            if lv == 0.0:
-                a8[q, c] = 0
-            else:
-                a8[q, c] = int(math.floor((1.0 - math.exp(lv)) * 255.0 + 0.5))
+                a8[q, c] = int(math.floor((1.0 - (math.exp(v) if is_log else v)) * 255.0 + 0.5))
 
 
 @njit
@@ -320,20 +311,17 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
 
 
 @njit
-def composite(canvas, logm, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
-    """Blend the log-transparency mask region [x0,x1) x [y0,y1) (canvas coords; ``logm`` starts at ox, oy).
+def composite(canvas, mask, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
+    """Blend the mask region [x0,x1) x [y0,y1) (canvas coords; ``mask`` starts at ox, oy; see ``_mask_alpha``).
 
     ``work`` is a reusable ``Work`` (buffers at least as large as the padded region, and the caches),
     so a composite touches no fresh memory. Returns the number of pixels changed.
     """
-    x0, y0, x1, y1, ex0, ey0, rw, rh = _padded(logm.shape[0], logm.shape[1], ox, oy, canvas.shape[0],
+    x0, y0, x1, y1, ex0, ey0, rw, rh = _padded(mask.shape[0], mask.shape[1], ox, oy, canvas.shape[0],
                                                canvas.shape[1], x0, y0, x1, y1)
     if x1 <= x0 or y1 <= y0:
         return 0
-    if is_brush:
-        _alpha_from_transparency(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
-    else:
-        _alpha_from_log(logm, ox, oy, ex0, ey0, rw, rh, work.a8)
+    _mask_alpha(mask, not is_brush, ox, oy, ex0, ey0, rw, rh, work.a8)
     return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
 
 
@@ -348,7 +336,7 @@ def make_work(height: int, width: int) -> Work:
                 np.full(1 << 12, -1, np.int64), np.zeros((1 << 12, BASIS.shape[1])), np.zeros(1 << 12), np.zeros(w, np.int64))
 
 
-def composite_mask(canvas: np.ndarray, logm: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
+def composite_mask(canvas: np.ndarray, mask: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
                    work: Work | None = None) -> int:
     """Blend a mask placed at ``origin`` over ``rect`` into ``canvas`` in place: the fill mask holds summed
     log-transparencies, the brush mask (``is_brush``) the product of its stamps' transparencies."""
@@ -356,5 +344,5 @@ def composite_mask(canvas: np.ndarray, logm: np.ndarray, origin: tuple[int, int]
     pig = np.asarray(rgb, dtype=np.float64) / 255.0
     if work is None:
         work = make_work(canvas.shape[0], canvas.shape[1])
-    return composite(canvas, logm, int(origin[0]), int(origin[1]), x0, y0, x1, y1, pig, bool(is_brush),
+    return composite(canvas, mask, int(origin[0]), int(origin[1]), x0, y0, x1, y1, pig, bool(is_brush),
                      BASIS, CMF, XYZ_RGB, LIN_LUT, work)

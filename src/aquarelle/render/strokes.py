@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 from .brush_random import LUT_COS, LUT_SIN, gauss, lut_index, rnd, rr
 from .raster import stamp_discs, stamp_tips
 
@@ -210,6 +210,51 @@ def _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
     return pmin + (1.0 / (1.0 + abs((d - peak) / hw) ** (2.0 * pc))) * (pmax - pmin)
 
 
+@njit_inline
+def _put(ox, oy, od, oa, og, m, x, y, d, a, ang):
+    """Store stamp m (position, diameter, alpha 0-255, rotation); returns the next index."""
+    ox[m] = x
+    oy[m] = y
+    od[m] = d
+    oa[m] = a
+    og[m] = ang
+    return m + 1
+
+
+@njit_inline
+def _tip(st, kind, vib, rot, heading, p, alpha):
+    """``drawMarker`` / ``drawImageTip``: the offset, rotation (image tips) and alpha one tip draws, in order."""
+    rx = vib * rr(st, -1.0, 1.0)
+    ry = vib * rr(st, -1.0, 1.0)
+    ang = 0.0
+    if kind == 3:
+        if rot == 1:
+            ang = int(rr(st, 0.0, 360.0)) * (math.pi / 180.0)
+        elif rot == 2:
+            ang = -heading * (math.pi / 180.0)
+    return rx, ry, ang, alpha * max(0.8, p) * rr(st, 0.9, 1.1)
+
+
+@njit
+def _step_pressures(n, length, step, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples, has_plot, plot_pres):
+    """Each step's pressure: p5.brush recomputes it every 10 steps (``pressureCount``) at the distance walked
+    (steps of ``step`` summed, as ``Position.plotted`` sums them), times the plot's pressure there."""
+    out = np.empty(n)
+    cnt = 10
+    pcache = 1.0
+    d = 0.0
+    for i in range(n):
+        if cnt >= 10:
+            pcache = _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
+            if has_plot:
+                pcache *= plot_pres[i]
+            cnt = 0
+        cnt += 1
+        out[i] = pcache
+        d += step
+    return out
+
+
 @njit
 def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_pres, has_plot, direction,
                    length, step, ex, ey, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom,
@@ -242,22 +287,12 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
         li = lut_index(direction)
         dcos = LUT_COS[li]
         dsin = LUT_SIN[li]
+    pres = _step_pressures(n, length, step, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples, has_plot, plot_pres)
     cap = n + 40  # a stamp per step at most, plus the marker tips
-    if kind == 1:  # a spray step stamps ceil(grain / pressure) dots: count them first (pressure draws nothing)
+    if kind == 1:  # a spray step stamps ceil(grain / pressure) dots
         cap = 40
-        cnt = 10.0
-        pcache = 1.0
-        d = 0.0
-        for i in range(n):
-            if cnt >= 10.0:
-                pcache = _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
-                if has_plot:
-                    pcache *= plot_pres[i]
-                cnt = 0.0
-            cnt += 1.0
-            if i >= k0 and i - k0 < xs.shape[0]:
-                cap += int(math.ceil(grain / max(pcache, 1e-3)))
-            d += step
+        for i in range(k0, min(n, k0 + xs.shape[0])):
+            cap += int(math.ceil(grain / max(pres[i], 1e-3)))
     ox = np.empty(cap)
     oy = np.empty(cap)
     od = np.empty(cap)
@@ -273,24 +308,14 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                 pool[npool[0]] = gauss(st, 0.0, 1.0)
                 npool[0] += 1
             npl = npool[0]
-            cnt = 10.0  # the pressure is recomputed every 10 steps (p5.brush's pressureCount)
-            pcache = 1.0
-            d = 0.0
             for i in range(n):
                 j = i - k0
-                if cnt >= 10.0:
-                    pcache = _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
-                    if has_plot:
-                        pcache *= plot_pres[i]
-                    cnt = 0.0
-                cnt += 1.0
-                p = max(pcache, 1e-3)
+                p = max(pres[i], 1e-3)
                 show = j >= 0 and j < nx
                 x = xs[j] if show else 0.0
                 y = ys[j] if show else 0.0
                 if kind == 0:
                     if rnd(st) >= grain * p:
-                        d += step
                         continue
                     g = pool[int(rnd(st) * npl)]
                     v = vib * (sharp + ((1.0 - sharp) * g) / p)
@@ -306,11 +331,8 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     diam = p * p * bweight * rr(st, 0.85, 1.15) * weight
                     a = (0.9 if p < 0.9 else p) * alpha * rr(st, 0.75, 1.1)
                     if show:
-                        ox[m] = x + perp * s + along * c
-                        oy[m] = y + perp * c - along * s
-                        od[m] = diam
-                        oa[m] = a
-                        m += 1
+                        m = _put(ox, oy, od, oa, og, m, x + perp * s + along * c, y + perp * c - along * s, diam, a,
+                                 0.0)
                 elif kind == 1:
                     v = weight * scatter * p + (weight * pool[int(rnd(st) * npl)] * scatter) / 3.0
                     sw = bweight * rr(st, 0.9, 1.1)
@@ -320,40 +342,15 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                         rx = r * v * rr(st, -1.0, 1.0)
                         yr = rr(st, -1.0, 1.0)
                         if show:
-                            ox[m] = x + rx
-                            oy[m] = y + yr * math.sqrt(max((r * v) ** 2 - rx * rx, 0.0))
-                            od[m] = sw
-                            oa[m] = alpha
-                            m += 1
-                elif kind == 2:
-                    rx = vib * rr(st, -1.0, 1.0)
-                    ry = vib * rr(st, -1.0, 1.0)
-                    a = alpha * max(0.8, p) * rr(st, 0.9, 1.1)
+                            dy = yr * math.sqrt(max((r * v) ** 2 - rx * rx, 0.0))
+                            m = _put(ox, oy, od, oa, og, m, x + rx, y + dy, sw, alpha, 0.0)
+                elif kind == 2 or kind == 3:
+                    rx, ry, ang, a = _tip(st, kind, vib, rot, heading[i] if has_plot else direction, p, alpha)
                     if show:
-                        ox[m] = x + rx
-                        oy[m] = y + ry
-                        od[m] = weight * bweight * p
-                        oa[m] = a
-                        m += 1
-                elif kind == 3:
-                    rx = vib * rr(st, -1.0, 1.0)
-                    ry = vib * rr(st, -1.0, 1.0)
-                    ang = 0.0
-                    if rot == 1:
-                        ang = int(rr(st, 0.0, 360.0)) * (math.pi / 180.0)
-                    elif rot == 2:
-                        ang = -(heading[i] if has_plot else direction) * (math.pi / 180.0)
-                    a = alpha * max(0.8, p) * rr(st, 0.9, 1.1)
-                    if show:
-                        ox[m] = x + rx
-                        oy[m] = y + ry
-                        od[m] = bweight * weight * p
-                        oa[m] = a
-                        og[m] = ang
-                        m += 1
-                d += step
-            pstate[0] = cnt
-            pstate[1] = pcache if n > 0 else math.nan
+                        m = _put(ox, oy, od, oa, og, m, x + rx, y + ry, weight * bweight * p, a, ang)
+            # the cache the steps leave: counted since its last recomputation, every 10 steps
+            pstate[0] = float((n - 1) % 10 + 1) if n > 0 else 10.0
+            pstate[1] = pres[n - 1] if n > 0 else math.nan
             continue
         # markerTip: the pressure comes from the cache (a stroke's opening tip may reuse the last stroke's)
         if not marker_tip:
@@ -369,33 +366,12 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
         p = pstate[1]
         tx = xs[0] if phase == 0 and nx > 0 else ex
         ty = ys[0] if phase == 0 and nx > 0 else ey
-        if kind == 2:
-            for q in range(1, 10):
+        if kind == 2 or kind == 3:  # nine marker dabs, or four image tips, growing to a tenth of the pressure
+            hh = direction
+            if has_plot and heading.shape[0] > 0:
+                hh = heading[0] if phase == 0 else heading[heading.shape[0] - 1]
+            for q in range(1, 10 if kind == 2 else 5):
                 pq = p * q / 10.0
-                rx = vib * rr(st, -1.0, 1.0)
-                ry = vib * rr(st, -1.0, 1.0)
-                a = alpha * 8.0 * max(0.8, pq) * rr(st, 0.9, 1.1)
-                ox[m] = tx + rx
-                oy[m] = ty + ry
-                od[m] = weight * bweight * pq
-                oa[m] = a
-                m += 1
-        elif kind == 3:
-            for q in range(1, 5):
-                pq = p * q / 10.0
-                rx = vib * rr(st, -1.0, 1.0)
-                ry = vib * rr(st, -1.0, 1.0)
-                ang = 0.0
-                if rot == 1:
-                    ang = int(rr(st, 0.0, 360.0)) * (math.pi / 180.0)
-                elif rot == 2:
-                    hh = heading[0] if phase == 0 else heading[heading.shape[0] - 1]
-                    ang = -(hh if has_plot else direction) * (math.pi / 180.0)
-                a = alpha * 2.0 * max(0.8, pq) * rr(st, 0.9, 1.1)
-                ox[m] = tx + rx
-                oy[m] = ty + ry
-                od[m] = bweight * weight * pq
-                oa[m] = a
-                og[m] = ang
-                m += 1
+                rx, ry, ang, a = _tip(st, kind, vib, rot, hh, pq, alpha * (8.0 if kind == 2 else 2.0))
+                m = _put(ox, oy, od, oa, og, m, tx + rx, ty + ry, weight * bweight * pq, a, ang)
     return ox, oy, od, oa, og, m
