@@ -81,12 +81,12 @@ def test_field_noise_is_simplex_noise_seeded_as_p5_brush_seeds_it():
 def test_a_field_is_generated_when_named_and_again_on_refresh():
     from aquarelle.render.fields import FieldBank
 
-    bank = FieldBank(600, 600, 3, Stream2(3))
+    bank, rng2 = FieldBank(600, 600, 3), Stream2(3)
     assert bank.cols == 200 and bank.rows == 200
-    bank.activate("zigzag", 0, {})
-    first = bank.get("zigzag", 0, {})
-    bank.activate("zigzag", 0, {})  # named again: kept, no draws
-    assert bank.get("zigzag", 0, {}) is first
-    bank.activate("zigzag", 0, {}, refresh=True)  # refreshField: new draws, a new field
-    assert not np.array_equal(bank.get("zigzag", 0, {}), first)
+    bank.activate("zigzag", 0, {}, rng2)
+    first = bank.get("zigzag", 0, {}, rng2)
+    bank.activate("zigzag", 0, {}, rng2)  # named again: kept, no draws
+    assert bank.get("zigzag", 0, {}, rng2) is first
+    bank.activate("zigzag", 0, {}, rng2, refresh=True)  # refreshField: new draws, a new field
+    assert not np.array_equal(bank.get("zigzag", 0, {}, rng2), first)
     assert first.dtype == np.float64 and np.array_equal(first, first.astype(np.float32))

@@ -139,7 +139,7 @@ class Uniform:
         self.st = st
 
     def uniform(self, a: float, b: float) -> float:
-        return a + rnd(self.st) * (b - a)
+        return rr(self.st, a, b)
 
 
 class Stream2:

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .brush_random import LUT_COS, LUT_SIN, Stream2, lut_index
+from .brush_random import LUT_COS, LUT_SIN, Stream2, cos_deg, lut_index, sin_deg
 
 _F2 = 0.5 * (math.sqrt(3.0) - 1.0)
 _G2 = (3.0 - math.sqrt(3.0)) / 6.0
@@ -112,14 +112,6 @@ def _idx(d):
     return out
 
 
-def _s(x: float) -> float:
-    return float(LUT_SIN[lut_index.py_func(float(x))])
-
-
-def _c(x: float) -> float:
-    return float(LUT_COS[lut_index.py_func(float(x))])
-
-
 def builtin_field(name: str, t: float, cols: int, rows: int, rng2: Stream2, noise: Noise2) -> np.ndarray:
     """One generation of a built-in field (p5.brush's ``addStandard``): (cols, rows) degrees, float32 values."""
     c, r = np.meshgrid(np.arange(cols, dtype=np.float64), np.arange(rows, dtype=np.float64), indexing="ij")
@@ -134,14 +126,14 @@ def builtin_field(name: str, t: float, cols: int, rows: int, rng2: Stream2, nois
         bs = 0.2 + rng2.random() * 0.6
         ba = ri(5, 10)
         angle = 0.5 * ba * _tsin(bs * r * c + cells(15, 25))
-        out = 0.2 * angle * _c(t) + noise(c, r) * ba * 0.7
+        out = 0.2 * angle * cos_deg(t) + noise(c, r) * ba * 0.7
     elif name == "curved":
         ar = ri(-10, 10)
         if ri(0, 100) % 2 == 0:
             ar *= -1
         out = 3 * (-ar + noise(c * 0.02 + t * 0.03, r * 0.02 + t * 0.03) * (ar - -ar))
     elif name == "zigzag":
-        ar = ri(-30, -15) + abs(44 * _s(t))
+        ar = ri(-30, -15) + abs(44 * sin_deg(t))
         if ri(0, 100) % 2 == 0:
             ar *= -1
         out = np.empty((cols, rows))
@@ -154,14 +146,14 @@ def builtin_field(name: str, t: float, cols: int, rows: int, rng2: Stream2, nois
             angle += dif
             dif = -dif
     elif name == "waves":
-        sr = ri(10, 15) + 5 * _s(t)
-        cr = ri(3, 6) + 3 * _c(t)
+        sr = ri(10, 15) + 5 * sin_deg(t)
+        cr = ri(3, 6) + 3 * cos_deg(t)
         ba = ri(20, 35)
         out = _tsin(sr * c) * ba * _tcos(r * cr) + cells(-3, 3)
     elif name == "seabed":
         bs = 0.4 + rng2.random() * 0.4
         ba = ri(18, 26)
-        out = 1.1 * ba * _tsin(bs * r * c + cells(15, 20)) * _c(t)
+        out = 1.1 * ba * _tsin(bs * r * c + cells(15, 20)) * cos_deg(t)
     elif name == "spiral":
         n = ri(5, 10)
         d = ri(0, 2) * 2 - 1
@@ -196,23 +188,22 @@ def custom_field(grid: list, cols: int, rows: int) -> np.ndarray:
 
 class FieldBank:
     """The render's fields, each generated when the program first names it (p5.brush's ``field``), again on
-    ``refreshField``, drawing from the render's ``rng2`` and noise."""
+    ``refreshField``, drawing from the ``rng2`` stream the caller passes (the render's current one) and noise."""
 
-    def __init__(self, width: int, height: int, noise_seed, rng2: Stream2):
+    def __init__(self, width: int, height: int, noise_seed):
         self.cols, self.rows, self.res = grid_shape(width, height)
         self.noise = Noise2(noise_seed)
-        self.rng2 = rng2
         self._grids: dict = {}
 
-    def activate(self, name: str, t: float, custom: dict, refresh: bool = False) -> None:
+    def activate(self, name: str, t: float, custom: dict, rng2: Stream2, refresh: bool = False) -> None:
         """``field(name)`` (generates it the first time) or ``refreshField(t)`` (generates it anew)."""
         if name in custom:
             self._grids[name] = (id(custom[name]), custom_field(custom[name], self.cols, self.rows))
         elif refresh or name not in self._grids:
-            self._grids[name] = (None, builtin_field(name, t, self.cols, self.rows, self.rng2, self.noise))
+            self._grids[name] = (None, builtin_field(name, t, self.cols, self.rows, rng2, self.noise))
 
-    def get(self, name: str, t: float, custom: dict) -> np.ndarray:
+    def get(self, name: str, t: float, custom: dict, rng2: Stream2) -> np.ndarray:
         hit = self._grids.get(name)
         if hit is None or (name in custom and hit[0] != id(custom[name])):
-            self.activate(name, t, custom)
+            self.activate(name, t, custom, rng2)
         return self._grids[name][1]

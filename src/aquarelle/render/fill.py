@@ -428,20 +428,20 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
 @njit
 def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, basis, cmf, mm, lut,
            work, tab):
-    if dirty[2] > dirty[0] and dirty[3] > dirty[1]:
-        hh, ww = sc.l.shape
+    hh, ww = sc.l.shape
+    ex0 = ww
+    ey0 = hh
+    ey1 = 0
+    powk = np.ones(1)
+    stall = 255.0
+    if erase:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws their numbers
+        ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
+    if dirty[2] > dirty[0] and dirty[3] > dirty[1]:  # the passes below draw no random numbers
         pad = int(math.ceil(lw)) + 3
         x0 = max(dirty[0] - pad, 0)
         y0 = max(dirty[1] - pad, 0)
         x1 = min(dirty[2] + pad, ww)
         y1 = min(dirty[3] + pad, hh)
-        ex0 = ww
-        ey0 = hh
-        ey1 = 0
-        powk = np.ones(1)
-        stall = 255.0
-        if erase:  # drawn first (the passes below draw no random numbers, so the sequence is unchanged)
-            ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
         _resolve(sc, x0, y0, x1, y1)
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
         if bands:
@@ -457,12 +457,8 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut, work)
         sc.d[y0:y1, x0:x1 + 1] = 0
         sc.dcount[y0:y1, x0:x1 + 1] = 0
-        if ey1 > ey0:
-            sc.e[ey0:ey1, ex0:] = 0
-    elif erase:  # nothing of this segment reached the canvas; p5.brush still draws its holes' numbers
-        ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
-        if ey1 > ey0:
-            sc.e[ey0:ey1, ex0:] = 0
+    if ey1 > ey0:
+        sc.e[ey0:ey1, ex0:] = 0
     dirty[0] = 1 << 30
     dirty[1] = 1 << 30
     dirty[2] = -(1 << 30)

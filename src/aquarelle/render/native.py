@@ -5,10 +5,10 @@ semantics every part uses) and paints each DrawOp the way p5.brush's
 ``show()`` does: wash, watercolour fill, mass, hatch, then the brush stroke.
 Randomness is seeded by the ``seed`` argument, else the program's seed, else 0
 (the program's own ``seed``/``noiseSeed`` calls reseed), so the same program and
-seed give byte-identical pixels. Fills and circle/plot geometry draw from
-p5.brush's own two streams exactly as p5.brush does (``brush_random``), so under
-the same seed they grow as in the browser; strokes, hatching and mass draw
-from a numpy generator of their own.
+seed give byte-identical pixels. Fills, strokes, hatching, fields and
+circle/plot geometry draw from p5.brush's own two streams exactly as p5.brush
+does (``brush_random``), so under the same seed they come out as in the
+browser; only mass draws from a numpy generator of its own.
 
 Work is bounded per program (``Budget``): a flood of shapes, vertices, brush
 steps or filled area stops with ``RenderError`` instead of running for minutes.
@@ -150,7 +150,7 @@ class _Painter:
         self.mix = Compositor(width, height, background, _work(height, width))
         self.scratch: FillScratch | None = None
         self.reseed(seed)
-        self.fields = _fields.FieldBank(width, height, seed, self.rng2)
+        self.fields = _fields.FieldBank(width, height, seed)
         self.budget = budget
         self.used: dict = {}
         self.warnings: list[str] = []
@@ -164,8 +164,6 @@ class _Painter:
         self.pools = fill_pools(self.brush_rng)
         self.strokes = StrokeStream(self.brush_rng)
         self.rng2 = Stream2(s)
-        if hasattr(self, "fields"):
-            self.fields.rng2 = self.rng2
 
     def renoise(self, s) -> None:
         """p5.brush's ``noiseSeed``: new noise for fields generated from now on (generated ones stay)."""
@@ -174,15 +172,15 @@ class _Painter:
     def field_command(self, st: PaintState, method: str) -> None:
         """``field``/``wiggle`` generate a built-in field the first time it is named, ``refreshField`` anew."""
         if st.flow.name:
-            self.fields.activate(st.flow.name, st.flow.t, st.fields, refresh=method == "refreshField")
+            self.fields.activate(st.flow.name, st.flow.t, st.fields, self.rng2, refresh=method == "refreshField")
 
     def walker(self, st: PaintState, override: tuple[str, float] | None = None) -> Walker:
         if override is not None:
             name, wig = override
-            grid = self.fields.get(name, 0, {})
+            grid = self.fields.get(name, 0, {}, self.rng2)
             return Walker(self.w, self.h, grid, True, wig, self.fields.res)
         if st.flow.active and st.flow.name:
-            grid = self.fields.get(st.flow.name, st.flow.t, st.fields)
+            grid = self.fields.get(st.flow.name, st.flow.t, st.fields, self.rng2)
             return Walker(self.w, self.h, grid, True, st.flow.wiggle or 1, self.fields.res)
         return Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)
 
@@ -221,8 +219,8 @@ class _Painter:
         self.budget.spend(self.used, "steps", k1 - k0)
         li = lut_index(-direction)
         x0, y0 = x + k0 * b.spacing * LUT_COS[li], y + k0 * b.spacing * LUT_SIN[li]
-        xs, ys, _, plotted, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, k1 - k0)
-        path = Path(xs[:-1], ys[:-1], plotted, np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1]))
+        xs, ys, _, _, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, k1 - k0)
+        path = Path(xs[:-1], ys[:-1], np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
         # every step draws its random numbers, the skipped ones too (p5.brush walks them all)
         paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes,
@@ -266,8 +264,8 @@ class _Painter:
             return
         wk = walker or self.walker(st)
         self.budget.spend(self.used, "steps", n)
-        xs, ys, _, plotted, pang, ppres = wk.walk_plot(plot, x, y, b.spacing, n)
-        path = Path(xs[:-1], ys[:-1], plotted, pang, ppres, float(plot.length), (xs[-1], ys[-1]))
+        xs, ys, _, _, pang, ppres = wk.walk_plot(plot, x, y, b.spacing, n)
+        path = Path(xs[:-1], ys[:-1], pang, ppres, float(plot.length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
         paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, self._clip(st))
 

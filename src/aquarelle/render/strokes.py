@@ -127,11 +127,11 @@ def _make_brush(name: str, raw: dict, scale: float) -> Brush:
 
 @dataclass
 class Path:
-    """Where the tip goes: positions before each step, distance travelled, heading (deg) and plot pressure."""
+    """Where the tip goes: positions before each step, heading (deg) and plot pressure per step (the distance
+    walked is summed step by step inside the stroke pass, as p5.brush sums it)."""
 
     xs: np.ndarray
     ys: np.ndarray
-    plotted: np.ndarray
     heading: np.ndarray
     plot_pressure: np.ndarray
     length: float
