@@ -215,7 +215,7 @@ def _curve_angle(a0, a1, t):
 
 @njit
 def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curve, length,
-         fgrid, field_on, wiggle, res, width, height):
+         fgrid, field_on, wiggle, res, width, height, ox=0.0, oy=0.0):
     """Step along a plot (or a constant heading) through the field.
 
     Returns positions before each step (xs, ys: nsteps + 1 entries, the last is the end),
@@ -259,12 +259,15 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             a = const_dir
         idx[k] = i_last
         pang[k] = a
+        # positions may be held in a frame shifted by (ox, oy) (see ``gen_pol``); these tests are on the canvas
+        xc = x - ox
+        yc = y - oy
         if field_on:
-            col = int(math.floor((x + half_w) / res + 0.5))  # Math.round, as p5.brush's Position rounds
-            row = int(math.floor((y + half_h) / res + 0.5))
+            col = int(math.floor((xc + half_w) / res + 0.5))  # Math.round, as p5.brush's Position rounds
+            row = int(math.floor((yc + half_h) / res + 0.5))
             inside = col >= 0 and row >= 0 and col < ncol and row < nrow
         else:
-            inside = x >= -half_w and x <= width + half_w and y >= -half_h and y <= height + half_h
+            inside = xc >= -half_w and xc <= width + half_w and yc >= -half_h and yc <= height + half_h
         if inside:
             if field_on:
                 fa = fgrid[col, row] * wiggle
@@ -315,13 +318,13 @@ class Walker:
     wiggle: float
     res: float
 
-    def walk_plot(self, plot: Plot, x: float, y: float, step: float, nsteps: int):
+    def walk_plot(self, plot: Plot, x: float, y: float, step: float, nsteps: int, ox: float = 0.0, oy: float = 0.0):
         cum, seg, ang, pres = plot.arrays()
         if cum.shape[0] == 0:
             cum, seg, ang, pres = np.zeros(1), np.zeros(1), np.zeros(2), np.ones(2)
         return walk(float(x), float(y), int(nsteps), float(step), True, 0.0, cum, seg, ang, pres,
                     plot.type == "curve", float(plot.length), self.fgrid, self.field_on, float(self.wiggle),
-                    float(self.res), float(self.width), float(self.height))
+                    float(self.res), float(self.width), float(self.height), float(ox), float(oy))
 
     def walk_dir(self, x: float, y: float, direction: float, step: float, nsteps: int):
         z = np.zeros(1)
@@ -331,10 +334,16 @@ class Walker:
 
     def gen_pol(self, plot: Plot, x: float, y: float, side: float, rng) -> np.ndarray:
         """p5.brush ``Plot.genPol``: walk the plot in 1 px steps, keep a vertex every ~max(seg x side, 20) px."""
-        nsteps = int(round(plot.length))
+        nsteps = math.floor(plot.length + 0.5)  # Math.round
         if nsteps <= 0:
             return np.zeros((0, 2))
-        xs, ys, idx, _, _, _ = self.walk_plot(plot, x, y, 1.0, nsteps)
+        # p5.brush walks from (x + W/2, y + H/2) and keeps pos - (W/2, H/2): the same frame, so a vertex on a
+        # canvas edge rounds as it does there (whether it lies inside a shape decides draws later)
+        hw, hh = 0.5 * self.width, 0.5 * self.height
+        xs, ys, idx, _, _, _ = self.walk_plot(plot, x + hw, y + hh, 1.0, nsteps, hw, hh)
         _, seg, _, _ = plot.arrays()
         r = rng.random(nsteps) if side > 0 else np.zeros(nsteps)
-        return _select_vertices(xs, ys, idx, seg, float(side), r)
+        v = _select_vertices(xs, ys, idx, seg, float(side), r)
+        v[:, 0] -= hw
+        v[:, 1] -= hh
+        return v
