@@ -589,7 +589,7 @@ Scratch = namedtuple("Scratch", "d dcount e l s")
 
 def make_scratch(height: int, width: int) -> Scratch:
     return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height, width + 1), np.int32),
-                   np.zeros((height, width + 1), np.int32), np.zeros((height, width), np.int32),
+                   np.zeros((height, width + 1), np.int16), np.zeros((height, width), np.int32),
                    np.zeros((height, width)))
 
 
