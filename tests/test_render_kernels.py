@@ -100,11 +100,13 @@ def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     sc = fill.make_scratch(h, w)
     dcount = rng.integers(-3, 4, (h, w + 1)).astype(np.int32)
     sc.dcount[:] = dcount
+    codes = rng.integers(-300, 300, (h, w + 1)).astype(np.int32)
+    sc.d[:] = codes
     x0, y0, x1, y1 = 3, 2, 41, 35
-    fill._resolve(sc, x0, y0, x1, y1)
+    fill._resolve_box(sc, x0, y0, x1, y1, lw, True)
     cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
     assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
-    fill._box(sc, x0, y0, x1, y1, lw)
+    assert np.array_equal(sc.d[y0:y1, x0:x1], np.cumsum(codes[y0:y1, x0:x1].astype(np.int64), axis=1))
     k = max(1, int(round(lw)))
     hh = k // 2
     rh, rw = cnt.shape

@@ -266,40 +266,40 @@ def _over_tables(svals):
     return tab
 
 
-@njit
-def _resolve(sc, x0, y0, x1, y1):
-    """Prefix-sum the row differences over the region in place: ``d`` becomes the per-class layer counts and
-    ``dcount`` the cover count (both exact in int32: each class count fits its byte of the code)."""
-    d = sc.d
-    dcount = sc.dcount
-    for q in range(y0, y1):
-        acc = 0
-        accs = 0
-        for c in range(x0, x1):
-            acc += d[q, c]
-            accs += dcount[q, c]
-            d[q, c] = acc
-            dcount[q, c] = accs
-
-
 @njit_vec  # divides only by k * k >= 1
-def _box(sc, x0, y0, x1, y1, lw):
-    """The k x k box mean (k = round(lw)) of the cover count into ``s``: the faint outline every layer polygon
-    gets (canvas ``stroke()``, width lw) is summed over all polygons of a segment at once, since each polygon
-    edge is a unit step in the cover count and lw x |grad(box_lw * count)| counts the bands over a pixel.
+def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
+    """Prefix-sum the row differences over the region in place: ``d`` becomes the per-class layer counts and
+    ``dcount`` the cover count (both exact in int32: each class count fits its byte of the code). With
+    ``bands``, also the k x k box mean (k = round(lw)) of the cover count into ``s``: the faint outline every
+    layer polygon gets (canvas ``stroke()``, width lw) is summed over all polygons of a segment at once, since
+    each polygon edge is a unit step in the cover count and lw x |grad(box_lw * count)| counts the bands over
+    a pixel.
 
-    Box sums of integer counts are integers, so they are summed exactly in integers (``l`` holds the
-    horizontal ones); only the mean is a double.
+    Each row's horizontal box sums are taken while the row just resolved is in cache. Box sums of integer
+    counts are integers, so they are summed exactly in integers (``l`` holds the horizontal ones); only the
+    mean is a double.
     """
+    d = sc.d
+    cnt = sc.dcount
     k = max(1, int(round(lw)))
     h = k // 2
-    cnt = sc.dcount
     hs = sc.l
     s = sc.s
     w = x1 - x0
     for q in range(y0, y1):
+        drow = d[q]
+        crow = cnt[q]
+        acc = 0
+        accs = 0
+        for c in range(x0, x1):
+            acc += drow[c]
+            accs += crow[c]
+            drow[c] = acc
+            crow[c] = accs
+        if not bands:
+            continue
         # out[j] = sum of row[j + h - k + 1 .. j + h] within the region, as a running sum
-        row = cnt[q, x0:x1]
+        row = crow[x0:x1]
         out = hs[q, x0:x1]
         acc = 0
         for c in range(min(h, w)):
@@ -312,24 +312,26 @@ def _box(sc, x0, y0, x1, y1, lw):
             if r >= 0:
                 acc -= row[r]
             out[j] = acc
+    if not bands:
+        return
     # the vertical pass row by row: one running sum per column, without striding through memory
-    acc = np.zeros(w, np.int64)
+    accv = np.zeros(w, np.int64)
     kk = float(k * k)
     for q in range(y0, y1 + h + 1):
         if q < y1:
             add = hs[q, x0:x1]
             for c in range(w):
-                acc[c] += add[c]
+                accv[c] += add[c]
         ql = q - k
         if ql >= y0:
             sub = hs[ql, x0:x1]
             for c in range(w):
-                acc[c] -= sub[c]
+                accv[c] -= sub[c]
         qo = q - h
         if qo >= y0 and qo < y1:
             so = s[qo, x0:x1]
             for c in range(w):
-                so[c] = acc[c] / kk
+                so[c] = accv[c] / kk
 
 
 @njit
@@ -442,10 +444,8 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         y0 = max(dirty[1] - pad, 0)
         x1 = min(dirty[2] + pad, ww)
         y1 = min(dirty[3] + pad, hh)
-        _resolve(sc, x0, y0, x1, y1)
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
-        if bands:
-            _box(sc, x0, y0, x1, y1, lw)
+        _resolve_box(sc, x0, y0, x1, y1, lw, bands)
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
         a8 = work.a8
