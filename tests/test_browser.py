@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ import pytest
 from aquarelle.brush.export import to_html
 from aquarelle.brush.program import Program
 from aquarelle.render.browser import BrowserError, BrowserRenderer, RenderError
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.browser
 
@@ -300,8 +303,8 @@ def test_native_fields_and_hatching_follow_p5_brush_too(renderer):
     assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same
 
 
-def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
-    """After the same fills, p5.brush's next draws from its fill stream are the ones our stream gives next."""
+def _next_fill_draws(renderer, prog: Program) -> tuple[list[int], list[int]]:
+    """p5.brush's next three draws from its fill stream after ``prog`` (read through ``brush.wRand``), and ours."""
     import re
 
     from aquarelle.brush.export import to_sketch
@@ -309,7 +312,6 @@ def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
     from aquarelle.render import native
     from aquarelle.render.brush_random import rnd
 
-    prog = _fills_program(8)
     keys = "{" + ",".join(f"{i}:1" for i in range(1000)) + "}"
     probe = f'  throw new Error("NEXT " + brush.wRand({keys}) + " " + brush.wRand({keys}) + " " + brush.wRand({keys}));'
     sketch = to_sketch(prog).rstrip().rstrip("}") + probe + "\n}\n"
@@ -320,10 +322,34 @@ def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
     painter = native._Painter(prog.width, prog.height, (255, 255, 255), prog.seed, native.Budget())
     state = PaintState()
     for c in prog.commands:
+        if c.method == "seed":  # the program's own randomSeed, as native.render_full reseeds
+            painter.reseed(c.args[0])
         op = state.apply(c)
         if op is not None:
             painter.paint(op)
-    assert [int(rnd(painter.brush_rng) * 1000) for _ in range(3)] == js
+    return js, [int(rnd(painter.brush_rng) * 1000) for _ in range(3)]
+
+
+def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
+    """After the same fills, p5.brush's next draws from its fill stream are the ones our stream gives next."""
+    js, ours = _next_fill_draws(renderer, _fills_program(8))
+    assert ours == js
+
+
+def test_a_self_crossing_fill_at_low_bleed_draws_as_p5_brush(renderer):
+    """At bleed < 0.05 the fill's vertices stay on the polygon's edges, so the trim's bridge is a whole number
+    of vertex spacings and its vertex count (a ceil of Math.hypot lengths) can hang on the last bit of the
+    hypot. sky_water_chaos's 25th shape (self-crossing, bleed 0.0095) is such a case: with a correctly
+    rounded hypot, ours inserted one vertex more there and every later draw shifted."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    res = run_sketch((ROOT / "pool" / "sketches" / "sky_water_chaos.js").read_text(encoding="utf-8"))
+    assert res.ok, res.reason
+    cmds = res.program.commands
+    ends = [i for i, c in enumerate(cmds) if c.method in ("endShape", "circle")]
+    assert cmds[ends[24]].method == "endShape" and cmds[ends[24] - 8].args[0] < 0.05  # its fillBleed
+    js, ours = _next_fill_draws(renderer, res.program.model_copy(update={"commands": cmds[:ends[24] + 1]}))
+    assert ours == js
 
 
 def test_exported_html_opens_offline_and_paints(renderer):

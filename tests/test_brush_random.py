@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, fill_pools, gauss, hash_seed, js_string,
-                                           lut_index, make_state, rnd)
+from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, dist, fill_pools, gauss, hash_seed, js_hypot,
+                                           js_string, lut_index, make_state, rnd)
 
 
 def test_seed_hash_and_first_draws_are_p5_brushs():
@@ -48,6 +48,27 @@ def test_gaussian_keeps_its_second_value_and_reseeding_forgets_it():
     assert st[0] == st2[0]
     fresh = make_state(1)
     assert fresh[1] == 0.0
+
+
+#: (a, b, Math.hypot(a, b)) printed by node 20 (V8): pairs where a correctly rounded hypot differs in the last bit
+_V8_HYPOT = [(-12.900000000000006, -18.400000000000002, 22.47153755309147),
+             (61.69999999999999, 4.999999999999993, 61.9022616711215),
+             (58.39999999999996, 13.299999999999976, 59.89532536016475),
+             (-17.300000000000026, 24.999999999999993, 30.402138082707282),
+             (-18.40000000000005, 60.09999999999999, 62.853559962821514),
+             (-50.2, -30.1, 58.532469621569874)]
+
+
+def test_hypot_is_v8s_to_the_last_bit():
+    """p5.brush ceils and rounds lengths from Math.hypot (the fill's trim bridge, ``dist``): on a self-crossing
+    polygon at low bleed, a last-bit difference inserted one vertex more and every later draw shifted."""
+    assert any(math.hypot(a, b) != h for a, b, h in _V8_HYPOT)  # the pairs do tell the two apart
+    for a, b, h in _V8_HYPOT:
+        assert js_hypot(a, b) == h
+        assert js_hypot.py_func(a, b) == h
+    assert dist(3.0, 4.0, 3.0 + a, 4.0 + b) == js_hypot((3.0 + a) - 3.0, (4.0 + b) - 4.0)
+    assert js_hypot(0.0, -0.0) == 0.0 and js_hypot(math.inf, math.nan) == math.inf
+    assert math.isnan(js_hypot(math.nan, 1.0))
 
 
 def test_angle_table_index_truncates_like_p5_brush():

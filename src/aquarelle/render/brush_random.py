@@ -108,6 +108,31 @@ def sin_deg(angle: float) -> float:
 
 
 @njit_inline
+def js_hypot(a, b):
+    """``Math.hypot`` as V8 computes it: both scaled by the larger, then sqrt of the sum of squares, times it.
+
+    It can differ from a correctly rounded hypot (Python's) in the last bit, and p5.brush rounds and ceils
+    lengths (``dist``, the fill's trim bridge), so a length that is a whole multiple must come out the same."""
+    a = abs(a)
+    b = abs(b)
+    if a != a or b != b:
+        return math.inf if (a == math.inf or b == math.inf) else math.nan
+    m = max(a, b)
+    if m == math.inf:
+        return math.inf
+    if m == 0.0:
+        return 0.0
+    x = a / m
+    y = b / m
+    return math.sqrt(x * x + y * y) * m
+
+
+def dist(x1: float, y1: float, x2: float, y2: float) -> float:
+    """p5.brush's ``dist`` (``Math.hypot``, as V8 computes it) for geometry built in Python."""
+    return js_hypot.py_func(float(x2) - float(x1), float(y2) - float(y1))
+
+
+@njit_inline
 def gauss(st, mean, sd):
     """p5.brush's ``gaussian``: Box-Muller on the tables, the second value kept for the next call."""
     if st[1] != 0.0:

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
-from .brush_random import LUT_COS, LUT_SIN, POOL, gauss, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, POOL, gauss, js_hypot, lut_index, rnd, rr
 from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -41,13 +41,13 @@ def _trim(vx, vy, m, d, f, st):
     i1 = te % n
     evx = vx[i1] - vx[i0]
     evy = vy[i1] - vy[i0]
-    elen = math.hypot(evx, evy)
+    elen = js_hypot(evx, evy)
     if s >= 2:
         si = int(rr(st, 0.0, s - 1.0))
     else:
         si = te if te < n - 1 else 0
     sj = (si + 1) % n
-    typ = max(1.0, math.hypot(vx[sj] - vx[si], vy[sj] - vy[si]))
+    typ = max(1.0, js_hypot(vx[sj] - vx[si], vy[sj] - vy[si]))
     nins = max(2, int(math.ceil(elen / typ * 0.05)))
     fl = n - ntrim + nins
     ox = np.empty(fl)
@@ -115,8 +115,10 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
         sx = tx[j] - tx[i]
         sy = ty[j] - ty[i]
         if mod < 0.05:
-            nx[2 * i + 1] = tx[i] + sx * 0.5
-            ny[2 * i + 1] = ty[i] + sy * 0.5
+            # the midpoint as p5.brush computes it here, (a + b) / 2: a vertex on a self-crossing polygon's edge
+            # is then inside or outside of it for both alike, and the scatter draws the same numbers
+            nx[2 * i + 1] = (tx[i] + tx[j]) / 2.0
+            ny[2 * i + 1] = (ty[i] + ty[j]) / 2.0
             nm[2 * i + 1] = mi
         else:
             # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables

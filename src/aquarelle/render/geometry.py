@@ -16,7 +16,7 @@ from dataclasses import dataclass, field as dfield
 import numpy as np
 
 from ._jit import njit
-from .brush_random import LUT_COS, LUT_SIN, cos_deg, lut_index, sin_deg
+from .brush_random import LUT_COS, LUT_SIN, cos_deg, dist, lut_index, sin_deg
 
 
 def _norm(a: float) -> float:
@@ -81,8 +81,8 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
     for i in range(n - 1):
         if curvature > 0 and i < n - 2:
             p1, p2, p3 = pts[i], pts[i + 1], pts[i + 2]
-            d1 = math.hypot(p2[0] - p1[0], p2[1] - p1[1])
-            d2 = math.hypot(p3[0] - p2[0], p3[1] - p2[1])
+            d1 = dist(p1[0], p1[1], p2[0], p2[1])
+            d2 = dist(p2[0], p2[1], p3[0], p3[1])
             a1 = calc_angle(p1[0], p1[1], p2[0], p2[1])
             a2 = calc_angle(p2[0], p2[1], p3[0], p3[1])
             adj = curvature * min(d1, d2, 0.5 * min(d1, d2))
@@ -107,8 +107,8 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
                 arc_len = 0.0
                 inter = _intersect(q1, q2, q3, q4)
                 if inter is not None:
-                    radius = math.hypot(inter[0] - q1[0], inter[1] - q1[1])
-                    half = math.hypot(q3[0] - q1[0], q3[1] - q1[1]) / 2
+                    radius = dist(q1[0], q1[1], inter[0], inter[1])
+                    half = dist(q1[0], q1[1], q3[0], q3[1]) / 2
                     if radius > 0 and half <= radius:
                         arc_angle = 2 * math.asin(half / radius) * (180 / math.pi)
                         arc_len = 2 * math.pi * radius * arc_angle / 360
@@ -124,7 +124,7 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
                 p.end(a2, p2[2])
         elif curvature == 0:
             p1, p2 = pts[i], pts[i + 1]
-            d = math.hypot(p2[0] - p1[0], p2[1] - p1[1])
+            d = dist(p1[0], p1[1], p2[0], p2[1])
             a = calc_angle(p1[0], p1[1], p2[0], p2[1])
             p.add(a, d, p2[2])
             if i == n - 2:

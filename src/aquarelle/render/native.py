@@ -31,7 +31,7 @@ from ..brush.program import Program
 from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
 from . import fields as _fields
-from .brush_random import LUT_COS, LUT_SIN, Stream2, Uniform, fill_pools, lut_index, make_state
+from .brush_random import LUT_COS, LUT_SIN, Stream2, Uniform, dist, fill_pools, lut_index, make_state
 from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
@@ -200,7 +200,7 @@ class _Painter:
         brush = brush or st.stroke.brush
         color = color or st.stroke.color
         weight = st.stroke.weight if weight is None else weight
-        d = math.hypot(x2 - x1, y2 - y1)
+        d = dist(x1, y1, x2, y2)
         if d == 0:
             return
         self._line_dir(st, x1, y1, d, calc_angle(x1, y1, x2, y2), brush, color, weight, walker)
