@@ -270,6 +270,26 @@ def test_native_strokes_draw_p5_brushs_numbers_so_a_later_fill_matches_too(rende
     assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same
 
 
+def test_a_faint_brush_saturates_as_in_p5_brushs_8_bit_mask(renderer):
+    """The marker stamps ~0.003 alpha a step, and p5.brush's brush mask is an 8-bit framebuffer: a stamp adds
+    nothing once a x (255 - d) < 0.5, so a marker line stops at about a third of full alpha. A float mask
+    (ours until 2026-11-30) let it reach ~0.7: white on near-black came out 188 where p5.brush paints 111."""
+    from aquarelle.render.native import render as native_render
+
+    for bg, colour in (("#111111", "#ffffff"), ("#fffceb", "#ff1744")):
+        prog = Program.from_calls(
+            [("background", [bg]), ("set", ["marker", colour, 6]), ("line", [50, 300, 550, 300]),
+             ("set", ["pen", colour, 3]), ("line", [50, 400, 550, 400])],
+            seed=5,
+        )
+        browser = renderer.render(prog).astype(int)
+        native = native_render(prog).astype(int)
+        for row in (300, 400):  # the marker line and, as a control, the pen line
+            band = (slice(row - 2, row + 3), slice(200, 400))
+            assert np.abs(native[band].mean(axis=(0, 1)) - browser[band].mean(axis=(0, 1))).max() < 4, (
+                bg, row, native[band].mean(axis=(0, 1)), browser[band].mean(axis=(0, 1)))
+
+
 def test_native_fields_and_hatching_follow_p5_brush_too(renderer):
     """Built-in fields are generated from p5.brush's second stream and its simplex noise when named, so strokes
     through them bend as in the browser; hatch jitter takes p5.brush's draws; an irregular circle drawn after the

@@ -34,8 +34,8 @@ class Compositor:
     def __init__(self, width: int, height: int, background: tuple[int, int, int], work: Work | None = None):
         self.canvas = np.empty((height, width, 3), np.uint8)
         paint_background(self.canvas, background)
-        # the fill mask sums log(1 - alpha) of washes; the brush mask multiplies transparencies (1: untouched)
-        self.masks = {"fill": np.zeros((height, width), np.float32), "brush": np.ones((height, width), np.float32)}
+        # the fill mask sums log(1 - alpha) of washes; the brush mask holds 8-bit alpha (0-255, as p5.brush's does)
+        self.masks = {"fill": np.zeros((height, width), np.float32), "brush": np.zeros((height, width), np.float32)}
         self.dirty = {"fill": empty_dirty(), "brush": empty_dirty()}
         self.is_brush: bool | None = None
         self.just_changed = False
@@ -59,7 +59,7 @@ class Compositor:
     def clear(self, which: str) -> None:
         d = self.dirty[which]
         if d[2] > d[0] and d[3] > d[1]:
-            self.masks[which][max(d[1], 0):d[3], max(d[0], 0):d[2]] = 1.0 if which == "brush" else 0.0
+            self.masks[which][max(d[1], 0):d[3], max(d[0], 0):d[2]] = 0.0
         self.dirty[which] = empty_dirty()
 
     def apply(self, which: str) -> None:

@@ -138,15 +138,17 @@ def _mix(ks1, r1, lum1, ks2, r2, lum2, t, cmf, m, out):
 def _mask_alpha(mask, is_log, ox, oy, ex0, ey0, rw, rh, a8):
     """A mask as 8-bit alpha (p5.brush's mask textures are 8-bit) into ``a8``; an untouched pixel gives exactly 0.
 
-    The fill mask sums log-transparencies (0 untouched); the brush mask (``is_log`` false) multiplies its
-    stamps' transparencies (1 untouched)."""
+    The fill mask sums log-transparencies (0 untouched); the brush mask (``is_log`` false) already holds 8-bit
+    alpha (``raster._over8``)."""
     for q in range(rh):
         for c in range(rw):
             v = mask[ey0 - oy + q, ex0 - ox + c]
-            if v == (0.0 if is_log else 1.0):
+            if not is_log:
+                a8[q, c] = int(v)
+            elif v == 0.0:
                 a8[q, c] = 0
             else:
-                a8[q, c] = int(math.floor((1.0 - (math.exp(v) if is_log else v)) * 255.0 + 0.5))
+                a8[q, c] = int(math.floor((1.0 - math.exp(v)) * 255.0 + 0.5))
 
 
 @njit

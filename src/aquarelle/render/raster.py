@@ -219,18 +219,25 @@ def _row_coverage(sv, c0, c1, q, x, y, inv):
         sv[i] = 0.0 if f >= hi else s
 
 
+@njit_inline
+def _over8(d, a):
+    """One stamp of alpha ``a`` over a brush-mask pixel of 8-bit alpha ``d`` (0-255), as p5.brush's mask
+    framebuffer (p5's default, 8 bits a channel) keeps it: the blend (ONE_MINUS_DST_ALPHA, ONE) adds
+    a x (1 - d / 255), rounded to the nearest 1/255. A faint stamp (the marker's ~0.003) then adds nothing
+    once a x (255 - d) < 0.5: a marker line saturates at about a third, as in p5.brush, not at 0.7."""
+    return d + math.floor(a * (255.0 - d) + 0.5)
+
+
 @njit
 def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
-    """Brush stamps as p5.brush's WebGL points, multiplied into a canvas-sized transparency mask (1 - alpha).
+    """Brush stamps as p5.brush's WebGL points, blended into a canvas-sized 8-bit alpha mask (``_over8``).
 
     A point of size ``max(d, 1)`` covers the pixels whose centres lie in its (half-open) square; each gets
     ``1 - smoothstep(0.5 - fw, 0.5 + fw, |coord - 0.5|)`` with ``fw`` the 2x2-quad finite
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
     p5.brush are lighter than full-strength dots. ``clip`` (x0, y0, x1, y1) drops stamps whose
-    centre lies outside. Big stamps take each row's coverage from ``_row_coverage``. The mask keeps the
-    product of transparencies rather than a sum of their logs: the same alpha, without a log per pixel
-    (a quarter of a stroke-heavy render).
+    centre lies outside. Big stamps take each row's coverage from ``_row_coverage``.
     """
     h, w = buf.shape
     sv = np.empty(w)
@@ -275,18 +282,15 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
                     f = _point_f(c, q, x, y, inv)
                     fw = abs(_point_f(c ^ 1, q, x, y, inv) - f) + abs(_point_f(c, q ^ 1, x, y, inv) - f)
                     s = _coverage(f, fw)
-                    if s != 0.0:  # a NaN coverage still multiplies in (NaN), as it always did
-                        buf[q, c] *= 1.0 - a * s
+                    if s != 0.0:  # a NaN coverage still blends in (NaN), as it always did
+                        buf[q, c] = _over8(buf[q, c], a * s)
             continue
-        full = 1.0 - a
         for q in range(q0, q1 + 1):
             _row_coverage(sv, c0, c1, q, x, y, inv)
             for i in range(c1 - c0 + 1):
                 s = sv[i]
-                if s == 1.0:
-                    buf[q, c0 + i] *= full
-                elif s != 0.0:
-                    buf[q, c0 + i] *= 1.0 - a * s
+                if s != 0.0:
+                    buf[q, c0 + i] = _over8(buf[q, c0 + i], a * s)
 
 
 @njit
@@ -333,7 +337,7 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, clip, dirty):
                 ta = tip[int(v * th), int(u * tw)]
                 if ta <= 0.0:
                     continue
-                buf[q, c] *= 1.0 - a * ta
+                buf[q, c] = _over8(buf[q, c], a * ta)
 
 
 @njit

@@ -5,7 +5,7 @@ soft discs for the pencil-like default brushes (skipped with probability set by
 grain, jittered across the path by scatter), clouds of tiny dots for spray, big
 faint discs for the marker, a sampled image for custom tips. Pressure follows
 p5.brush's profiles (a bell along the stroke, or a custom curve). Stamps go
-into the brush mask (multiplying its transparency); the compositor blends the mask when the
+into the brush mask (8-bit alpha, as p5.brush's framebuffer); the compositor blends the mask when the
 colour changes, darkening where it saturates. Every random number comes from
 p5.brush's own stream in p5.brush's order (``_stroke_stamps``), so a stroke
 after a fill, and a fill after a stroke, draw what they draw in the browser;
