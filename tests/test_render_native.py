@@ -164,10 +164,16 @@ def test_hatch_wash_and_mass_paint_inside_their_shapes():
     assert coverage(ma) > 0.005 and box_share(ma, 105, 105, 195, 195) > 0.95
 
 
-def test_clip_keeps_strokes_inside_the_region_and_background_paints_the_canvas():
-    img = render(prog(*PEN, ("clip", [[0, 0, 100, 200]]), ("line", [20, 100, 180, 100])))
-    m = painted(img)
-    assert m[:, :95].sum() > 50 and m[:, 105:].sum() == 0
+def test_clip_is_a_no_op_as_in_p5_brush_and_says_so_and_background_paints_the_canvas():
+    """p5.brush 2.2.2's clip() returns its region and does nothing else: the browser, and an exported sketch,
+    paint the whole line, so the native renderer does too, with a warning."""
+    from aquarelle.render.native import render_full
+
+    res = render_full(prog(*PEN, ("clip", [[0, 0, 100, 200]]), ("line", [20, 100, 180, 100])))
+    m = painted(res.image)
+    assert m[:, :95].sum() > 50 and m[:, 105:].sum() > 50
+    assert np.array_equal(res.image, render(prog(*PEN, ("line", [20, 100, 180, 100]))))
+    assert any(w.startswith("clip: p5.brush 2.2.2 does not clip") for w in res.warnings)
     bg = render(prog(("background", ["#203040"])))
     assert (bg == np.array([0x20, 0x30, 0x40], np.uint8)).all()
 

@@ -424,7 +424,8 @@ _spec("wiggle", "fields", "state", P("amount", "num", 1), doc="Activate the 'han
 # brushes
 _spec("box", "brushes", "query", doc="List brush names (returns a value; not recorded).")
 _spec("add", "brushes", "state", P("name", "name"), P("params", "brushparams"), doc="Define a custom brush.")
-_spec("clip", "brushes", "state", P("region", "region"), doc="Clip strokes to [x1, y1, x2, y2].")
+_spec("clip", "brushes", "state", P("region", "region"),
+      doc="Clip strokes to [x1, y1, x2, y2]: accepted, but p5.brush 2.2.2 does not clip, so nothing is clipped.")
 _spec("noClip", "brushes", "state", doc="Remove the clipping region.")
 # stroke
 _spec("set", "stroke", "state", P("brush", "name"), P("color", "color"), P("weight", "pos", 1), doc="Pick a brush, colour and weight.")

@@ -189,9 +189,10 @@ class _Painter:
             self.warnings.append(msg)
 
     def _clip(self, st: PaintState) -> np.ndarray:
+        """The region strokes are kept to: everywhere. p5.brush 2.2.2's ``clip(region)`` only returns the region
+        (stroke.js), so the real p5.brush, and a model's exported sketch, never clip; neither do we."""
         if st.clip:
-            x1, y1, x2, y2 = st.clip
-            return np.array([min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)], np.float64)
+            self.warn("clip: p5.brush 2.2.2 does not clip (its clip() is a no-op); strokes are not clipped")
         return np.array([-1e18, -1e18, 1e18, 1e18])
 
     # ---------------------------------------------------------------- strokes
