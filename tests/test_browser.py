@@ -290,6 +290,29 @@ def test_a_faint_brush_saturates_as_in_p5_brushs_8_bit_mask(renderer):
                 bg, row, native[band].mean(axis=(0, 1)), browser[band].mean(axis=(0, 1)))
 
 
+def test_the_first_stroke_loses_a_pending_wash_as_p5_brush_does(renderer):
+    """p5.brush 2.2.2 in Chromium never paints the wash still pending when the frame's first stroke is drawn, if a
+    fill-mask composite came before it (wash, wash, line: the second wash is lost), and paints it otherwise
+    (wash, line, wash, wash, line: all three). The native renderer follows, so a painting looks as its export."""
+    from aquarelle.render.native import render as native_render
+
+    def wash(colour, x):
+        return [("wash", [colour, 255]), ("rect", [x, 100, 80, 300]), ("noWash", [])]
+
+    line = [("set", ["marker", "#ffffff", 6]), ("line", [50, 500, 550, 500]), ("noStroke", [])]
+    cases = {
+        "A.": wash("#ff1744", 40) + wash("#2979ff", 160) + line,
+        "AB": wash("#ff1744", 40) + line + wash("#2979ff", 160) + wash("#00e676", 280) + line,
+    }
+    for want, calls in cases.items():
+        prog = Program.from_calls([("background", ["#000000"]), ("noStroke", [])] + calls, seed=5)
+        browser, native = renderer.render(prog), native_render(prog)
+        for img in (browser, native):
+            seen = "".join(k if img[250, x + 40].max() > 60 else "." for k, x in (("A", 40), ("B", 160)))
+            assert seen == want, (want, seen)
+        assert np.abs(native.astype(int) - browser).mean() < 0.5
+
+
 def test_native_fields_and_hatching_follow_p5_brush_too(renderer):
     """Built-in fields are generated from p5.brush's second stream and its simplex noise when named, so strokes
     through them bend as in the browser; hatch jitter takes p5.brush's draws; an irregular circle drawn after the

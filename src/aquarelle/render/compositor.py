@@ -41,6 +41,10 @@ class Compositor:
         self.just_changed = False
         self.blending = False
         self.cached: str | None = None
+        # for p5.brush's first-stroke quirk (``begin``): has a fill-mask composite happened, has a stroke begun
+        self.fill_blended = False
+        self.stroked = False
+        self.drop_fill = False
         self.work = work if work is not None else make_work(height, width)
 
     def __deepcopy__(self, memo) -> "Compositor":
@@ -65,9 +69,11 @@ class Compositor:
     def apply(self, which: str) -> None:
         if not self.drawn(which):
             return
-        if self.cached is not None:
+        if self.cached is not None and not (which == "fill" and self.drop_fill):
             composite_mask(self.canvas, self.masks[which], (0, 0), self.dirty[which], rgb_of(self.cached),
                            which == "brush", self.work)
+            if which == "fill":
+                self.fill_blended = True
         self.clear(which)
 
     def blend(self, color: str | None, last: bool = False) -> None:
@@ -91,11 +97,22 @@ class Compositor:
                 self.cached = None
 
     def begin(self, brush: bool, color: str) -> None:
-        """Switch drawing mode (brush or fill/wash) and announce the colour, as each p5.brush draw does."""
+        """Switch drawing mode (brush or fill/wash) and announce the colour, as each p5.brush draw does.
+
+        p5.brush 2.2.2 in Chromium loses one composite: the fill mask flushed by the frame's first stroke (a wash
+        still pending when the first line is drawn) is never painted if a fill-mask composite happened before it
+        in the frame. Measured: wash, wash, line paints only the first wash; wash, line paints it; wash, line,
+        wash, wash, line paints all three; a fill, a wash, then a line loses the wash. The mask is cleared all the
+        same. We do what it does, so a model's painting looks here as its exported sketch does in a browser."""
         if self.is_brush is not brush:
             self.just_changed = True
         self.is_brush = brush
+        first = brush and not self.stroked
+        if brush:
+            self.stroked = True
+        self.drop_fill = first and self.fill_blended
         self.blend(color)
+        self.drop_fill = False
 
     def finish(self) -> np.ndarray:
         """p5.brush's end-of-frame flush; returns the canvas."""
