@@ -313,6 +313,34 @@ def test_the_first_stroke_loses_a_pending_wash_as_p5_brush_does(renderer):
         assert np.abs(native.astype(int) - browser).mean() < 0.5
 
 
+def test_native_mass_draws_p5_brushs_numbers(renderer):
+    """A mass takes its jitter, pivot, anchors and splits from p5.brush's second stream and its hatch jitter and
+    arcs from the first, in p5.brush's order: a massed circle, a massed polygon and a circle after them land as
+    in the browser."""
+    from aquarelle.render.native import render as native_render
+
+    def prog(seed):
+        return Program.from_calls(
+            [
+                ("background", ["#fffceb"]),
+                ("noStroke", []),
+                ("mass", ["HB", "#2d3047", {"precision": 0.4}]),
+                ("circle", [180, 200, 110]),
+                ("polygon", [[[330, 330], [560, 360], [520, 560], [350, 520]]]),
+                ("noMass", []),
+                ("set", ["2B", "#7a1f1f", 2]),
+                ("circle", [150, 470, 70, 1.0]),
+            ],
+            seed=seed,
+        )
+
+    browser = renderer.render(prog(6))
+    same, other = native_render(prog(6)), native_render(prog(11))
+    mad_same = np.abs(same.astype(int) - browser).mean()
+    assert _thumb_corr(same, browser) > 0.97, _thumb_corr(same, browser)
+    assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same, mad_same
+
+
 def test_native_fields_and_hatching_follow_p5_brush_too(renderer):
     """Built-in fields are generated from p5.brush's second stream and its simplex noise when named, so strokes
     through them bend as in the browser; hatch jitter takes p5.brush's draws; an irregular circle drawn after the

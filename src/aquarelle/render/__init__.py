@@ -22,8 +22,8 @@ __all__ = ["render_program", "background_of", "RenderError", "NATIVE_LOOK"]
 #: Changes whenever the native renderer paints a program differently, so caches of its images (the reference
 #: pool's) are redrawn. 2: p5.brush's own random streams; 3: genPol in p5.brush's frame; 4: lengths by V8's
 #: Math.hypot; 5: the brush mask in 8 bits, as p5.brush's framebuffer; 6: clip a no-op, as p5.brush's; 7: the
-#: first stroke loses a pending wash, as in p5.brush (all 2026-11-30).
-NATIVE_LOOK = 7
+#: first stroke loses a pending wash, as in p5.brush; 8: mass from p5.brush's streams (all 2026-11-30).
+NATIVE_LOOK = 8
 
 _BROWSER = None
 

@@ -180,7 +180,8 @@ def arc_plot(x: float, y: float, radius: float, start: float, end: float) -> tup
     for i in range(nseg):
         p.add(start + i * ss + 90, alen, 1)
     p.end(start + sweep + 90, 1)
-    return p, x + radius * math.cos(math.radians(start)), y - radius * math.sin(math.radians(start))
+    # the start point by p5.brush's table cos/sin, as its arc() places it
+    return p, x + radius * cos_deg(start), y - radius * sin_deg(start)
 
 
 # --------------------------------------------------------------------------- walking

@@ -3,8 +3,9 @@
 ``hatch_lines`` scans the polygons with parallel lines ``dist`` apart at
 ``angle`` (optionally widening by ``gradient``, jittered by ``rand``, joined
 end to end when ``continuous``); the renderer strokes each with the hatch
-brush. ``mass_arcs`` builds p5.brush's dense scribble: up to three jittered
-hatch passes whose lines become arcs bowed around a pivot outside the shape.
+brush. ``mass_layers``, ``pivot_bias`` and ``mass_arcs`` build p5.brush's dense
+scribble: up to three jittered hatch passes whose lines become arcs bowed around
+a pivot outside the shape, drawing p5.brush's ``rng2`` numbers in its order.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import math
 import numpy as np
 
 from ._jit import njit
+from .brush_random import dist, js_hypot
+from .geometry import calc_angle
 
 
 def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, max_lines: int) -> list[tuple]:
@@ -99,68 +102,81 @@ def _inside(polys: list[np.ndarray], x: float, y: float) -> bool:
     return inside
 
 
-def mass_arcs(polys: list[np.ndarray], scatter: float, options: dict, rng: np.random.Generator,
-              max_lines: int = 20000) -> tuple[list, list]:
-    """p5.brush ``createMass``: returns (arcs as (cx, cy, r, start, end) degrees, outline polygons)."""
-    precision = options.get("precision", 0.5)
-    strength = options.get("strength", 1)
-    gradient = options.get("gradient", 0.1) or 0
-    max_j = min(scatter * 2, 5)
-    jit = [(rng.uniform(-max_j, max_j), rng.uniform(-max_j, max_j)) for _ in range(2)] if max_j > 0 else [(0, 0)] * 2
-    passes_polys = [polys] + [[p + np.array(j) for p in polys] for j in jit]
-    hatch_dist = max(1.6 * rng.uniform(scatter * 0.65, scatter * 0.85) - 0.4 * gradient, 0.5)
-    base = rng.uniform(-90, 90)
-    na = ((base + 90) % 180 + 180) % 180 - 90
+def mass_layers(polys: list[np.ndarray], scatter: float, rr2) -> list[list[np.ndarray]]:
+    """p5.brush ``getMassPolygons``: the shape and two copies shifted by up to min(2 x scatter, 5) px (four
+    ``rng2`` draws, made even when the shift is 0)."""
+    m = min(scatter * 2, 5)
+    jit = [(rr2(-m, m), rr2(-m, m)) for _ in range(2)]
+    return [polys] + [[p + np.array(j) for p in polys] for j in jit]
+
+
+def pivot_bias(base_angle: float, rr2) -> tuple[int, int]:
+    """p5.brush ``getPivotBias``: the diagonal the whole mass's arcs bow towards (one ``rng2`` draw)."""
+    na = math.fmod(math.fmod(base_angle + 90, 180) + 180, 180) - 90
     if na >= 0:
-        bias = (1, 1) if rng.random() < 0.5 else (-1, -1)
-    else:
-        bias = (-1, 1) if rng.random() < 0.5 else (1, -1)
-    passes = [(passes_polys[0], hatch_dist * 0.9, base, 2 - 2 * precision)]
-    if strength > 0.33:
-        passes.append((passes_polys[1], hatch_dist, base + 20 * rng.uniform(-1, 1), 0.6 - 0.6 * precision))
-    if strength > 0.66:
-        passes.append((passes_polys[2], hatch_dist * 0.8, base + 15 * rng.uniform(-1, 1), 0.6 - 0.6 * precision))
+        return (1, 1) if rr2() < 0.5 else (-1, -1)
+    return (-1, 1) if rr2() < 0.5 else (1, -1)
+
+
+def _bounds(polys: list[np.ndarray]) -> tuple[float, float, float]:
+    """Centre and diagonal of the polygons' bounding box (``getPolygonBounds``)."""
+    allp = np.concatenate(polys)
+    mnx, mny = allp.min(axis=0)
+    mxx, mxy = allp.max(axis=0)
+    return (mnx + mxx) / 2, (mny + mxy) / 2, dist(mnx, mny, mxx, mxy)
+
+
+def _arc_fits(polys: list[np.ndarray], cx: float, cy: float, r: float, start: float, end: float) -> bool:
+    sweep = math.fmod(math.fmod(end - start, 360) + 360, 360)
+    for t in (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875):
+        a = (start + sweep * t) * math.pi / 180
+        if not _inside(polys, cx + r * math.cos(a), cy - r * math.sin(a)):
+            return False
+    return True
+
+
+def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[int, int], rr2) -> list[tuple]:
+    """p5.brush ``drawMassArcs``: one mass pass's hatch lines as arcs (cx, cy, r, start, end in degrees) bowed
+    around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's distance,
+    then per line whether to split it and where)."""
+    bx, by, size = _bounds(polys)
+    off = size * rr2(0.6, 1.4)
+    ax, ay = bx + bias[0] * off, by + bias[1] * off
     arcs = []
-    for pp, dist, ang, rand in passes:
-        allp = np.concatenate(pp)
-        mnx, mny = allp.min(axis=0)
-        mxx, mxy = allp.max(axis=0)
-        size = math.hypot(mxx - mnx, mxy - mny)
-        off = size * rng.uniform(0.6, 1.4)
-        ax, ay = (mnx + mxx) / 2 + bias[0] * off, (mny + mxy) / 2 + bias[1] * off
-        opts = {"gradient": gradient, "rand": rand, "continuous": len(pp) == 1}
-        for x1, y1, x2, y2, conn in hatch_lines(pp, dist, ang, opts, rng, max_lines):
-            parts = [(x1, y1, x2, y2)]
-            if not conn and rng.random() < 0.35:
-                t = rng.uniform(0.35, 0.65)
-                mx, my = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
-                ln = math.hypot(x2 - x1, y2 - y1) or 1
-                gap = rng.uniform(0.04, 0.1) * ln
-                gx, gy = (x2 - x1) / ln * gap * 0.5, (y2 - y1) / ln * gap * 0.5
-                parts = [(x1, y1, mx - gx, my - gy), (mx + gx, my + gy, x2, y2)]
-            for a1, b1, a2, b2 in parts:
-                dx, dy = a2 - a1, b2 - b1
-                ln = math.hypot(dx, dy)
-                if not ln:
-                    continue
-                nx, ny = -dy / ln, dx / ln
-                mx, my = (a1 + a2) / 2, (b1 + b2) / 2
-                o = (ax - mx) * nx + (ay - my) * ny
-                cx, cy = mx + nx * o, my + ny * o
-                r = math.hypot(cx - a1, cy - b1)
-                if not r:
-                    continue
-                s = math.degrees(math.atan2(-(b1 - cy), a1 - cx)) % 360
-                e = math.degrees(math.atan2(-(b2 - cy), a2 - cx)) % 360
-                if ((e - s) % 360) > 180:
-                    s, e = e, s
-                for st, en in ((s, e), (e, s)):
-                    sweep = (en - st) % 360
-                    ok = all(_inside(pp, cx + r * math.cos(math.radians(st + sweep * t)),
-                                     cy - r * math.sin(math.radians(st + sweep * t)))
-                             for t in (0.125, 0.375, 0.625, 0.875))
-                    if ok:
-                        arcs.append((cx, cy, r, st, en))
-                        break
-    outline = polys if options.get("outline") else []
-    return arcs, outline
+    for x1, y1, x2, y2, conn in lines:
+        parts = [(x1, y1, x2, y2)]
+        if not conn and rr2() < 0.35:  # splitSegment: an interrupted gesture
+            t = rr2(0.35, 0.65)
+            mx, my = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+            dx, dy = x2 - x1, y2 - y1
+            ln = js_hypot.py_func(dx, dy) or 1
+            gap = rr2(0.04, 0.1) * ln
+            gx, gy = dx / ln * gap * 0.5, dy / ln * gap * 0.5
+            parts = [(x1, y1, mx - gx, my - gy), (mx + gx, my + gy, x2, y2)]
+        for a1, b1, a2, b2 in parts:
+            mx, my = (a1 + a2) / 2, (b1 + b2) / 2
+            dx, dy = a2 - a1, b2 - b1
+            ln = js_hypot.py_func(dx, dy)
+            if not ln:
+                continue
+            nx, ny = -dy / ln, dx / ln
+            o = (ax - mx) * nx + (ay - my) * ny
+            cx, cy = mx + nx * o, my + ny * o
+            if is_array:  # biasArrayMassCenter: short chords pulled towards their midpoint
+                chord = dist(a1, b1, a2, b2)
+                sz = max(size, chord, 1)
+                bias_k = 0.08 + (1 - min(1, chord / (sz * 0.42))) * 0.18
+                cx, cy = cx + (mx - cx) * bias_k, cy + (my - cy) * bias_k
+            r = dist(cx, cy, a1, b1)
+            if not r:
+                continue
+            s, e = calc_angle(cx, cy, a1, b1), calc_angle(cx, cy, a2, b2)
+            if math.fmod(math.fmod(e - s, 360) + 360, 360) > 180:
+                s, e = e, s
+            short_fits = _arc_fits(polys, cx, cy, r, s, e)
+            long_fits = _arc_fits(polys, cx, cy, r, e, s)
+            if short_fits:
+                arcs.append((cx, cy, r, s, e))
+            elif long_fits:
+                arcs.append((cx, cy, r, e, s))
+    return arcs

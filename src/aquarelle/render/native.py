@@ -5,10 +5,10 @@ semantics every part uses) and paints each DrawOp the way p5.brush's
 ``show()`` does: wash, watercolour fill, mass, hatch, then the brush stroke.
 Randomness is seeded by the ``seed`` argument, else the program's seed, else 0
 (the program's own ``seed``/``noiseSeed`` calls reseed), so the same program and
-seed give byte-identical pixels. Fills, strokes, hatching, fields and
+seed give byte-identical pixels. Fills, strokes, hatching, mass, fields and
 circle/plot geometry draw from p5.brush's own two streams exactly as p5.brush
 does (``brush_random``), so under the same seed they come out as in the
-browser; only mass draws from a numpy generator of its own.
+browser.
 
 Work is bounded per program (``Budget``): a flood of shapes, vertices, brush
 steps or filled area stops with ``RenderError`` instead of running for minutes.
@@ -37,7 +37,7 @@ from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot
-from .hatch import hatch_lines, mass_arcs
+from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias
 from .raster import fill_polygon
 from .strokes import Path, StrokeStream, brush_params, paint_stroke
 
@@ -72,6 +72,7 @@ class RenderResult:
 
 
 def _seed_int(s) -> int:
+    """A seed as a whole number (text seeds by CRC), for callers that keep seeds numeric (tools mode)."""
     if isinstance(s, (int, float)) and not isinstance(s, bool) and float(s).is_integer():
         return int(s) & 0xFFFFFFFFFFFF
     return zlib.crc32(str(s).encode())
@@ -159,7 +160,6 @@ class _Painter:
 
     def reseed(self, s) -> None:
         """p5.brush's ``seed``: both of its streams restart and the fill's gaussian pools are drawn anew."""
-        self.rng = np.random.default_rng(_seed_int(s))
         self.brush_rng = make_state(s)
         self.pools = fill_pools(self.brush_rng)
         self.strokes = StrokeStream(self.brush_rng)
@@ -324,23 +324,48 @@ class _Painter:
             w = weight * rr.uniform(0.9, 1.1) if h.style is not None else weight
             self.line(st, x1, y1, x2, y2, brush, color, w)
 
-    def mass(self, st: PaintState, polys: list[np.ndarray]) -> None:
+    def mass(self, st: PaintState, polys: list[np.ndarray], is_array: bool = False) -> None:
+        """p5.brush ``createMass``: its decisions from ``rng2`` and its hatch jitter and strokes from ``rng``, each
+        in p5.brush's order, so a mass (and whatever is drawn after it) paints as in the browser."""
         m = st.mass
         if not m.brush or not m.color:
             self.warn("mass: no mass brush/colour set; not massed")
             return
         b = brush_params(m.brush, st.brushes, st.brush_scale)
-        arcs, outline = mass_arcs(polys, b.scatter, m.options, self.rng)
-        self.budget.spend(self.used, "hatch_lines", len(arcs))
-        wk = self.walker(st, ("hand", 2 - m.options.get("precision", 0.5)))
-        for p in outline:
-            for i in range(len(p)):
-                q = p[(i + 1) % len(p)]
-                self.line(st, p[i][0], p[i][1], q[0], q[1], m.brush, m.color, 1, wk)
-        for cx, cy, r, s, e in arcs:
-            ap = arc_plot(cx, cy, r, s, e)
-            if ap is not None:
-                self.plot_draw(st, ap[0], ap[1], ap[2], wk, m.brush, m.color, 1)
+        opts = m.options
+        precision = 0.5 if opts.get("precision") is None else opts["precision"]
+        strength = 1 if opts.get("strength") is None else opts["strength"]
+        gradient = 0.1 if opts.get("gradient") is None else opts["gradient"]
+
+        def rr2(lo: float = 0.0, hi: float = 1.0) -> float:
+            return lo + self.rng2.random() * (hi - lo)
+
+        layers = mass_layers(polys, b.scatter, rr2)
+        hatch_dist = 1.6 * rr2(b.scatter * 0.65, b.scatter * 0.85) - 0.4 * gradient
+        base = rr2(-90, 90)
+        bias = pivot_bias(base, rr2)
+        wk = self.walker(st, ("hand", 2 - precision))  # wiggle(): the hand field, generated from rng2 if new
+        if opts.get("outline"):
+            for p in polys:
+                for i in range(len(p)):
+                    q = p[(i + 1) % len(p)]
+                    self.line(st, p[i][0], p[i][1], q[0], q[1], m.brush, m.color, 1, wk)
+        rr = Uniform(self.brush_rng)
+        passes = [(0, 0.9, 0.0, 2 - 2 * precision)]
+        if strength > 0.33:
+            passes.append((1, 1.0, 20.0, 0.6 - 0.6 * precision))
+        if strength > 0.66:
+            passes.append((2, 0.8, 15.0, 0.6 - 0.6 * precision))
+        for k, scale, turn, rand in passes:
+            ang = base + turn * rr2(-1, 1) if turn else base  # drawn after the pass before it
+            hopts = {"gradient": gradient, "rand": rand, "continuous": not is_array}
+            lines = hatch_lines(layers[k], hatch_dist * scale, ang, hopts, rr)
+            arcs = mass_arcs(layers[k], is_array, lines, bias, rr2)
+            self.budget.spend(self.used, "hatch_lines", len(arcs))
+            for cx, cy, r, s0, e0 in arcs:
+                ap = arc_plot(cx, cy, r, s0, e0)
+                if ap is not None:
+                    self.plot_draw(st, ap[0], ap[1], ap[2], wk, m.brush, m.color, 1)
 
     # ---------------------------------------------------------------- shapes
 
@@ -451,7 +476,7 @@ class _Painter:
         elif m == "hatchArray":
             self.hatch(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
         elif m == "massArray":
-            self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
+            self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]], is_array=True)
 
 
 _SHAPES = ("endShape", "spline", "rect", "circle", "polygon")
