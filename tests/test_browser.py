@@ -341,6 +341,33 @@ def test_native_mass_draws_p5_brushs_numbers(renderer):
     assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same, mad_same
 
 
+def test_hatch_and_mass_arrays_paint_in_p5_brush_and_alike_natively(renderer):
+    """p5.brush 2.2.2's hatchArray/massArray take Polygon objects (plain point arrays throw inside it): the export
+    writes ``new brush.Polygon(...)``, the real p5.brush paints it, and the native renderer paints the same."""
+    from aquarelle.render.native import render as native_render
+
+    def prog(seed):
+        return Program.from_calls(
+            [
+                ("background", ["#fffceb"]),
+                ("hatch", [7, 30, {"rand": 0.1}]),
+                ("hatchStyle", ["HB", "#1f4b99", 1]),
+                ("hatchArray", [[[[60, 60], [280, 80], [240, 280], [80, 250]]]]),
+                ("noHatch", []),
+                ("mass", ["HB", "#2d3047", {"precision": 0.4}]),
+                ("massArray", [[[[330, 330], [560, 360], [520, 560], [350, 520]], [[400, 400], [470, 410], [450, 480]]]]),
+            ],
+            seed=seed,
+        )
+
+    browser = renderer.render(prog(6))
+    assert _painted(browser).mean() > 0.02
+    same, other = native_render(prog(6)), native_render(prog(11))
+    mad_same = np.abs(same.astype(int) - browser).mean()
+    assert _thumb_corr(same, browser) > 0.97, _thumb_corr(same, browser)
+    assert mad_same < 1.0 and np.abs(other.astype(int) - browser).mean() > 3 * mad_same, mad_same
+
+
 def test_native_fields_and_hatching_follow_p5_brush_too(renderer):
     """Built-in fields are generated from p5.brush's second stream and its simplex noise when named, so strokes
     through them bend as in the browser; hatch jitter takes p5.brush's draws; an irregular circle drawn after the

@@ -119,6 +119,8 @@ def test_sketch_is_the_published_skeleton_with_one_brush_call_per_command():
     assert 'brush.hatch(6, 30, {rand: 0.1, continuous: true});' in calls
     assert 'brush.rect(10, 20, 30, 40, "center");' in calls
     assert 'brush.seed("abc");' in calls
+    # p5.brush 2.2.2's massArray/hatchArray throw on plain point arrays: they get Polygon objects
+    assert "brush.massArray([new brush.Polygon([[100, 100], [200, 100], [150, 180]])]);" in calls
 
 
 def test_no_seed_means_no_seeding_and_an_explicit_seed_wins():

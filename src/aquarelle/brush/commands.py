@@ -452,11 +452,13 @@ _spec("hatch", "hatch", "state", P("dist", "pos", 5), P("angle", "angle", 45), P
 _spec("hatchStyle", "hatch", "state", P("brush", "name"), P("color", "color", "#000000"), P("weight", "pos", 1),
       doc="Brush, colour and weight for hatch lines.")
 _spec("noHatch", "hatch", "state", doc="Disable hatching.")
-_spec("hatchArray", "hatch", "draw", P("polygons", "polygons"), doc="Hatch a list of polygons now.")
+_spec("hatchArray", "hatch", "draw", P("polygons", "polygons"),
+      doc="Hatch a list of polygons now (each a point list or new brush.Polygon(points), as p5.brush needs).")
 _spec("mass", "hatch", "state", P("brush", "name"), P("color", "color"), P("options", "massopts", {}),
       doc="Mass (dense scribble) following shapes.")
 _spec("noMass", "hatch", "state", doc="Disable massing.")
-_spec("massArray", "hatch", "draw", P("polygons", "polygons"), doc="Mass a list of polygons now.")
+_spec("massArray", "hatch", "draw", P("polygons", "polygons"),
+      doc="Mass a list of polygons now (each a point list or new brush.Polygon(points), as p5.brush needs).")
 # primitives
 _spec("line", "primitives", "draw", P("x1", "coord"), P("y1", "coord"), P("x2", "coord"), P("y2", "coord"), doc="Stroke a line.")
 _spec("flowLine", "primitives", "draw", P("x", "coord"), P("y", "coord"), P("length", "length"), P("dir", "angle"),

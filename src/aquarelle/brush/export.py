@@ -145,6 +145,10 @@ class _Writer:
             self.helpers.add(_TIP_HELPER)
             opts = js_value(params)[:-1] + (", " if params else "") + f"tip: aquarelleTip({name})" + "}"
             self.body.append(f"brush.add({js_value(a[0])}, {opts});")
+        elif m in ("hatchArray", "massArray"):
+            # p5.brush 2.2.2 wants Polygon objects here: plain point arrays throw inside it
+            polys = ", ".join(f"new brush.Polygon({js_value(p)})" for p in a[0])
+            self.body.append(f"brush.{m}([{polys}]);")
         else:
             self.body.append(f"brush.{m}({', '.join(js_value(x) for x in _trimmed_args(cmd))});")
 

@@ -440,6 +440,13 @@
     },
   };
 
+  // `new brush.Polygon(points)`: the real p5.brush's hatchArray/massArray want Polygon objects (plain point arrays
+  // crash there), so sketches (and our exports) pass them; here a Polygon is its points, as p5.brush keeps them in .a
+  function PolygonCtor(points) { return freeze({ a: plain(points, 0) }); }
+  function polyPoints(p) {
+    return tpoints(p !== null && typeof p === "object" && !isArray(p) && isArray(p.a) ? p.a : p);
+  }
+
   // per-method argument transforms (args already plain)
   const XF = {
     line(a) { if (isNum(a[0]) && isNum(a[1]) && isNum(a[2]) && isNum(a[3])) { const p = tpoint([a[0], a[1]]), q = tpoint([a[2], a[3]]); a[0] = p[0]; a[1] = p[1]; a[2] = q[0]; a[3] = q[1]; } },
@@ -449,8 +456,8 @@
     endStroke(a) { a[0] = tangle(a[0]); },
     spline(a) { a[0] = tpoints(a[0]); },
     polygon(a) { a[0] = tpoints(a[0]); },
-    hatchArray(a) { if (isArray(a[0])) a[0] = a[0].map(tpoints); },
-    massArray(a) { if (isArray(a[0])) a[0] = a[0].map(tpoints); },
+    hatchArray(a) { if (isArray(a[0])) a[0] = a[0].map(polyPoints); },
+    massArray(a) { if (isArray(a[0])) a[0] = a[0].map(polyPoints); },
     circle(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); },
     arc(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); a[3] = tangle(a[3]); a[4] = tangle(a[4]); },
     vertex(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; },
@@ -489,6 +496,7 @@
       if (k in t) return t[k];
       if (k === "then") return undefined; // `await brush` must not look like a promise
       if (LEGACY[k]) return function () { violate("brush." + k + "() is p5.brush 1.x; use brush." + LEGACY[k] + "()"); };
+      if (k === "Polygon") return PolygonCtor;
       if (NOT_IN_SPACE[k]) return function () { violate("brush." + k + " is not part of the action space"); };
       return function () { violate("unknown brush method brush." + k + "()"); };
     },
