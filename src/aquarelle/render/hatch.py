@@ -94,14 +94,6 @@ def _ring(px, py, x, y):
     return inside
 
 
-def _inside(polys: list[np.ndarray], x: float, y: float) -> bool:
-    inside = False
-    for p in polys:
-        if _ring(p[:, 0], p[:, 1], float(x), float(y)):
-            inside = not inside
-    return inside
-
-
 def mass_layers(polys: list[np.ndarray], scatter: float, rr2) -> list[list[np.ndarray]]:
     """p5.brush ``getMassPolygons``: the shape and two copies shifted by up to min(2 x scatter, 5) px (four
     ``rng2`` draws, made even when the shift is 0)."""
@@ -126,11 +118,20 @@ def _bounds(polys: list[np.ndarray]) -> tuple[float, float, float]:
     return (mnx + mxx) / 2, (mny + mxy) / 2, dist(mnx, mny, mxx, mxy)
 
 
-def _arc_fits(polys: list[np.ndarray], cx: float, cy: float, r: float, start: float, end: float) -> bool:
-    sweep = math.fmod(math.fmod(end - start, 360) + 360, 360)
-    for t in (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875):
-        a = (start + sweep * t) * math.pi / 180
-        if not _inside(polys, cx + r * math.cos(a), cy - r * math.sin(a)):
+@njit
+def _arc_fits_flat(px, py, starts, cx, cy, r, start, sweep):
+    """Whether all seven sample points of the arc (``sweep`` degrees from ``start``) lie inside the polygons
+    (even-odd across them), the polygons flattened into ``px``/``py`` with polygon k at [starts[k],
+    starts[k + 1]): one compiled call per arc."""
+    for ti in range(1, 8):
+        a = (start + sweep * (ti * 0.125)) * math.pi / 180.0
+        x = cx + r * math.cos(a)
+        y = cy - r * math.sin(a)
+        inside = False
+        for k in range(starts.shape[0] - 1):
+            if _ring(px[starts[k]:starts[k + 1]], py[starts[k]:starts[k + 1]], x, y):
+                inside = not inside
+        if not inside:
             return False
     return True
 
@@ -140,6 +141,9 @@ def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[
     around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's distance,
     then per line whether to split it and where)."""
     bx, by, size = _bounds(polys)
+    flat = np.concatenate(polys)
+    px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
+    starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
     off = size * rr2(0.6, 1.4)
     ax, ay = bx + bias[0] * off, by + bias[1] * off
     arcs = []
@@ -173,8 +177,9 @@ def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[
             s, e = calc_angle(cx, cy, a1, b1), calc_angle(cx, cy, a2, b2)
             if math.fmod(math.fmod(e - s, 360) + 360, 360) > 180:
                 s, e = e, s
-            short_fits = _arc_fits(polys, cx, cy, r, s, e)
-            long_fits = _arc_fits(polys, cx, cy, r, e, s)
+            sw = math.fmod(math.fmod(e - s, 360) + 360, 360)  # JavaScript remainders, as getArcSamplePoint
+            short_fits = _arc_fits_flat(px, py, starts, cx, cy, r, s, sw)
+            long_fits = _arc_fits_flat(px, py, starts, cx, cy, r, e, math.fmod(math.fmod(s - e, 360) + 360, 360))
             if short_fits:
                 arcs.append((cx, cy, r, s, e))
             elif long_fits:
