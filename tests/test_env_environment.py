@@ -131,6 +131,22 @@ def test_incremental_step_images_equal_full_renders():
     assert e.state.episode_id not in incremental._CACHE  # dropped when the episode ends
 
 
+def test_incremental_renders_take_the_seed_as_the_full_render_does():
+    """p5.brush hashes the seed's text, so the incremental painter must get the seed itself: a seed folded to a
+    48-bit number first (-5 became 281474976710651) painted another painting than the full render."""
+    import numpy as np
+
+    from aquarelle.brush import Program
+    from aquarelle.env import incremental
+    from aquarelle.render import render_program
+
+    prog = Program.from_calls([("fill", ["#d7263d", 200]), ("circle", [300, 300, 120])])
+    for seed in (-5, 2**50 + 3, 7):
+        got = incremental.render_incremental(f"seed-test-{seed}", prog, seed)
+        assert np.array_equal(got, render_program(prog, seed=seed)), seed
+        incremental._CACHE.clear()
+
+
 def test_fast_coverage_is_the_reference_definition():
     import numpy as np
 

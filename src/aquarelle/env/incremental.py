@@ -26,9 +26,9 @@ MAX_EPISODES = 32
 class _Entry:
     def __init__(self, width: int, height: int, seed: int):
         from aquarelle.brush import PaintState
-        from aquarelle.render.native import Budget, _Painter, _seed_int
+        from aquarelle.render.native import Budget, _Painter
 
-        self.painter = _Painter(width, height, (255, 255, 255), _seed_int(seed), Budget())
+        self.painter = _Painter(width, height, (255, 255, 255), seed, Budget())  # as render_full: p5.brush hashes its text
         self.state = PaintState()
         self.cmds: list = []
         self.key = (width, height, seed)

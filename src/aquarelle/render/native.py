@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import threading
-import zlib
 from dataclasses import dataclass, field as dfield
 
 import numpy as np
@@ -69,13 +68,6 @@ class RenderResult:
     image: np.ndarray
     warnings: list[str] = dfield(default_factory=list)
     stats: dict = dfield(default_factory=dict)
-
-
-def _seed_int(s) -> int:
-    """A seed as a whole number (text seeds by CRC), for callers that keep seeds numeric (tools mode)."""
-    if isinstance(s, (int, float)) and not isinstance(s, bool) and float(s).is_integer():
-        return int(s) & 0xFFFFFFFFFFFF
-    return zlib.crc32(str(s).encode())
 
 
 def scale_commands(cmds: list[Command], sx: float, sy: float) -> list[Command]:
