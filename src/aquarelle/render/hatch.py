@@ -16,7 +16,7 @@ import numpy as np
 
 from ._jit import njit
 from .brush_random import dist, js_hypot
-from .geometry import calc_angle
+from .geometry import _norm, calc_angle
 
 
 def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, max_lines: int) -> list[tuple]:
@@ -175,11 +175,10 @@ def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[
             if not r:
                 continue
             s, e = calc_angle(cx, cy, a1, b1), calc_angle(cx, cy, a2, b2)
-            if math.fmod(math.fmod(e - s, 360) + 360, 360) > 180:
+            if _norm(e - s) > 180:
                 s, e = e, s
-            sw = math.fmod(math.fmod(e - s, 360) + 360, 360)  # JavaScript remainders, as getArcSamplePoint
-            short_fits = _arc_fits_flat(px, py, starts, cx, cy, r, s, sw)
-            long_fits = _arc_fits_flat(px, py, starts, cx, cy, r, e, math.fmod(math.fmod(s - e, 360) + 360, 360))
+            short_fits = _arc_fits_flat(px, py, starts, cx, cy, r, s, _norm(e - s))  # sweeps as getArcSamplePoint's
+            long_fits = _arc_fits_flat(px, py, starts, cx, cy, r, e, _norm(s - e))
             if short_fits:
                 arcs.append((cx, cy, r, s, e))
             elif long_fits:

@@ -344,7 +344,7 @@ def make_work(height: int, width: int) -> Work:
 def composite_mask(canvas: np.ndarray, mask: np.ndarray, origin: tuple[int, int], rect, rgb, is_brush: bool,
                    work: Work | None = None) -> int:
     """Blend a mask placed at ``origin`` over ``rect`` into ``canvas`` in place: the fill mask holds summed
-    log-transparencies, the brush mask (``is_brush``) the product of its stamps' transparencies."""
+    log-transparencies, the brush mask (``is_brush``) 8-bit alpha."""
     x0, y0, x1, y1 = (int(v) for v in rect)
     pig = np.asarray(rgb, dtype=np.float64) / 255.0
     if work is None:

@@ -180,12 +180,11 @@ class _Painter:
         if len(self.warnings) < 50 and msg not in self.warnings:
             self.warnings.append(msg)
 
-    def _clip(self, st: PaintState) -> np.ndarray:
-        """The region strokes are kept to: everywhere. p5.brush 2.2.2's ``clip(region)`` only returns the region
-        (stroke.js), so the real p5.brush, and a model's exported sketch, never clip; neither do we."""
+    def _warn_clip(self, st: PaintState) -> None:
+        """Strokes are never clipped: p5.brush 2.2.2's ``clip(region)`` only returns the region (stroke.js), so
+        the real p5.brush, and a model's exported sketch, never clip; a stroke under one says so."""
         if st.clip:
             self.warn("clip: p5.brush 2.2.2 does not clip (its clip() is a no-op); strokes are not clipped")
-        return np.array([-1e18, -1e18, 1e18, 1e18])
 
     # ---------------------------------------------------------------- strokes
 
@@ -215,9 +214,10 @@ class _Painter:
         xs, ys, _, _, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, k1 - k0)
         path = Path(xs[:-1], ys[:-1], np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
+        self._warn_clip(st)
         # every step draws its random numbers, the skipped ones too (p5.brush walks them all)
         paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes,
-                     self._clip(st), steps=n, k0=k0, direction=direction)
+                     steps=n, k0=k0, direction=direction)
 
     def _visible_steps(self, x, y, direction, step, n, reach) -> tuple[int, int]:
         dx, dy = math.cos(math.radians(direction)), -math.sin(math.radians(direction))
@@ -260,7 +260,8 @@ class _Painter:
         xs, ys, _, _, pang, ppres = wk.walk_plot(plot, x, y, b.spacing, n)
         path = Path(xs[:-1], ys[:-1], pang, ppres, float(plot.length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, self._clip(st))
+        self._warn_clip(st)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes)
 
     # ---------------------------------------------------------------- areas
 

@@ -229,23 +229,20 @@ def _over8(d, a):
 
 
 @njit
-def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
+def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     """Brush stamps as p5.brush's WebGL points, blended into a canvas-sized 8-bit alpha mask (``_over8``).
 
     A point of size ``max(d, 1)`` covers the pixels whose centres lie in its (half-open) square; each gets
     ``1 - smoothstep(0.5 - fw, 0.5 + fw, |coord - 0.5|)`` with ``fw`` the 2x2-quad finite
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
-    p5.brush are lighter than full-strength dots. ``clip`` (x0, y0, x1, y1) drops stamps whose
-    centre lies outside. Big stamps take each row's coverage from ``_row_coverage``.
+    p5.brush are lighter than full-strength dots. Big stamps take each row's coverage from ``_row_coverage``.
     """
     h, w = buf.shape
     sv = np.empty(w)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
-        if x < clip[0] or x > clip[2] or y < clip[1] or y > clip[3]:
-            continue
         a = alphas[k]
         if a <= 0.0:
             continue
@@ -294,15 +291,13 @@ def stamp_discs(buf, xs, ys, diams, alphas, clip, dirty):
 
 
 @njit
-def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, clip, dirty):
+def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
     """Custom-brush stamps: a sampled alpha grid (rows x cols, 0-1) scaled to ``size`` px and rotated."""
     h, w = buf.shape
     th, tw = tip.shape
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
-        if x < clip[0] or x > clip[2] or y < clip[1] or y > clip[3]:
-            continue
         a = min(alphas[k], 0.999)
         s = sizes[k]
         if a <= 0.0 or s <= 0.0:

@@ -159,7 +159,7 @@ _KIND = {"default": 0, "spray": 1, "marker": 2, "custom": 3}
 
 
 def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float, rs: StrokeStream,
-                 clip: np.ndarray, steps: int | None = None, k0: int = 0, direction: float | None = None) -> int:
+                 steps: int | None = None, k0: int = 0, direction: float | None = None) -> int:
     """Stamp one stroke into the brush mask; returns the number of stamps.
 
     ``steps`` is the whole stroke's step count when ``path`` holds only its steps k0.. (a line whose far parts
@@ -184,9 +184,9 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
     if m == 0:
         return 0
     if kind == 3:
-        stamp_tips(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, angs[:m], b.tip, clip, dirty)
+        stamp_tips(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, angs[:m], b.tip, dirty)
     else:
-        stamp_discs(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, clip, dirty)
+        stamp_discs(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, dirty)
     return m
 
 
