@@ -441,7 +441,9 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
     if erase:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws their numbers
         ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
     if dirty[2] > dirty[0] and dirty[3] > dirty[1]:  # the passes below draw no random numbers
-        pad = int(math.ceil(lw)) + 3
+        # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
+        # _band_row leaves the region's outermost pixels out: h + 2 is exactly enough (h + 1 changes pixels)
+        pad = max(1, int(round(lw))) // 2 + 2
         x0 = max(dirty[0] - pad, 0)
         y0 = max(dirty[1] - pad, 0)
         x1 = min(dirty[2] + pad, ww)
