@@ -415,15 +415,20 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
         erow = q >= ey0 and q < ey1
         eacc = 0
         if erow:  # prefix sums start at the leftmost disc so every span's +1 is counted
-            for c in range(min(ex0, x0), x0):
-                eacc += e[q, c]
+            pre = e[q, min(ex0, x0):x0]
+            for j in range(pre.shape[0]):
+                eacc += pre[j]
+        # row views with the loop index from 0 (see ``mix._rim_row``): no wraparound test per access
+        er = e[q, x0:x1]
+        lr = lc[q, x0:x1]
+        ar = a8[q - oy, x0 - ox:x1 - ox]
         last = -1
         dl = 0
-        for c in range(x0, x1):
+        for j in range(x1 - x0):
             if erow:
-                eacc += e[q, c]
-            code = lc[q, c]
-            b = nb[c - x0] if inner else 0
+                eacc += er[j]
+            code = lr[j]
+            b = nb[j] if inner else 0
             if code != last:  # runs of pixels under the same layers share the first three classes
                 dl = _replay(tab, 2, _replay(tab, 1, _replay(tab, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
                 last = code
@@ -433,7 +438,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
             if eacc > 0 and d > stall:
                 # k rounded erosions: geometric decay until rounding stalls at ``stall``
                 d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
-            a8[q - oy, c - ox] = d
+            ar[j] = d
 
 
 @njit

@@ -273,17 +273,20 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                 tqr[c] = ar[c] * 4
         else:
             _rim_row(ar, h3[max(q - 2, 0)], h3[q], h3[min(q + 2, rh - 1)], x0 - ex0, x1 - ex0, tqr)
-        for xx in range(x0, x1):
-            c = xx - ex0
-            av = ar[c]
+        # views of the row from x0, the loop index from 0 (see ``_rim_row``): no wraparound test per access
+        av_row = ar[x0 - ex0:x1 - ex0]
+        tq_row = tqr[x0 - ex0:x1 - ex0]
+        px = cr[x0:x1]
+        for j in range(x1 - x0):
+            av = av_row[j]
             if av == 0:
                 continue
-            tq = tqr[c]
+            tq = tq_row[j]
             # the background enters exactly: rounding it down to even levels (more cache hits, 4-11% faster)
             # darkened a pixel by a level on every composite that left it odd, so faint fills came out too dark
-            br = np.int64(cr[xx, 0])
-            bg = np.int64(cr[xx, 1])
-            bb = np.int64(cr[xx, 2])
+            br = np.int64(px[j, 0])
+            bg = np.int64(px[j, 1])
+            bb = np.int64(px[j, 2])
             # 24 bits of background and 10 of t (tq <= 1020)
             key = (((br << 16) | (bg << 8) | bb) << 10) | tq
             changed += 1
@@ -316,9 +319,9 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                     lv = (out[0] << 16) | (out[1] << 8) | out[2]
                     ent[h] = (key << 24) | lv
                 last = key
-            cr[xx, 0] = lv >> 16
-            cr[xx, 1] = (lv >> 8) & 255
-            cr[xx, 2] = lv & 255
+            px[j, 0] = lv >> 16
+            px[j, 1] = (lv >> 8) & 255
+            px[j, 2] = lv & 255
     return changed
 
 
