@@ -289,19 +289,18 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
     s = sc.s
     w = x1 - x0
     for q in range(y0, y1):
-        drow = d[q]
-        crow = cnt[q]
+        drow = d[q, x0:x1]  # views from x0, the index from 0: no wraparound test per access
+        row = cnt[q, x0:x1]
         acc = 0
         accs = 0
-        for c in range(x0, x1):
+        for c in range(w):
             acc += drow[c]
-            accs += crow[c]
+            accs += row[c]
             drow[c] = acc
-            crow[c] = accs
+            row[c] = accs
         if not bands:
             continue
         # out[j] = sum of row[j + h - k + 1 .. j + h] within the region, as a running sum
-        row = crow[x0:x1]
         out = hs[q, x0:x1]
         acc = 0
         for c in range(min(h, w)):

@@ -141,14 +141,15 @@ def _mask_alpha(mask, is_log, ox, oy, ex0, ey0, rw, rh, a8):
     The fill mask sums log-transparencies (0 untouched); the brush mask (``is_log`` false) already holds 8-bit
     alpha (``raster._over8``)."""
     for q in range(rh):
+        mr = mask[ey0 - oy + q, ex0 - ox:ex0 - ox + rw]  # row views from 0: no wraparound test per access
+        ar = a8[q, :rw]
+        if not is_log:
+            for c in range(rw):
+                ar[c] = int(mr[c])
+            continue
         for c in range(rw):
-            v = mask[ey0 - oy + q, ex0 - ox + c]
-            if not is_log:
-                a8[q, c] = int(v)
-            elif v == 0.0:
-                a8[q, c] = 0
-            else:
-                a8[q, c] = int(math.floor((1.0 - math.exp(v)) * 255.0 + 0.5))
+            v = mr[c]
+            ar[c] = 0 if v == 0.0 else int(math.floor((1.0 - math.exp(v)) * 255.0 + 0.5))
 
 
 @njit
@@ -176,6 +177,7 @@ def _edge_lut() -> np.ndarray:
 
 
 _EDGE = _edge_lut()
+_EDGE_FLAT = _EDGE.ravel()  # _EDGE[i, j] at i * 256 + j
 #: a / 255 for each 8-bit alpha (a table read instead of a division per pixel)
 _A8 = np.arange(256) / 255.0
 
@@ -193,8 +195,9 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
     stencil). Alpha is 8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets
     each row's three taps (from one row of smoothsteps in ``g``) and the caller adds three rows of it.
     """
-    ca = np.empty(rw, np.int64)
-    cb = np.empty(rw, np.int64)
+    # indices unsigned, so numba drops its negative-index wraparound test on every table and row access
+    ca = np.empty(rw, np.uint64)
+    cb = np.empty(rw, np.uint64)
     for c in range(rw):
         e = min(max(((ex0 + c) & ~1) - ex0, 0), rw - 1)
         ca[c] = max(e - 1, 0)
@@ -203,13 +206,22 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
         e = min(max(((ey0 + q) & ~1) - ey0, 0), rh - 1)
         qa = max(e - 1, 0)
         qb = min(e + 1, rh - 1)
-        ar = a8[q]
-        ra = a8[qa]
-        rb = a8[qb]
+        ar = a8[q, :rw]
+        ra = a8[qa, :rw]
+        rb = a8[qb, :rw]
         for c in range(rw):
-            g[c] = _EDGE[abs(ar[cb[c]] - ar[ca[c]]), abs(rb[c] - ra[c])]
+            g[c] = _EDGE_FLAT[np.uint64(abs(ar[cb[c]] - ar[ca[c]]) * 256 + abs(rb[c] - ra[c]))]
         hr = h3[q]
-        for c in range(rw):
+        for c in range(min(2, rw)):
+            hr[c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
+        if rw > 4:  # the inner taps as views from 0: a plain vector loop
+            gm = g[0:rw - 4]
+            g0 = g[2:rw - 2]
+            gp = g[4:rw]
+            out = hr[2:rw - 2]
+            for j in range(rw - 4):
+                out[j] = gm[j] + g0[j] + gp[j]
+        for c in range(max(rw - 2, 2), rw):
             hr[c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
 
 
@@ -269,8 +281,10 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
         ar = a8[q]
         cr = canvas[yy]
         if is_brush:
-            for c in range(x0 - ex0, x1 - ex0):
-                tqr[c] = ar[c] * 4
+            ab = ar[x0 - ex0:x1 - ex0]
+            tb = tqr[x0 - ex0:x1 - ex0]
+            for j in range(x1 - x0):
+                tb[j] = ab[j] * 4
         else:
             _rim_row(ar, h3[max(q - 2, 0)], h3[q], h3[min(q + 2, rh - 1)], x0 - ex0, x1 - ex0, tqr)
         # views of the row from x0, the loop index from 0 (see ``_rim_row``): no wraparound test per access
