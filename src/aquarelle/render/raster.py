@@ -15,6 +15,12 @@ import numpy as np
 from ._jit import njit, njit_inline, njit_vec
 
 
+@njit_inline
+def _u(i):
+    """An index known to be >= 0, as numba indexes without its negative-index wraparound test (unsigned)."""
+    return np.uint64(i)
+
+
 @njit
 def _row_crossings(xs, ys, ox, oy, h):
     """Edge crossings of a closed polygon, bucketed by pixel row and sorted by x within each row.
@@ -65,40 +71,41 @@ def _row_crossings(xs, ys, ox, oy, h):
         wdir = 1 if yb > ya else -1
         slope = (xb - xa) / (yb - ya)
         for r in range(a, b + 1):
-            rows[t] = r
-            px[t] = xa + (r + 0.5 - ya) * slope
-            pw[t] = wdir
+            u = _u(t)
+            rows[u] = r
+            px[u] = xa + (r + 0.5 - ya) * slope
+            pw[u] = wdir
             t += 1
     if t == 0:
         return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
     nr = rmax - rmin + 1
     counts = np.zeros(nr + 1, np.int64)
     for i in range(t):
-        counts[rows[i] - rmin + 1] += 1
+        counts[_u(rows[i] - rmin + 1)] += 1
     for r in range(nr):
         counts[r + 1] += counts[r]
     cx = np.empty(t, np.float64)
     cw = np.empty(t, np.int8)
     fillp = counts[:nr].copy()
     for i in range(t):
-        r = rows[i] - rmin
+        r = _u(rows[i] - rmin)
         p = fillp[r]
-        cx[p] = px[i]
-        cw[p] = pw[i]
+        cx[_u(p)] = px[i]
+        cw[_u(p)] = pw[i]
         fillp[r] = p + 1
     for r in range(nr):  # insertion sort per row (rows hold a handful of crossings)
         s = counts[r]
         e = counts[r + 1]
         for i in range(s + 1, e):
-            vx = cx[i]
-            vw = cw[i]
+            vx = cx[_u(i)]
+            vw = cw[_u(i)]
             j = i - 1
-            while j >= s and cx[j] > vx:
-                cx[j + 1] = cx[j]
-                cw[j + 1] = cw[j]
+            while j >= s and cx[_u(j)] > vx:
+                cx[_u(j + 1)] = cx[_u(j)]
+                cw[_u(j + 1)] = cw[_u(j)]
                 j -= 1
-            cx[j + 1] = vx
-            cw[j + 1] = vw
+            cx[_u(j + 1)] = vx
+            cw[_u(j + 1)] = vw
     return rmin, rmax, counts, cx, cw
 
 
@@ -124,16 +131,16 @@ def _row_spans(xs, ys, ox, oy, h, w):
         start = 0.0
         for i in range(s, e):
             prev = wind
-            wind += cw[i]
+            wind += cw[_u(i)]
             if prev == 0 and wind != 0:
-                start = cx[i]
+                start = cx[_u(i)]
             elif prev != 0 and wind == 0:
                 c0 = max(int(math.ceil(start - 0.5)), 0)
-                c1 = min(int(math.ceil(cx[i] - 0.5)) - 1, w - 1)
+                c1 = min(int(math.ceil(cx[_u(i)] - 0.5)) - 1, w - 1)
                 if c1 >= c0:
-                    rows[k] = r + r0
-                    c0s[k] = c0
-                    c1s[k] = c1
+                    rows[_u(k)] = r + r0
+                    c0s[_u(k)] = c0
+                    c1s[_u(k)] = c1
                     k += 1
     return r0, r1, k, rows, c0s, c1s
 
@@ -353,13 +360,13 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
     cmin = w
     cmax = -1
     for j in range(k):
-        row = rows[j]
+        row = _u(rows[j])
         c0 = c0s[j]
         c1 = c1s[j]
-        dbuf[row, c0] += val
-        dbuf[row, c1 + 1] -= val
-        dcount[row, c0] += 1
-        dcount[row, c1 + 1] -= 1
+        dbuf[row, _u(c0)] += val
+        dbuf[row, _u(c1 + 1)] -= val
+        dcount[row, _u(c0)] += 1
+        dcount[row, _u(c1 + 1)] -= 1
         cmin = min(cmin, c0)
         cmax = max(cmax, c1)
     dirty[0] = min(dirty[0], cmin)
