@@ -23,7 +23,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
 from .brush_random import LUT_COS, LUT_SIN, POOL, gauss, js_hypot, lut_index, rnd, rr
-from .mix import BASIS, CMF, LIN_LUT, XYZ_RGB, Work, _blend, _padded, make_work
+from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
 GROW_MAX_VERTS = 2024
@@ -441,7 +441,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
 
 
 @njit
-def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, basis, cmf, mm, lut,
+def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, lut,
            work, tab):
     hh, ww = sc.l.shape
     ex0 = ww
@@ -469,7 +469,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         a8[:rh, :x0 - px0] = 0
         a8[:rh, x1 - px0:rw] = 0
         _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, px0, py0)
-        _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, basis, cmf, mm, lut, work)
+        _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work)
         sc.d[y0:y1, x0:x1 + 1] = 0
         sc.dcount[y0:y1, x0:x1 + 1] = 0
     if ey1 > ey0:
@@ -482,7 +482,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
 
 @njit
 def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, tex, border, scatter, pig, st, pools,
-                sc, basis, cmf, mm, lut, work):
+                sc, lut, work):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
 
     ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``).
@@ -591,7 +591,7 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,
-                   st, pig, basis, cmf, mm, lut, work, tab)
+                   st, pig, lut, work, tab)
             lw_sum = 0.0
             lw_n = 0
 
@@ -637,7 +637,7 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), svals,
                 over_tables(tuple(int(x) for x in svals)), tex, border, bool(fill_state.scatter), pig, seed_state,
-                pools, scratch.sc, BASIS, CMF, XYZ_RGB, LIN_LUT, scratch.work)
+                pools, scratch.sc, LIN_LUT, scratch.work)
 
 
 __all__ = ["paint_fill", "FillScratch"]

@@ -83,11 +83,12 @@ def _to8(x):
 
 
 @njit_fast
-def _spectrum(lr, lg, lb, basis, cmf, ks, row):
+def _spectrum(lr, lg, lb, ks, row):
     """K/S spectrum of a linear colour into ``ks[row]``; returns its luminance.
 
-    Spectra live in rows of 2-D tables and are passed with their row (not as views), so the per-miss
-    path of the composite creates no array objects."""
+    Spectra live in rows of 2-D tables and are passed with their row (not as views), and the basis and
+    colour-matching tables are this module's constants, so the per-miss path of the composite creates no
+    array objects and passes one array."""
     w = min(lr, min(lg, lb))
     lr -= w
     lg -= w
@@ -106,16 +107,17 @@ def _spectrum(lr, lg, lb, basis, cmf, ks, row):
     wp = r if r > 0.0 else (g if g > 0.0 else b)
     lum = 0.0
     for i in range(ks.shape[1]):
-        v = w * basis[0, i] + ws * basis[sec, i] + wp * basis[pri, i]
+        v = w * BASIS[0, i] + ws * BASIS[sec, i] + wp * BASIS[pri, i]
         v = max(1e-4, v)
-        lum += v * cmf[1, i]
+        lum += v * CMF[1, i]
         ks[row, i] = (1.0 - v) * (1.0 - v) / (2.0 * v)
     return lum
 
 
 @njit_fast
-def _mix(ks1, r1, lum1, ks2, r2, lum2, t, cmf, m, out):
-    """The 8-bit sRGB of the K/S mix of two spectra at ratio t (concentrations t^2 x luminance)."""
+def _mix(ks1, r1, lum1, ks2, r2, lum2, t):
+    """The 8-bit sRGB of the K/S mix of two spectra at ratio t (concentrations t^2 x luminance), packed as
+    0xRRGGBB. The colour tables are this module's constants, so a call passes only the two spectra."""
     c1 = (1.0 - t) * (1.0 - t) * lum1
     c2 = t * t * lum2
     tot = c1 + c2
@@ -127,11 +129,12 @@ def _mix(ks1, r1, lum1, ks2, r2, lum2, t, cmf, m, out):
     for i in range(ks1.shape[1]):
         k = (ks1[r1, i] * c1 + ks2[r2, i] * c2) / tot
         r = 1.0 + k - math.sqrt(k * k + 2.0 * k)
-        x += r * cmf[0, i]
-        y += r * cmf[1, i]
-        z += r * cmf[2, i]
-    for j in range(3):
-        out[j] = _to8(m[j, 0] * x + m[j, 1] * y + m[j, 2] * z)
+        x += r * CMF[0, i]
+        y += r * CMF[1, i]
+        z += r * CMF[2, i]
+    m = XYZ_RGB
+    return ((_to8(m[0, 0] * x + m[0, 1] * y + m[0, 2] * z) << 16) | (_to8(m[1, 0] * x + m[1, 1] * y + m[1, 2] * z) << 8)
+            | _to8(m[2, 0] * x + m[2, 1] * y + m[2, 2] * z))
 
 
 @njit
@@ -243,17 +246,17 @@ def _rim_row(ar, hm, h0, hp, c0, c1, tqr):
 
 
 @njit
-def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
+def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, work):
     """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with 8-bit alpha ``a8`` (padded region at ex0, ey0)."""
     h3 = work.h3
     if not is_brush:
         _edge_term(a8, ex0, ey0, rw, rh, work.g, h3)
-    nb = basis.shape[1]
+    nb = BASIS.shape[1]
     ksp = np.empty((2, nb), np.float64)  # the pigment's spectrum, and a darkened one for saturated brush pixels
     plr = lut[min(255, max(0, int(pig[0] * 255.0 + 0.5)))]
     plg = lut[min(255, max(0, int(pig[1] * 255.0 + 0.5)))]
     plb = lut[min(255, max(0, int(pig[2] * 255.0 + 0.5)))]
-    lump = _spectrum(plr, plg, plb, basis, cmf, ksp, 0)
+    lump = _spectrum(plr, plg, plb, ksp, 0)
     # the mix cache: one int64 per entry, key in the high bits and the 8-bit result in the low 24 bits,
     # so a probe touches one cache line
     ent = work.ent
@@ -265,7 +268,6 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
     size = 1 << bits
     shift = 64 - bits
     ent[:size] = -1
-    out = np.empty(3, np.int64)
     # second cache: the background's K/S spectrum per colour (many (colour, t) misses share a colour)
     bkeys = work.bkeys
     bks = work.bks
@@ -316,7 +318,7 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                     if bkeys[bh] == ck:
                         lumb = blum[bh]
                     else:
-                        lumb = _spectrum(lut[br], lut[bg], lut[bb], basis, cmf, bks, bh)
+                        lumb = _spectrum(lut[br], lut[bg], lut[bb], bks, bh)
                         blum[bh] = lumb
                         bkeys[bh] = ck
                     al = _A8[av]
@@ -327,11 +329,10 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
                         pg = max(pig[1] * (1.0 - bl) - 0.5 * bl, 0.0)
                         pb = max(pig[2] * (1.0 - bl) - 0.5 * bl, 0.0)
                         lumd = _spectrum(lut[min(255, int(pr * 255.0 + 0.5))], lut[min(255, int(pg * 255.0 + 0.5))],
-                                         lut[min(255, int(pb * 255.0 + 0.5))], basis, cmf, ksp, 1)
-                        _mix(bks, bh, lumb, ksp, 1, lumd, t, cmf, m, out)
+                                         lut[min(255, int(pb * 255.0 + 0.5))], ksp, 1)
+                        lv = _mix(bks, bh, lumb, ksp, 1, lumd, t)
                     else:
-                        _mix(bks, bh, lumb, ksp, 0, lump, t, cmf, m, out)
-                    lv = (out[0] << 16) | (out[1] << 8) | out[2]
+                        lv = _mix(bks, bh, lumb, ksp, 0, lump, t)
                     ent[h] = (key << 24) | lv
                 last = key
             px[j, 0] = lv >> 16
@@ -341,7 +342,7 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, c
 
 
 @njit
-def composite(canvas, mask, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work):
+def composite(canvas, mask, ox, oy, x0, y0, x1, y1, pig, is_brush, lut, work):
     """Blend the mask region [x0,x1) x [y0,y1) (canvas coords; ``mask`` starts at ox, oy; see ``_mask_alpha``).
 
     ``work`` is a reusable ``Work`` (buffers at least as large as the padded region, and the caches),
@@ -352,7 +353,7 @@ def composite(canvas, mask, ox, oy, x0, y0, x1, y1, pig, is_brush, basis, cmf, m
     if x1 <= x0 or y1 <= y0:
         return 0
     _mask_alpha(mask, not is_brush, ox, oy, ex0, ey0, rw, rh, work.a8)
-    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, basis, cmf, m, lut, work)
+    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, work)
 
 
 #: Reusable composite buffers: 8-bit alpha and the edge term's row sums (>= the padded region, 2-D), one row of
@@ -375,4 +376,4 @@ def composite_mask(canvas: np.ndarray, mask: np.ndarray, origin: tuple[int, int]
     if work is None:
         work = make_work(canvas.shape[0], canvas.shape[1])
     return composite(canvas, mask, int(origin[0]), int(origin[1]), x0, y0, x1, y1, pig, bool(is_brush),
-                     BASIS, CMF, XYZ_RGB, LIN_LUT, work)
+                     LIN_LUT, work)
