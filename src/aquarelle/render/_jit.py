@@ -46,3 +46,12 @@ njit_vec = numba.njit(cache=True, nogil=True, error_model="numpy")
 #: Tiny helpers called per vertex, disc or pixel with an array argument: inlined in numba's IR, so a call
 #: does not pay an atomic reference-count increment and decrement on the array.
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")
+
+
+@njit_inline
+def uidx(i):
+    """An index known to be >= 0, made unsigned: numba then indexes without its negative-index wraparound
+    test, so loops over ``a[q, uidx(c0 + j)]`` vectorise with plain loads. Hot per-row loops index 2-D arrays
+    this way instead of through row views, whose reference counts numba does not always prune (an atomic
+    increment and decrement per view)."""
+    return np.uint64(i)

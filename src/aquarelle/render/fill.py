@@ -22,6 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
+from ._jit import uidx as _u
 from .brush_random import LUT_COS, LUT_SIN, POOL, gauss, js_hypot, lut_index, rnd, rr
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
@@ -288,31 +289,31 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
     hs = sc.l
     s = sc.s
     w = x1 - x0
+    # 2-D indices made unsigned (``_jit.uidx``): no wraparound tests, no row views to reference-count
     for q in range(y0, y1):
-        drow = d[q, x0:x1]  # views from x0, the index from 0: no wraparound test per access
-        row = cnt[q, x0:x1]
+        uq = _u(q)
         acc = 0
         accs = 0
-        for c in range(w):
-            acc += drow[c]
-            accs += row[c]
-            drow[c] = acc
-            row[c] = accs
+        for j in range(w):
+            c = _u(x0 + j)
+            acc += d[uq, c]
+            accs += cnt[uq, c]
+            d[uq, c] = acc
+            cnt[uq, c] = accs
         if not bands:
             continue
-        # out[j] = sum of row[j + h - k + 1 .. j + h] within the region, as a running sum
-        out = hs[q, x0:x1]
+        # hs[q, x0 + j] = sum of the row's counts over [j + h - k + 1, j + h] within the region, as a running sum
         acc = 0
-        for c in range(min(h, w)):
-            acc += row[c]
+        for j in range(min(h, w)):
+            acc += cnt[uq, _u(x0 + j)]
         for j in range(w):
             a = j + h
             if a < w:
-                acc += row[a]
+                acc += cnt[uq, _u(x0 + a)]
             r = a - k
             if r >= 0:
-                acc -= row[r]
-            out[j] = acc
+                acc -= cnt[uq, _u(x0 + r)]
+            hs[uq, _u(x0 + j)] = acc
     if not bands:
         return
     # the vertical pass row by row: one running sum per column, without striding through memory
@@ -320,19 +321,16 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
     kk = float(k * k)
     for q in range(y0, y1 + h + 1):
         if q < y1:
-            add = hs[q, x0:x1]
-            for c in range(w):
-                accv[c] += add[c]
+            for j in range(w):
+                accv[j] += hs[_u(q), _u(x0 + j)]
         ql = q - k
         if ql >= y0:
-            sub = hs[ql, x0:x1]
-            for c in range(w):
-                accv[c] -= sub[c]
+            for j in range(w):
+                accv[j] -= hs[_u(ql), _u(x0 + j)]
         qo = q - h
         if qo >= y0 and qo < y1:
-            so = s[qo, x0:x1]
-            for c in range(w):
-                so[c] = accv[c] / kk
+            for j in range(w):
+                s[_u(qo), _u(x0 + j)] = accv[j] / kk
 
 
 @njit
@@ -376,16 +374,14 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
 @njit_vec
 def _band_row(s, q, x0, x1, lw, nb):
     """The border bands over row q's inner pixels: lw x |grad s| rounded (branch-free, so it vectorises)."""
-    # row views with the loop index from 0 (see ``mix._rim_row``): plain vector loads, no gathers
-    left = s[q, x0:x1 - 2]
-    right = s[q, x0 + 2:x1]
-    up = s[q - 1, x0 + 1:x1 - 1]
-    down = s[q + 1, x0 + 1:x1 - 1]
-    out = nb[1:x1 - x0 - 1]
-    for j in range(x1 - x0 - 2):
-        gx = 0.5 * (right[j] - left[j])
-        gy = 0.5 * (down[j] - up[j])
-        out[j] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
+    uq = _u(q)
+    um = _u(q - 1)
+    up = _u(q + 1)
+    for j in range(x1 - x0 - 2):  # 2-D indices unsigned (``_jit.uidx``): plain vector loads, no gathers
+        c = x0 + 1 + j
+        gx = 0.5 * (s[uq, _u(c + 1)] - s[uq, _u(c - 1)])
+        gy = 0.5 * (s[up, _u(c)] - s[um, _u(c)])
+        nb[_u(j + 1)] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
 
 
 @njit_inline  # called per run of pixels with the table: inlined, so no reference counting per call
@@ -412,21 +408,20 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
         if inner:
             _band_row(s, q, x0, x1, lw, nb)
         erow = q >= ey0 and q < ey1
+        uq = _u(q)
         eacc = 0
         if erow:  # prefix sums start at the leftmost disc so every span's +1 is counted
-            pre = e[q, min(ex0, x0):x0]
-            for j in range(pre.shape[0]):
-                eacc += pre[j]
-        # row views with the loop index from 0 (see ``mix._rim_row``): no wraparound test per access
-        er = e[q, x0:x1]
-        lr = lc[q, x0:x1]
-        ar = a8[q - oy, x0 - ox:x1 - ox]
+            lo = min(ex0, x0)
+            for j in range(x0 - lo):
+                eacc += e[uq, _u(lo + j)]
+        ua = _u(q - oy)
         last = -1
         dl = 0
-        for j in range(x1 - x0):
+        for j in range(x1 - x0):  # 2-D indices unsigned (``_jit.uidx``): no wraparound tests, no row views
+            c = _u(x0 + j)
             if erow:
-                eacc += er[j]
-            code = lr[j]
+                eacc += e[uq, c]
+            code = lc[uq, c]
             b = nb[j] if inner else 0
             if code != last:  # runs of pixels under the same layers share the first three classes
                 dl = _replay(tab, 2, _replay(tab, 1, _replay(tab, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
@@ -437,7 +432,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
             if eacc > 0 and d > stall:
                 # k rounded erosions: geometric decay until rounding stalls at ``stall``
                 d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
-            ar[j] = d
+            a8[ua, _u(x0 - ox + j)] = d
 
 
 @njit

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _spectral
 from ._jit import njit, njit_fast, njit_vec
+from ._jit import uidx as _u
 
 #: Band-last (a row per basis colour / CMF channel) so the per-band loops below run over contiguous memory
 #: and vectorise.
@@ -207,42 +208,33 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
         cb[c] = min(e + 1, rw - 1)
     for q in range(rh):
         e = min(max(((ey0 + q) & ~1) - ey0, 0), rh - 1)
-        qa = max(e - 1, 0)
-        qb = min(e + 1, rh - 1)
-        ar = a8[q, :rw]
-        ra = a8[qa, :rw]
-        rb = a8[qb, :rw]
+        uq = _u(q)
+        ua = _u(max(e - 1, 0))
+        ub = _u(min(e + 1, rh - 1))
         for c in range(rw):
-            g[c] = _EDGE_FLAT[np.uint64(abs(ar[cb[c]] - ar[ca[c]]) * 256 + abs(rb[c] - ra[c]))]
-        hr = h3[q]
+            g[c] = _EDGE_FLAT[_u(abs(a8[uq, cb[c]] - a8[uq, ca[c]]) * 256 + abs(a8[ub, c] - a8[ua, c]))]
         for c in range(min(2, rw)):
-            hr[c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
-        if rw > 4:  # the inner taps as views from 0: a plain vector loop
-            gm = g[0:rw - 4]
-            g0 = g[2:rw - 2]
-            gp = g[4:rw]
-            out = hr[2:rw - 2]
-            for j in range(rw - 4):
-                out[j] = gm[j] + g0[j] + gp[j]
+            h3[uq, c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
+        for j in range(rw - 4):  # the inner taps: a plain vector loop
+            h3[uq, _u(j + 2)] = g[j] + g[_u(j + 2)] + g[_u(j + 4)]
         for c in range(max(rw - 2, 2), rw):
-            hr[c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
+            h3[uq, c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
 
 
 @njit_vec
-def _rim_row(ar, hm, h0, hp, c0, c1, tqr):
-    """A row's mix ratio with the rim term, on the 1/1020 grid the mix uses (invisible, and the cache then
-    hits across noisy masks): a branch-free pass, so it vectorises ahead of the serial cache loop."""
-    # views from c0, so the loop index starts at 0: numba's negative-index wraparound then folds away and the
-    # loop vectorises with plain loads instead of gathers
-    a = ar[c0:c1]
-    m = hm[c0:c1]
-    z = h0[c0:c1]
-    p = hp[c0:c1]
-    out = tqr[c0:c1]
+def _rim_row(a8, q, h3, qm, q0, qp, c0, c1, tqr):
+    """Row q's mix ratio with the rim term (h3 rows qm, q0, qp) over columns [c0, c1), on the 1/1020 grid the
+    mix uses (invisible, and the cache then hits across noisy masks): a branch-free pass, so it vectorises
+    ahead of the serial cache loop."""
+    uq = _u(q)
+    um = _u(qm)
+    u0 = _u(q0)
+    up = _u(qp)
     for j in range(c1 - c0):
-        s = m[j] + z[j] + p[j]
+        c = _u(c0 + j)
+        s = h3[um, c] + h3[u0, c] + h3[up, c]
         # t x 1020 for t = min(a / 255 + 0.1 x s / 9, 1), multiplied out so the loop holds no division
-        out[j] = int(min(a[j] * 4.0 + s * (102.0 / 9.0), 1020.0) + 0.5)
+        tqr[c] = int(min(a8[uq, c] * 4.0 + s * (102.0 / 9.0), 1020.0) + 0.5)
 
 
 @njit
@@ -279,30 +271,27 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, wor
     tqr = work.tq
     for yy in range(y0, y1):
         q = yy - ey0
-        # row views: the inner loop indexes 1-D arrays
-        ar = a8[q]
-        cr = canvas[yy]
+        uq = _u(q)
+        uy = _u(yy)
         if is_brush:
-            ab = ar[x0 - ex0:x1 - ex0]
-            tb = tqr[x0 - ex0:x1 - ex0]
             for j in range(x1 - x0):
-                tb[j] = ab[j] * 4
+                c = _u(x0 - ex0 + j)
+                tqr[c] = a8[uq, c] * 4
         else:
-            _rim_row(ar, h3[max(q - 2, 0)], h3[q], h3[min(q + 2, rh - 1)], x0 - ex0, x1 - ex0, tqr)
-        # views of the row from x0, the loop index from 0 (see ``_rim_row``): no wraparound test per access
-        av_row = ar[x0 - ex0:x1 - ex0]
-        tq_row = tqr[x0 - ex0:x1 - ex0]
-        px = cr[x0:x1]
+            _rim_row(a8, q, h3, max(q - 2, 0), q, min(q + 2, rh - 1), x0 - ex0, x1 - ex0, tqr)
+        # 2-D indices made unsigned (``_jit.uidx``): no wraparound test and no row views to reference-count
         for j in range(x1 - x0):
-            av = av_row[j]
+            c = _u(x0 - ex0 + j)
+            av = a8[uq, c]
             if av == 0:
                 continue
-            tq = tq_row[j]
+            tq = tqr[c]
+            xx = _u(x0 + j)
             # the background enters exactly: rounding it down to even levels (more cache hits, 4-11% faster)
             # darkened a pixel by a level on every composite that left it odd, so faint fills came out too dark
-            br = np.int64(px[j, 0])
-            bg = np.int64(px[j, 1])
-            bb = np.int64(px[j, 2])
+            br = np.int64(canvas[uy, xx, 0])
+            bg = np.int64(canvas[uy, xx, 1])
+            bb = np.int64(canvas[uy, xx, 2])
             # 24 bits of background and 10 of t (tq <= 1020)
             key = (((br << 16) | (bg << 8) | bb) << 10) | tq
             changed += 1
@@ -335,9 +324,9 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, wor
                         lv = _mix(bks, bh, lumb, ksp, 0, lump, t)
                     ent[h] = (key << 24) | lv
                 last = key
-            px[j, 0] = lv >> 16
-            px[j, 1] = (lv >> 8) & 255
-            px[j, 2] = lv & 255
+            canvas[uy, xx, 0] = lv >> 16
+            canvas[uy, xx, 1] = (lv >> 8) & 255
+            canvas[uy, xx, 2] = lv & 255
     return changed
 
 

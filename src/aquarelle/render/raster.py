@@ -13,12 +13,7 @@ import math
 import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
-
-
-@njit_inline
-def _u(i):
-    """An index known to be >= 0, as numba indexes without its negative-index wraparound test (unsigned)."""
-    return np.uint64(i)
+from ._jit import uidx as _u
 
 
 @njit
