@@ -123,15 +123,15 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
             nm[2 * i + 1] = mi
         else:
             # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables
-            k = np.uint64(lut_index((outdeg if di else -outdeg) + rr(st, -1.0, 1.0) * 5.0))  # >= 0: no wraparound
+            k = _u(lut_index((outdeg if di else -outdeg) + rr(st, -1.0, 1.0) * 5.0))  # >= 0: no wraparound test
             c = LUT_COS[k]
             s = LUT_SIN[k]
             dx = c * sx + s * sy
             dy = c * sy - s * sx
-            dd = pools[0, np.uint64(rnd(st) * POOL)] * rr(st, 0.65, 1.35) * mod
+            dd = pools[0, _u(rnd(st) * POOL)] * rr(st, 0.65, 1.35) * mod
             nx[2 * i + 1] = tx[i] + sx * 0.5 + dx * dd
             ny[2 * i + 1] = ty[i] + sy * 0.5 + dy * dd
-            nm[2 * i + 1] = mi + pools[1, np.uint64(rnd(st) * POOL)]
+            nm[2 * i + 1] = mi + pools[1, _u(rnd(st) * POOL)]
         nd[2 * i + 1] = di
     idx = 2 * n
     if cap > 0 and idx > cap:

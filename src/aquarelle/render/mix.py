@@ -297,13 +297,13 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, wor
             changed += 1
             if key != last:  # neighbours mostly share background and t: then the probe is skipped
                 # Fibonacci hashing: the top bits mix every key bit (unsigned: the index needs no wraparound test)
-                h = np.uint64(((key * _GOLD) >> shift) & (size - 1))
+                h = _u(((key * _GOLD) >> shift) & (size - 1))
                 e = ent[h]
                 if (e >> 24) == key:
                     lv = e & 0xFFFFFF
                 else:
                     ck = (np.int64(br) << 16) | (np.int64(bg) << 8) | np.int64(bb)
-                    bh = np.uint64(((ck * _GOLD) >> 52) & (bsize - 1))
+                    bh = _u(((ck * _GOLD) >> 52) & (bsize - 1))
                     if bkeys[bh] == ck:
                         lumb = blum[bh]
                     else:
