@@ -110,9 +110,8 @@ def pivot_bias(base_angle: float, rr2) -> tuple[int, int]:
     return (-1, 1) if rr2() < 0.5 else (1, -1)
 
 
-def _bounds(polys: list[np.ndarray]) -> tuple[float, float, float]:
-    """Centre and diagonal of the polygons' bounding box (``getPolygonBounds``)."""
-    allp = np.concatenate(polys)
+def _bounds(allp: np.ndarray) -> tuple[float, float, float]:
+    """Centre and diagonal of the bounding box of the polygons' points ``allp`` (``getPolygonBounds``)."""
     mnx, mny = allp.min(axis=0)
     mxx, mxy = allp.max(axis=0)
     return (mnx + mxx) / 2, (mny + mxy) / 2, dist(mnx, mny, mxx, mxy)
@@ -140,8 +139,8 @@ def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[
     """p5.brush ``drawMassArcs``: one mass pass's hatch lines as arcs (cx, cy, r, start, end in degrees) bowed
     around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's distance,
     then per line whether to split it and where)."""
-    bx, by, size = _bounds(polys)
     flat = np.concatenate(polys)
+    bx, by, size = _bounds(flat)
     px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
     starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
     off = size * rr2(0.6, 1.4)

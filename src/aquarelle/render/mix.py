@@ -145,15 +145,15 @@ def _mask_alpha(mask, is_log, ox, oy, ex0, ey0, rw, rh, a8):
     The fill mask sums log-transparencies (0 untouched); the brush mask (``is_log`` false) already holds 8-bit
     alpha (``raster._over8``)."""
     for q in range(rh):
-        mr = mask[ey0 - oy + q, ex0 - ox:ex0 - ox + rw]  # row views from 0: no wraparound test per access
-        ar = a8[q, :rw]
+        uq = _u(q)  # 2-D indices unsigned (``_jit.uidx``): no wraparound tests, no row views
+        um = _u(ey0 - oy + q)
         if not is_log:
             for c in range(rw):
-                ar[c] = int(mr[c])
+                a8[uq, c] = int(mask[um, _u(ex0 - ox + c)])
             continue
         for c in range(rw):
-            v = mr[c]
-            ar[c] = 0 if v == 0.0 else int(math.floor((1.0 - math.exp(v)) * 255.0 + 0.5))
+            v = mask[um, _u(ex0 - ox + c)]
+            a8[uq, c] = 0 if v == 0.0 else int(math.floor((1.0 - math.exp(v)) * 255.0 + 0.5))
 
 
 @njit
