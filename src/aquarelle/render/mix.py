@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _spectral
-from ._jit import njit, njit_fast, njit_vec
+from ._jit import njit, njit_fast, njit_inline, njit_vec
 from ._jit import uidx as _u
 
 #: Band-last (a row per basis colour / CMF channel) so the per-band loops below run over contiguous memory
@@ -68,19 +68,21 @@ _THR = _thresholds()
 _BUCKETS = 4096
 #: _START[i]: the 8-bit value at the start of linear bucket [i/4096, (i+1)/4096)
 _START = np.searchsorted(_THR[1:256], np.arange(_BUCKETS) / _BUCKETS, side="right").astype(np.int64)
+# sRGB's steepest slope (12.92 at 0) spans 0.8 levels per bucket, so a bucket holds at most one threshold
+assert int(np.diff(_START).max()) <= 1
+_X_MAX = float(np.nextafter((_BUCKETS - 0.5) / _BUCKETS, 1.0))  # in the last bucket, above _THR[255]
+assert _X_MAX > _THR[255]
 
 
-@njit
+@njit_inline
 def _to8(x):
-    """``_compand8`` by table: the bucket gives a lower bound, then at most a few thresholds are passed."""
-    if x <= 0.0:
-        return 0
-    if x >= 1.0:
-        return 255
-    k = _START[int(x * _BUCKETS)]
-    while x >= _THR[k + 1]:
-        k += 1
-    return k
+    """``_compand8`` by table: the bucket's value, plus one if x passes the bucket's one threshold.
+
+    Branch-free (a clamp and a comparison): a loop over thresholds mispredicted often enough to cost a
+    third of a mix."""
+    x = min(max(x, 0.0), _X_MAX)
+    k = _START[_u(int(x * _BUCKETS))]
+    return k + (x >= _THR[_u(k + 1)])
 
 
 @njit_fast
