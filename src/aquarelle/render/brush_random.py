@@ -67,13 +67,26 @@ def make_state(seed, stream: str = "") -> np.ndarray:
 
 
 @njit_inline
-def rnd(st):
-    """Mulberry32: a uniform float in [0, 1)."""
-    s = (np.int64(st[0]) + _INC) & _M32
-    st[0] = s
+def mulberry(s):
+    """Mulberry32's output for state ``s`` (already advanced): a uniform float in [0, 1)."""
     t = ((s ^ (s >> 15)) * (s | 1)) & _M32
     t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & _M32)) & _M32
     return float(t ^ (t >> 14)) * _TO_UNIT
+
+
+@njit_inline
+def advance(s):
+    """Mulberry32's next state: a hot loop keeps the state in a local integer (``s = advance(s)`` then
+    ``mulberry(s)``, stored back into ``st[0]`` after the loop) instead of a float round trip per draw."""
+    return (s + _INC) & _M32
+
+
+@njit_inline
+def rnd(st):
+    """Mulberry32: a uniform float in [0, 1)."""
+    s = advance(np.int64(st[0]))
+    st[0] = s
+    return mulberry(s)
 
 
 @njit_inline

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
-from .brush_random import LUT_COS, LUT_SIN, POOL, gauss, js_hypot, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, POOL, advance, gauss, js_hypot, lut_index, mulberry, rnd, rr
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -103,6 +103,7 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
     ny = np.empty(2 * n)
     nm = np.empty(2 * n)
     nd = np.empty(2 * n, np.bool_)
+    ss = np.int64(st[0])  # the stream's state in a register for the loop (four draws per vertex)
     for i in range(n):
         j = i + 1 if i + 1 < n else 0
         mi = tm[i]
@@ -123,16 +124,21 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
             nm[2 * i + 1] = mi
         else:
             # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables
-            k = _u(lut_index((outdeg if di else -outdeg) + rr(st, -1.0, 1.0) * 5.0))  # >= 0: no wraparound test
+            ss = advance(ss)
+            k = _u(lut_index((outdeg if di else -outdeg) + (-1.0 + mulberry(ss) * 2.0) * 5.0))  # >= 0: no wraparound
             c = LUT_COS[k]
             s = LUT_SIN[k]
             dx = c * sx + s * sy
             dy = c * sy - s * sx
-            dd = pools[0, _u(rnd(st) * POOL)] * rr(st, 0.65, 1.35) * mod
+            s1 = advance(ss)
+            s2 = advance(s1)
+            ss = advance(s2)
+            dd = pools[0, _u(mulberry(s1) * POOL)] * (0.65 + mulberry(s2) * (1.35 - 0.65)) * mod
             nx[2 * i + 1] = tx[i] + sx * 0.5 + dx * dd
             ny[2 * i + 1] = ty[i] + sy * 0.5 + dy * dd
-            nm[2 * i + 1] = mi + pools[1, _u(rnd(st) * POOL)]
+            nm[2 * i + 1] = mi + pools[1, _u(mulberry(ss) * POOL)]
         nd[2 * i + 1] = di
+    st[0] = ss
     idx = 2 * n
     if cap > 0 and idx > cap:
         step = int(math.ceil(idx / cap))
