@@ -23,7 +23,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
-from .brush_random import LUT_COS, LUT_SIN, POOL, advance, gauss, js_hypot, lut_index, mulberry, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, POOL, draw, gauss, js_hypot, lut_index, rnd, rr
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -90,14 +90,14 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
         pre = int(math.ceil(n * 2 / cap))
     if pre >= 2 and pre % 2 == 0:
         # every inserted vertex would be dropped by the cap: the trimmed polygon, with the draws p5.brush still makes
+        ss = np.int64(st[0])
         for i in range(n):
             if f < 997.0:
                 mod = tm[i]
             if mod >= 0.05:
-                rnd(st)
-                rnd(st)
-                rnd(st)
-                rnd(st)
+                for _ in range(4):
+                    ss, _v = draw(ss, 0.0, 1.0)
+        st[0] = ss
         return tx, ty, tm, td
     nx = np.empty(2 * n)
     ny = np.empty(2 * n)
@@ -124,19 +124,19 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
             nm[2 * i + 1] = mi
         else:
             # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables
-            ss = advance(ss)
-            k = _u(lut_index((outdeg if di else -outdeg) + (-1.0 + mulberry(ss) * 2.0) * 5.0))  # >= 0: no wraparound
+            ss, u = draw(ss, -1.0, 1.0)
+            k = _u(lut_index((outdeg if di else -outdeg) + u * 5.0))  # >= 0: no wraparound test
             c = LUT_COS[k]
             s = LUT_SIN[k]
             dx = c * sx + s * sy
             dy = c * sy - s * sx
-            s1 = advance(ss)
-            s2 = advance(s1)
-            ss = advance(s2)
-            dd = pools[0, _u(mulberry(s1) * POOL)] * (0.65 + mulberry(s2) * (1.35 - 0.65)) * mod
+            ss, u = draw(ss, 0.0, 1.0)
+            ss, v = draw(ss, 0.65, 1.35)
+            dd = pools[0, _u(u * POOL)] * v * mod
+            ss, u = draw(ss, 0.0, 1.0)
             nx[2 * i + 1] = tx[i] + sx * 0.5 + dx * dd
             ny[2 * i + 1] = ty[i] + sy * 0.5 + dy * dd
-            nm[2 * i + 1] = mi + pools[1, _u(mulberry(ss) * POOL)]
+            nm[2 * i + 1] = mi + pools[1, _u(u * POOL)]
         nd[2 * i + 1] = di
     st[0] = ss
     idx = 2 * n

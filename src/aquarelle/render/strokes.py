@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit, njit_inline
-from .brush_random import LUT_COS, LUT_SIN, gauss, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, draw, gauss, lut_index, rnd, rr
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -308,6 +308,7 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                 pool[npool[0]] = gauss(st, 0.0, 1.0)
                 npool[0] += 1
             npl = npool[0]
+            ss = np.int64(st[0])  # the stream's state in a register for the steps (``brush_random.draw``)
             for i in range(n):
                 j = i - k0
                 p = max(pres[i], 1e-3)
@@ -315,9 +316,11 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                 x = xs[j] if show else 0.0
                 y = ys[j] if show else 0.0
                 if kind == 0:
-                    if rnd(st) >= grain * p:
+                    ss, u = draw(ss, 0.0, 1.0)
+                    if u >= grain * p:
                         continue
-                    g = pool[int(rnd(st) * npl)]
+                    ss, u = draw(ss, 0.0, 1.0)
+                    g = pool[int(u * npl)]
                     v = vib * (sharp + ((1.0 - sharp) * g) / p)
                     if has_plot:
                         li = lut_index(heading[i])
@@ -326,28 +329,38 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     else:
                         c = dcos
                         s = dsin
-                    perp = v * rr(st, -1.0, 1.0)
-                    along = 0.3 * v * rr(st, -1.0, 1.0)
-                    diam = p * p * bweight * rr(st, 0.85, 1.15) * weight
-                    a = (0.9 if p < 0.9 else p) * alpha * rr(st, 0.75, 1.1)
+                    ss, u = draw(ss, -1.0, 1.0)
+                    perp = v * u
+                    ss, u = draw(ss, -1.0, 1.0)
+                    along = 0.3 * v * u
+                    ss, u = draw(ss, 0.85, 1.15)
+                    diam = p * p * bweight * u * weight
+                    ss, u = draw(ss, 0.75, 1.1)
+                    a = (0.9 if p < 0.9 else p) * alpha * u
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + perp * s + along * c, y + perp * c - along * s, diam, a,
                                  0.0)
                 elif kind == 1:
-                    v = weight * scatter * p + (weight * pool[int(rnd(st) * npl)] * scatter) / 3.0
-                    sw = bweight * rr(st, 0.9, 1.1)
+                    ss, u = draw(ss, 0.0, 1.0)
+                    v = weight * scatter * p + (weight * pool[int(u * npl)] * scatter) / 3.0
+                    ss, u = draw(ss, 0.9, 1.1)
+                    sw = bweight * u
                     it = int(math.ceil(grain / p))
                     for _ in range(it):
-                        r = rr(st, 0.9, 1.1)
-                        rx = r * v * rr(st, -1.0, 1.0)
-                        yr = rr(st, -1.0, 1.0)
+                        ss, r = draw(ss, 0.9, 1.1)
+                        ss, u = draw(ss, -1.0, 1.0)
+                        rx = r * v * u
+                        ss, yr = draw(ss, -1.0, 1.0)
                         if show:
                             dy = yr * math.sqrt(max((r * v) ** 2 - rx * rx, 0.0))
                             m = _put(ox, oy, od, oa, og, m, x + rx, y + dy, sw, alpha, 0.0)
                 elif kind == 2 or kind == 3:
+                    st[0] = ss
                     rx, ry, ang, a = _tip(st, kind, vib, rot, heading[i] if has_plot else direction, p, alpha)
+                    ss = np.int64(st[0])
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + rx, y + ry, weight * bweight * p, a, ang)
+            st[0] = ss
             # the cache the steps leave: counted since its last recomputation, every 10 steps
             pstate[0] = float((n - 1) % 10 + 1) if n > 0 else 10.0
             pstate[1] = pres[n - 1] if n > 0 else math.nan
