@@ -156,3 +156,26 @@ def test_compositor_copy_is_independent_but_shares_scratch():
 
     assert np.array_equal(full, render(prog))
     assert not np.array_equal(first, full)
+
+
+def test_fills_leave_their_scratch_clear():
+    """A fill clears the canvas-sized row-difference buffers it wrote (only over its own region), so the next
+    fill must find them all zero: with and without border bands, textured, and clipped at the canvas edge."""
+    prog = Program.from_calls([
+        ("background", ["#fbf7ee"]), ("fill", ["#e76f51", 180]), ("fillTexture", [0.8, 0.6]), ("fillBleed", [0.4]),
+        ("circle", [300, 300, 120]), ("circle", [590, 10, 90]), ("fillTexture", [0.5, 0.0]), ("rect", [-40, 500, 700, 200]),
+        ("fillTexture", [0.0, 0.0]), ("circle", [120, 420, 60])])
+    painter = _Painter(600, 600, (255, 255, 255), 0, Budget())
+    st = PaintState()
+    painted = 0
+    for c in prog.commands:
+        op = st.apply(c)
+        if op is not None:
+            painter.paint(op)
+            sc = painter.scratch.sc if painter.scratch is not None else None
+            if sc is not None:
+                painted += 1
+                for name in ("d", "dcount", "e"):
+                    assert not getattr(sc, name).any(), f"{name} left non-zero after {c}"
+    assert painted >= 4
+    assert (painter.mix.finish() != np.array([251, 247, 238], np.uint8)).any(axis=-1).mean() > 0.2
