@@ -22,43 +22,44 @@ def _row_crossings(xs, ys, ox, oy, h):
 
     Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
     with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
-    Crossings are listed edge by edge, bucketed by row with a counting sort that keeps edge order, then
-    sorted by x within each row, so a polygon of many short edges costs little per edge.
+    Each vertex's first row at or below it is taken once (a vectorised pass: an edge crosses the row centres
+    from one end's row to the other's), the crossings are counted per row, then written edge by edge straight
+    into their row's slot (a counting sort that keeps edge order) and sorted by x within each row, so a
+    polygon of many short edges costs little per edge.
     """
     n = xs.shape[0]
-    # pass 1: each edge's row range (crossing row centres) and the total; pass 2 lists the crossings.
     # (Arrays are never rebound inside a loop: numba would count references on every iteration.)
-    ea = np.empty(n, np.int64)
-    eb = np.empty(n, np.int64)
-    t = 0
-    rmin = h
-    rmax = -1
+    cy = np.empty(n, np.int64)
+    for k in range(n):
+        cy[k] = int(math.ceil(ys[k] - oy - 0.5))
+    rmin = max(cy.min(), 0)
+    rmax = min(cy.max() - 1, h - 1)
+    if rmax < rmin:
+        return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
+    nr = rmax - rmin + 1
+    counts = np.zeros(nr + 1, np.int64)
+    for k in range(n):
+        ca = cy[k]
+        cb = cy[k + 1 if k + 1 < n else 0]
+        # rows whose centre lies in [min(ya, yb), max(ya, yb)): ceil(y - 0.5) is monotone in y
+        a = max(min(ca, cb), rmin)
+        b = min(max(ca, cb) - 1, rmax)
+        for r in range(a, b + 1):
+            counts[_u(r - rmin + 1)] += 1
+    for r in range(nr):
+        counts[r + 1] += counts[r]
+    t = counts[nr]
+    if t == 0:
+        return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
+    cx = np.empty(t, np.float64)
+    cw = np.empty(t, np.int8)
+    fillp = counts[:nr].copy()
     for k in range(n):
         k1 = k + 1 if k + 1 < n else 0
-        ya = ys[k] - oy
-        yb = ys[k1] - oy
-        if ya == yb:
-            ea[k] = 1
-            eb[k] = 0
-            continue
-        a = max(int(math.ceil(min(ya, yb) - 0.5)), 0)
-        b = min(int(math.ceil(max(ya, yb) - 0.5)) - 1, h - 1)
-        ea[k] = a
-        eb[k] = b
-        if b >= a:
-            t += b - a + 1
-            rmin = min(rmin, a)
-            rmax = max(rmax, b)
-    rows = np.empty(t, np.int64)
-    px = np.empty(t, np.float64)
-    pw = np.empty(t, np.int8)
-    t = 0
-    for k in range(n):
-        a = ea[k]
-        b = eb[k]
+        a = max(min(cy[k], cy[k1]), rmin)
+        b = min(max(cy[k], cy[k1]) - 1, rmax)
         if b < a:
             continue
-        k1 = k + 1 if k + 1 < n else 0
         xa = xs[k] - ox
         ya = ys[k] - oy
         xb = xs[k1] - ox
@@ -66,28 +67,11 @@ def _row_crossings(xs, ys, ox, oy, h):
         wdir = 1 if yb > ya else -1
         slope = (xb - xa) / (yb - ya)
         for r in range(a, b + 1):
-            u = _u(t)
-            rows[u] = r
-            px[u] = xa + (r + 0.5 - ya) * slope
-            pw[u] = wdir
-            t += 1
-    if t == 0:
-        return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
-    nr = rmax - rmin + 1
-    counts = np.zeros(nr + 1, np.int64)
-    for i in range(t):
-        counts[_u(rows[i] - rmin + 1)] += 1
-    for r in range(nr):
-        counts[r + 1] += counts[r]
-    cx = np.empty(t, np.float64)
-    cw = np.empty(t, np.int8)
-    fillp = counts[:nr].copy()
-    for i in range(t):
-        r = _u(rows[i] - rmin)
-        p = fillp[r]
-        cx[_u(p)] = px[i]
-        cw[_u(p)] = pw[i]
-        fillp[r] = p + 1
+            ur = _u(r - rmin)
+            p = _u(fillp[ur])
+            cx[p] = xa + (r + 0.5 - ya) * slope
+            cw[p] = wdir
+            fillp[ur] = p + 1
     for r in range(nr):  # insertion sort per row (rows hold a handful of crossings)
         s = counts[r]
         e = counts[r + 1]
