@@ -295,31 +295,35 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
     hs = sc.l
     s = sc.s
     w = x1 - x0
+    pp = np.empty(w, np.int64)  # the row's prefix sums of the cover count (a second prefix sum)
     # 2-D indices made unsigned (``_jit.uidx``): no wraparound tests, no row views to reference-count
     for q in range(y0, y1):
         uq = _u(q)
         acc = 0
         accs = 0
+        acc2 = 0
         for j in range(w):
             c = _u(x0 + j)
             acc += d[uq, c]
             accs += cnt[uq, c]
+            acc2 += accs
             d[uq, c] = acc
             cnt[uq, c] = accs
+            pp[j] = acc2
         if not bands:
             continue
-        # hs[q, x0 + j] = sum of the row's counts over [j + h - k + 1, j + h] within the region, as a running sum
-        acc = 0
-        for j in range(min(h, w)):
-            acc += cnt[uq, _u(x0 + j)]
-        for j in range(w):
-            a = j + h
-            if a < w:
-                acc += cnt[uq, _u(x0 + a)]
-            r = a - k
-            if r >= 0:
-                acc -= cnt[uq, _u(x0 + r)]
-            hs[uq, _u(x0 + j)] = acc
+        # hs[q, x0 + j] = sum of the row's counts over [j + h - k + 1, j + h] within the region: a difference of
+        # two prefix sums, in three branch-free runs (window cut at the left, whole, cut at the right)
+        jl = min(max(k - h, 0), w)  # j < jl: the window starts left of the region
+        jr = max(min(w - h, w), jl)  # j >= jr: the window ends right of the region
+        for j in range(jl):
+            hs[uq, _u(x0 + j)] = pp[_u(min(j + h, w - 1))]
+        for j in range(jr - jl):
+            jj = jl + j
+            hs[uq, _u(x0 + jj)] = pp[_u(jj + h)] - pp[_u(jj + h - k)]
+        for j in range(w - jr):
+            jj = jr + j
+            hs[uq, _u(x0 + jj)] = pp[w - 1] - (pp[_u(jj + h - k)] if jj + h - k >= 0 else 0)
     if not bands:
         return
     # the vertical pass row by row: one running sum per column, without striding through memory
