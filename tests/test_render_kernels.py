@@ -89,7 +89,7 @@ def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
         assert dirty[1] <= rows.min() and dirty[3] >= rows.max() + 1
 
 
-@pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0])
+@pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0, 60.0])
 def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     """The fill's in-place resolve and integer box sums against cumsum and an explicit k x k window
     (the window sits h = k // 2 before the pixel's right/bottom edge, clipped to the region)."""
