@@ -150,16 +150,24 @@ def dist(x1: float, y1: float, x2: float, y2: float) -> float:
 @njit_inline
 def gauss(st, mean, sd):
     """p5.brush's ``gaussian``: Box-Muller on the tables, the second value kept for the next call."""
-    if st[1] != 0.0:
-        st[1] = 0.0
-        return st[2] * sd + mean
-    u = 1.0 - rnd(st)
-    v = rnd(st)
-    r = math.sqrt(-2.0 * math.log(u))
+    s, kept, kv, g = gauss_draw(np.int64(st[0]), st[1] != 0.0, st[2])
+    st[0] = s
+    st[1] = 1.0 if kept else 0.0
+    st[2] = kv
+    return g * sd + mean
+
+
+@njit_inline
+def gauss_draw(s, kept, kv):
+    """``gauss(st, 0, 1)`` on a stream held in locals (state, whether a value is kept, the kept value):
+    returns them updated and the draw (scale and shift it as ``gauss`` does: ``g * sd + mean``)."""
+    if kept:
+        return s, False, kv, kv
+    s, u = draw(s, 0.0, 1.0)
+    s, v = draw(s, 0.0, 1.0)
+    r = math.sqrt(-2.0 * math.log(1.0 - u))
     i = lut_index(360.0 * v)
-    st[2] = r * LUT_SIN[i]
-    st[1] = 1.0
-    return r * LUT_COS[i] * sd + mean
+    return s, True, r * LUT_SIN[i], r * LUT_COS[i]
 
 
 @njit

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
-from .brush_random import LUT_COS, LUT_SIN, POOL, draw, gauss, js_hypot, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, POOL, draw, gauss, gauss_draw, js_hypot, lut_index, rnd, rr
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -366,10 +366,17 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
     ex0 = w
     ey0 = hh
     ey1 = 0
+    # the stream in locals for the loop (``brush_random.draw``; the gaussian's kept value too), so no load from
+    # ``st`` waits behind the discs' stores
+    ss = np.int64(st[0])
+    kept = st[1] != 0.0
+    kv = st[2]
     for i in range(n):
-        x = midx + gauss(st, 0.0, hx)
-        y = midy + gauss(st, 0.0, hy)
-        rad = rr(st, 0.03 * mins, 0.45 * mins)
+        ss, kept, kv, gx = gauss_draw(ss, kept, kv)
+        x = midx + (gx * hx + 0.0)
+        ss, kept, kv, gy = gauss_draw(ss, kept, kv)
+        y = midy + (gy * hy + 0.0)
+        ss, rad = draw(ss, 0.03 * mins, 0.45 * mins)
         if i % 5 != 0:
             r = rad / 2.0
             if x + r < 0 or x - r > w or y + r < 0 or y - r > hh:
@@ -378,6 +385,9 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
             ex0 = min(ex0, max(int(x - r) - 1, 0))
             ey0 = min(ey0, max(int(y - r) - 1, 0))
             ey1 = max(ey1, min(int(y + r) + 2, hh))
+    st[0] = ss
+    st[1] = 1.0 if kept else 0.0
+    st[2] = kv
     return ex0, ey0, ey1, powk, stall
 
 
