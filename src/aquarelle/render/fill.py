@@ -23,7 +23,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
-from .brush_random import LUT_COS, LUT_SIN, POOL, draw, gauss, gauss_draw, js_hypot, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, POOL, draw, gauss_draw, js_hypot, lut_index, rr
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
