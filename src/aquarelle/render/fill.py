@@ -251,7 +251,7 @@ def _s8(alpha_pct):
 @njit
 def _layer(sc, vx, vy, s8, code, dirty):
     if s8 > 0:
-        span_polygon(sc.d, sc.dcount, vx, vy, code, dirty)
+        span_polygon(sc.d, sc.dcount, vx, vy, code, dirty, sc.lo, sc.hi)
 
 
 @njit
@@ -400,16 +400,17 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
 
 
 @njit_vec
-def _band_row(s, q, x0, x1, lw, nb):
-    """The border bands over row q's inner pixels: lw x |grad s| rounded (branch-free, so it vectorises)."""
+def _band_row(s, q, c0, c1, x0, lw, nb):
+    """The border bands over columns [c0, c1) of row q (inner pixels of the region from x0) into ``nb[c - x0]``:
+    lw x |grad s| rounded (branch-free, so it vectorises)."""
     uq = _u(q)
     um = _u(q - 1)
     up = _u(q + 1)
-    for j in range(x1 - x0 - 2):  # 2-D indices unsigned (``_jit.uidx``): plain vector loads, no gathers
-        c = x0 + 1 + j
+    for j in range(c1 - c0):  # 2-D indices unsigned (``_jit.uidx``): plain vector loads, no gathers
+        c = c0 + j
         gx = 0.5 * (s[uq, _u(c + 1)] - s[uq, _u(c - 1)])
         gy = 0.5 * (s[up, _u(c)] - s[um, _u(c)])
-        nb[_u(j + 1)] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
+        nb[_u(c - x0)] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
 
 
 @njit_inline  # called per run of pixels with the table: inlined, so no reference counting per call
@@ -422,35 +423,41 @@ def _replay(tab, i, d, m):
 
 
 @njit
-def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, ox, oy):
+def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, ox, oy, alo, ahi):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
-    alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing."""
+    alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing.
+
+    Only columns [alo, ahi) of each a8 row (``_alpha_rows``) can be non-zero; only they are written."""
     lc = sc.d
     s = sc.s
     e = sc.e
     n = powk.shape[0] - 1
-    nb = np.zeros(x1 - x0, np.int64)
+    nb = np.zeros(x1 - x0, np.int64)  # its first and last entries stay 0: the bands leave the region's rim out
     for q in range(y0, y1):
+        ua = _u(q - oy)
+        ca = ox + alo[ua]
+        cb = ox + ahi[ua]
+        if cb <= ca:
+            continue
         inner = bands and q > y0 and q < y1 - 1
         if inner:
-            _band_row(s, q, x0, x1, lw, nb)
+            _band_row(s, q, max(ca, x0 + 1), min(cb, x1 - 1), x0, lw, nb)
         erow = q >= ey0 and q < ey1
         uq = _u(q)
         eacc = 0
         if erow:  # prefix sums start at the leftmost disc so every span's +1 is counted
-            lo = min(ex0, x0)
-            for j in range(x0 - lo):
+            lo = min(ex0, ca)
+            for j in range(ca - lo):
                 eacc += e[uq, _u(lo + j)]
-        ua = _u(q - oy)
         last = -1
         dl = 0
-        for j in range(x1 - x0):  # 2-D indices unsigned (``_jit.uidx``): no wraparound tests, no row views
-            c = _u(x0 + j)
+        for j in range(cb - ca):  # 2-D indices unsigned (``_jit.uidx``): no wraparound tests, no row views
+            c = _u(ca + j)
             if erow:
                 eacc += e[uq, c]
             code = lc[uq, c]
-            b = nb[j] if inner else 0
+            b = nb[_u(c - x0)] if inner else 0
             if code != last:  # runs of pixels under the same layers share the first three classes
                 dl = _replay(tab, 2, _replay(tab, 1, _replay(tab, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
                 last = code
@@ -460,7 +467,30 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
             if eacc > 0 and d > stall:
                 # k rounded erosions: geometric decay until rounding stalls at ``stall``
                 d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
-            a8[ua, _u(x0 - ox + j)] = d
+            a8[ua, _u(c - ox)] = d
+
+
+@njit
+def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
+    """Per row of the padded region (origin ox, oy) the columns [alo, ahi) (region-relative) where the mask
+    can be non-zero: the polygons' cover of rows within r (the bands' reach) widened by r, within the region.
+    Rows outside [y0, y1) are empty (the pad ring)."""
+    lo = sc.lo
+    hi = sc.hi
+    alo = np.zeros(rh, np.int64)
+    ahi = np.zeros(rh, np.int64)
+    for q in range(y0, y1):
+        mn = x1 + r
+        mx = x0 - r - 1
+        for p in range(max(q - r, y0), min(q + r + 1, y1)):
+            mn = min(mn, lo[p])
+            mx = max(mx, hi[p])
+        a = max(mn - r, x0)
+        b = min(mx + r + 1, x1)
+        if b > a:
+            alo[q - oy] = a - ox
+            ahi[q - oy] = b - ox
+    return alo, ahi
 
 
 @njit
@@ -486,15 +516,16 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         _resolve_box(sc, x0, y0, x1, y1, lw, bands)
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
+        # alpha reaches h + 1 px past the polygons with bands (see above), not past them without
+        alo, ahi = _alpha_rows(sc, x0, y0, x1, y1, pad - 1 if bands else 0, px0, py0, rh)
         a8 = work.a8
-        a8[:y0 - py0, :rw] = 0  # the pad ring is outside the mask
-        a8[y1 - py0:rh, :rw] = 0
-        a8[:rh, :x0 - px0] = 0
-        a8[:rh, x1 - px0:rw] = 0
-        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, px0, py0)
-        _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work)
+        a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
+        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, px0, py0, alo, ahi)
+        _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
         sc.dcount[y0:y1, x0:x1 + 1] = 0
+        sc.lo[y0:y1] = 1 << 30
+        sc.hi[y0:y1] = -(1 << 30)
     if ey1 > ey0:
         sc.e[ey0:ey1, ex0:] = 0
     dirty[0] = 1 << 30
@@ -622,13 +653,13 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
 #: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount: int32, resolved in place
 #: into the per-class layer counts and the cover count; e: the texture's holes), the horizontal box sums of the
 #: cover count (l, int32) and its box mean (s). A namedtuple, so compiled kernels cache on disk.
-Scratch = namedtuple("Scratch", "d dcount e l s")
+Scratch = namedtuple("Scratch", "d dcount e l s lo hi")
 
 
 def make_scratch(height: int, width: int) -> Scratch:
     return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height, width + 1), np.int32),
                    np.zeros((height, width + 1), np.int16), np.zeros((height, width), np.int32),
-                   np.zeros((height, width)))
+                   np.zeros((height, width)), np.full(height, 1 << 30, np.int64), np.full(height, -(1 << 30), np.int64))
 
 
 class FillScratch:

@@ -200,7 +200,7 @@ _A8 = np.arange(256) / 255.0
 
 
 @njit
-def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
+def _edge_term(a8, ex0, ey0, rw, rh, g, h3, elo, ehi):
     """The fill shader's rim darkening: smoothstep of |grad alpha| (x15), then the 3x3 sum at offsets of 2 px.
 
     dFdx/dFdy as a GPU takes them: one difference per 2x2 quad (pairs of even and odd canvas columns/rows).
@@ -211,6 +211,8 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
     seeds: a fill at opacity 200 came out 2.8-6.4 levels darker than p5.brush's, 2.1-4.9 with this
     stencil). Alpha is 8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets
     each row's three taps (from one row of smoothsteps in ``g``) and the caller adds three rows of it.
+    Row q's taps are taken over columns [elo[q], ehi[q]) only (the caller's rows of interest; elsewhere h3
+    keeps stale values the caller never reads), its smoothsteps over that range widened by the taps' reach.
     """
     # indices unsigned, so numba drops its negative-index wraparound test on every table and row access
     ca = np.empty(rw, np.uint64)
@@ -220,17 +222,27 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3):
         ca[c] = max(e - 1, 0)
         cb[c] = min(e + 1, rw - 1)
     for q in range(rh):
+        e0 = elo[q]
+        e1 = ehi[q]
+        if e1 <= e0:
+            continue
         e = min(max(((ey0 + q) & ~1) - ey0, 0), rh - 1)
         uq = _u(q)
         ua = _u(max(e - 1, 0))
         ub = _u(min(e + 1, rh - 1))
-        for c in range(rw):
+        g0 = max(e0 - 2, 0)
+        for j in range(min(e1 + 2, rw) - g0):
+            c = _u(g0 + j)
             g[c] = _EDGE_FLAT[_u(abs(a8[uq, cb[c]] - a8[uq, ca[c]]) * 256 + abs(a8[ub, c] - a8[ua, c]))]
-        for c in range(min(2, rw)):
+        # three runs: taps clamped at the region's left edge, the inner taps (a plain vector loop), clamped right
+        l1 = min(max(2, e0), e1)
+        i1 = max(min(e1, rw - 2), l1)
+        for c in range(e0, l1):
             h3[uq, c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
-        for j in range(rw - 4):  # the inner taps: a plain vector loop
-            h3[uq, _u(j + 2)] = g[j] + g[_u(j + 2)] + g[_u(j + 4)]
-        for c in range(max(rw - 2, 2), rw):
+        for j in range(i1 - l1):
+            c = _u(l1 + j)
+            h3[uq, c] = g[_u(c - 2)] + g[c] + g[_u(c + 2)]
+        for c in range(i1, e1):
             h3[uq, c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
 
 
@@ -251,11 +263,25 @@ def _rim_row(a8, q, h3, qm, q0, qp, c0, c1, tqr):
 
 
 @njit
-def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, work):
-    """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with 8-bit alpha ``a8`` (padded region at ex0, ey0)."""
+def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, work, alo, ahi):
+    """Mix the pigment into ``canvas`` over [x0,x1) x [y0,y1) with 8-bit alpha ``a8`` (padded region at ex0, ey0).
+
+    a8 is 0 outside columns [alo[q], ahi[q]) of padded row q (region-relative): only those are visited."""
     h3 = work.h3
     if not is_brush:
-        _edge_term(a8, ex0, ey0, rw, rh, work.g, h3)
+        # the rim of row q reads the taps of rows q - 2 .. q + 2: each row's taps over the union of theirs
+        elo = np.empty(rh, np.int64)
+        ehi = np.empty(rh, np.int64)
+        for q in range(rh):
+            lo = rw
+            hi = 0
+            for p in range(max(q - 2, 0), min(q + 3, rh)):
+                if ahi[p] > alo[p]:
+                    lo = min(lo, alo[p])
+                    hi = max(hi, ahi[p])
+            elo[q] = lo
+            ehi[q] = hi
+        _edge_term(a8, ex0, ey0, rw, rh, work.g, h3, elo, ehi)
     ksp = np.zeros((2, NB_PAD))  # the pigment's spectrum, and a darkened one for saturated brush pixels
     plr = lut[min(255, max(0, int(pig[0] * 255.0 + 0.5)))]
     plg = lut[min(255, max(0, int(pig[1] * 255.0 + 0.5)))]
@@ -285,20 +311,24 @@ def _blend(canvas, a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, wor
         q = yy - ey0
         uq = _u(q)
         uy = _u(yy)
+        b0 = max(alo[q], x0 - ex0)
+        b1 = min(ahi[q], x1 - ex0)
+        if b1 <= b0:
+            continue
         if is_brush:
-            for j in range(x1 - x0):
-                c = _u(x0 - ex0 + j)
+            for j in range(b1 - b0):
+                c = _u(b0 + j)
                 tqr[c] = a8[uq, c] * 4
         else:
-            _rim_row(a8, q, h3, max(q - 2, 0), q, min(q + 2, rh - 1), x0 - ex0, x1 - ex0, tqr)
+            _rim_row(a8, q, h3, max(q - 2, 0), q, min(q + 2, rh - 1), b0, b1, tqr)
         # 2-D indices made unsigned (``_jit.uidx``): no wraparound test and no row views to reference-count
-        for j in range(x1 - x0):
-            c = _u(x0 - ex0 + j)
+        for j in range(b1 - b0):
+            c = _u(b0 + j)
             av = a8[uq, c]
             if av == 0:
                 continue
             tq = tqr[c]
-            xx = _u(x0 + j)
+            xx = _u(ex0 + b0 + j)
             # the background enters exactly: rounding it down to even levels (more cache hits, 4-11% faster)
             # darkened a pixel by a level on every composite that left it odd, so faint fills came out too dark
             br = np.int64(canvas[uy, xx, 0])
@@ -354,7 +384,8 @@ def composite(canvas, mask, ox, oy, x0, y0, x1, y1, pig, is_brush, lut, work):
     if x1 <= x0 or y1 <= y0:
         return 0
     _mask_alpha(mask, not is_brush, ox, oy, ex0, ey0, rw, rh, work.a8)
-    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, work)
+    return _blend(canvas, work.a8, ex0, ey0, rw, rh, x0, y0, x1, y1, pig, is_brush, lut, work,
+                  np.zeros(rh, np.int64), np.full(rh, rw, np.int64))
 
 
 #: Reusable composite buffers: 8-bit alpha and the edge term's row sums (>= the padded region, 2-D), one row of

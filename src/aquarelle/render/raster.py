@@ -322,12 +322,14 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
 
 
 @njit
-def span_polygon(dbuf, dcount, xs, ys, val, dirty):
+def span_polygon(dbuf, dcount, xs, ys, val, dirty, lo, hi):
     """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
 
     A prefix sum along each row later turns ``dbuf`` into the sum of ``val`` over the polygons covering each
     pixel and ``dcount`` into how many cover it; cost is per row crossed, not per pixel covered. Buffers are
-    (h, w + 1), integer or float.
+    (h, w + 1), integer or float. ``lo`` and ``hi`` (one per row) grow to each row's first and last covered
+    column, so the passes over the pixels can skip what no polygon reached (a thin or round shape leaves much
+    of its bounding box empty).
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
@@ -346,6 +348,8 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty):
         dbuf[row, _u(c1 + 1)] -= val
         dcount[row, _u(c0)] += 1
         dcount[row, _u(c1 + 1)] -= 1
+        lo[row] = min(lo[row], c0)
+        hi[row] = max(hi[row], c1)
         cmin = min(cmin, c0)
         cmax = max(cmax, c1)
     dirty[0] = min(dirty[0], cmin)
