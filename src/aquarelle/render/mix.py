@@ -248,9 +248,16 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3, elo, ehi):
 
 @njit_vec
 def _rim_row(a8, q, h3, qm, q0, qp, c0, c1, tqr):
-    """Row q's mix ratio with the rim term (h3 rows qm, q0, qp) over columns [c0, c1), on the 1/1020 grid the
-    mix uses (invisible, and the cache then hits across noisy masks): a branch-free pass, so it vectorises
-    ahead of the serial cache loop."""
+    """Row q's mix ratio with the rim term (h3 rows qm, q0, qp) over columns [c0, c1), rounded to the 8-bit
+    mask's 1/255 grid (kept in 1/1020 units, the key's): a branch-free pass, so it vectorises ahead of the
+    serial cache loop.
+
+    The rim adds a continuous amount to t, so on a finer grid (1/1020 before) nearly every rim pixel was a
+    mix of its own; on the mask's grid the cache hits across noisy masks (mixes 45% fewer on median paintings,
+    renders ~4% faster). Measured over the 66 parity paintings against the 1/1020 grid: mean change per
+    painting 0-0.28 levels (median 0.03), signed mean within +-0.04 (no drift), far inside the native-vs-browser
+    difference.
+    """
     uq = _u(q)
     um = _u(qm)
     u0 = _u(q0)
@@ -258,8 +265,8 @@ def _rim_row(a8, q, h3, qm, q0, qp, c0, c1, tqr):
     for j in range(c1 - c0):
         c = _u(c0 + j)
         s = h3[um, c] + h3[u0, c] + h3[up, c]
-        # t x 1020 for t = min(a / 255 + 0.1 x s / 9, 1), multiplied out so the loop holds no division
-        tqr[c] = int(min(a8[uq, c] * 4.0 + s * (102.0 / 9.0), 1020.0) + 0.5)
+        # t x 255 for t = min(a / 255 + 0.1 x s / 9, 1), multiplied out so the loop holds no division
+        tqr[c] = 4 * int(min(a8[uq, c] + s * (25.5 / 9.0), 255.0) + 0.5)
 
 
 @njit
