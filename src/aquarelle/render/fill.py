@@ -370,7 +370,6 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
     e = sc.e
     hh = e.shape[0]
     w = e.shape[1] - 1
-    hv = np.empty(hh + 1)
     ex0 = w
     ey0 = hh
     ey1 = 0
@@ -389,7 +388,7 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
             r = rad / 2.0
             if x + r < 0 or x - r > w or y + r < 0 or y - r > hh:
                 continue
-            span_disc(e, x, y, r, 1, hv)
+            span_disc(e, x, y, r, 1)
             ex0 = min(ex0, max(int(x - r) - 1, 0))
             ey0 = min(ey0, max(int(y - r) - 1, 0))
             ey1 = max(ey1, min(int(y + r) + 2, hh))
