@@ -30,11 +30,18 @@ from .raster import span_disc, span_polygon
 GROW_MAX_VERTS = 2024
 
 
+#: A polygon is one (4, n) array: rows x, y, the bleed modifier m and the edge direction d (1.0 out, 0.0 in).
+#: One array per polygon, not four: a fill grows some 175 polygons, and numba counts references per array on
+#: every call and return (atomic increments, 13% of a small fill's time with four).
+
+
 @njit
-def _trim(vx, vy, m, d, f, st):
-    n = vx.shape[0]
+def _trim(p, f, st):
+    n = p.shape[1]
     if f >= 1.0 or f < 0.0 or n <= 8:
-        return vx, vy, m, d
+        return p
+    vx = p[0]
+    vy = p[1]
     ntrim = int((1.0 - f) * n)
     s = int(n / 2.0 - ntrim / 2.0)
     te = s + ntrim
@@ -51,40 +58,33 @@ def _trim(vx, vy, m, d, f, st):
     typ = max(1.0, js_hypot(vx[sj] - vx[si], vy[sj] - vy[si]))
     nins = max(2, int(math.ceil(elen / typ * 0.05)))
     fl = n - ntrim + nins
-    o3 = np.empty((3, fl))  # x, y and m in one allocation (see ``_grow``)
-    ox = o3[0]
-    oy = o3[1]
-    om = o3[2]
-    od = np.empty(fl, np.bool_)
-    k = 0
-    for i in range(s):
-        ox[k] = vx[i]
-        oy[k] = vy[i]
-        om[k] = m[i]
-        od[k] = d[i]
-        k += 1
+    o = np.empty((4, fl))
+    for r in range(4):  # element loops, not slices: each slice is a view numba counts references on
+        for i in range(s):
+            o[r, i] = p[r, i]
+    k = s
     jit_ = elen * 0.06
-    dbase = d[s % n]
+    dbase = p[3, s % n]
     for j in range(nins):
         t = (j + 1.0) / (nins + 1.0)
-        ox[k] = vx[i0] + evx * t + rr(st, -jit_, jit_)
-        oy[k] = vy[i0] + evy * t + rr(st, -jit_, jit_)
-        om[k] = rr(st, 0.3, 0.5)
-        od[k] = dbase
+        o[0, k] = vx[i0] + evx * t + rr(st, -jit_, jit_)
+        o[1, k] = vy[i0] + evy * t + rr(st, -jit_, jit_)
+        o[2, k] = rr(st, 0.3, 0.5)
+        o[3, k] = dbase
         k += 1
-    for i in range(te, n):
-        ox[k] = vx[i]
-        oy[k] = vy[i]
-        om[k] = m[i]
-        od[k] = d[i]
-        k += 1
-    return ox, oy, om, od
+    for r in range(4):
+        for i in range(n - te):
+            o[r, k + i] = p[r, te + i]
+    return o
 
 
 @njit
-def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
-    tx, ty, tm, td = _trim(vx, vy, m, d, f, st)
-    n = tx.shape[0]
+def _grow(p, f, st, bleed, outdeg, cap, pools, flip):
+    """p5.brush's ``grow``: trim by f (999: none, with a random bleed; 997: none, each vertex's own bleed),
+    then a displaced midpoint after every vertex, subsampled to ``cap`` vertices. ``flip`` reads every
+    edge direction inverted (the texture's polygons grow inwards)."""
+    t = _trim(p, f, st)
+    n = t.shape[1]
     mod = rr(st, 0.6, 0.8) if f == 999.0 else bleed
     pre = 1
     if cap > 0 and n * 2 > cap:
@@ -94,38 +94,41 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
         ss = np.int64(st[0])
         for i in range(n):
             if f < 997.0:
-                mod = tm[i]
+                mod = t[2, i]
             if mod >= 0.05:
                 for _ in range(4):
                     ss, _v = draw(ss, 0.0, 1.0)
         st[0] = ss
-        return tx, ty, tm, td
-    # x, y and m in one allocation, as row views: a fill grows some 175 polygons, and each allocation (and
-    # its free) cost more than the views' reference counts
-    n3 = np.empty((3, 2 * n))
-    nx = n3[0]
-    ny = n3[1]
-    nm = n3[2]
-    nd = np.empty(2 * n, np.bool_)
+        if not flip:
+            return t
+        o = t.copy()
+        for i in range(n):
+            o[3, i] = 1.0 - t[3, i]
+        return o
+    o = np.empty((4, 2 * n))
     ss = np.int64(st[0])  # the stream's state in a register for the loop (four draws per vertex)
     for i in range(n):
         j = i + 1 if i + 1 < n else 0
-        mi = tm[i]
-        di = td[i]
+        ui = _u(2 * i)
+        uo = _u(2 * i + 1)
+        xi = t[0, i]
+        yi = t[1, i]
+        mi = t[2, i]
+        di = (t[3, i] != 0.0) != flip
         if f < 997.0:
             mod = mi
-        nx[2 * i] = tx[i]
-        ny[2 * i] = ty[i]
-        nm[2 * i] = mi
-        nd[2 * i] = di
-        sx = tx[j] - tx[i]
-        sy = ty[j] - ty[i]
+        o[0, ui] = xi
+        o[1, ui] = yi
+        o[2, ui] = mi
+        o[3, ui] = 1.0 if di else 0.0
+        sx = t[0, j] - xi
+        sy = t[1, j] - yi
         if mod < 0.05:
             # the midpoint as p5.brush computes it here, (a + b) / 2: a vertex on a self-crossing polygon's edge
             # is then inside or outside of it for both alike, and the scatter draws the same numbers
-            nx[2 * i + 1] = (tx[i] + tx[j]) / 2.0
-            ny[2 * i + 1] = (ty[i] + ty[j]) / 2.0
-            nm[2 * i + 1] = mi
+            o[0, uo] = (xi + t[0, j]) / 2.0
+            o[1, uo] = (yi + t[1, j]) / 2.0
+            o[2, uo] = mi
         else:
             # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables
             ss, u = draw(ss, -1.0, 1.0)
@@ -138,21 +141,20 @@ def _grow(vx, vy, m, d, f, st, bleed, outdeg, cap, pools):
             ss, v = draw(ss, 0.65, 1.35)
             dd = pools[0, _u(u * POOL)] * v * mod
             ss, u = draw(ss, 0.0, 1.0)
-            nx[2 * i + 1] = tx[i] + sx * 0.5 + dx * dd
-            ny[2 * i + 1] = ty[i] + sy * 0.5 + dy * dd
-            nm[2 * i + 1] = mi + pools[1, _u(u * POOL)]
-        nd[2 * i + 1] = di
+            o[0, uo] = xi + sx * 0.5 + dx * dd
+            o[1, uo] = yi + sy * 0.5 + dy * dd
+            o[2, uo] = mi + pools[1, _u(u * POOL)]
+        o[3, uo] = 1.0 if di else 0.0
     st[0] = ss
     idx = 2 * n
     if cap > 0 and idx > cap:
         step = int(math.ceil(idx / cap))
         kept = int(math.ceil(idx / step))
-        k3 = np.empty((3, kept))
-        k3[0] = nx[::step][:kept]
-        k3[1] = ny[::step][:kept]
-        k3[2] = nm[::step][:kept]
-        return k3[0], k3[1], k3[2], nd[::step][:kept].copy()
-    return nx, ny, nm, nd
+        k4 = np.empty((4, kept))
+        for i in range(kept):
+            k4[:, i] = o[:, i * step]
+        return k4
+    return o
 
 
 @njit
@@ -171,18 +173,15 @@ def _inside(px, py, bx, by):
 
 
 @njit
-def _scatter(vx, vy, m, d, ratio, st, bx, by, bb, midx, midy):
-    n = vx.shape[0]
+def _scatter(p, ratio, st, bx, by, bb, midx, midy):
+    n = p.shape[1]
     keep = max(3, int(n * ratio))
     step = n / keep
-    sx = np.empty(keep)
-    sy = np.empty(keep)
-    sm = np.empty(keep)
-    sd = np.empty(keep, np.bool_)
+    o = np.empty((4, keep))
     for i in range(keep):
         j = int(i * step + rr(st, 0.0, step * 0.8)) % n
-        px = vx[j]
-        py = vy[j]
+        px = p[0, j]
+        py = p[1, j]
         if px < bb[0] or px > bb[2] or py < bb[1] or py > bb[3]:
             outside = True
         else:
@@ -190,11 +189,11 @@ def _scatter(vx, vy, m, d, ratio, st, bx, by, bb, midx, midy):
         if outside:
             px = midx + (px - midx) * rr(st, 0.3, 0.6)
             py = midy + (py - midy) * rr(st, 0.3, 0.6)
-        sx[i] = px
-        sy[i] = py
-        sm[i] = m[j]
-        sd[i] = not d[j]
-    return sx, sy, sm, sd
+        o[0, i] = px
+        o[1, i] = py
+        o[2, i] = p[2, j]
+        o[3, i] = 0.0 if p[3, j] != 0.0 else 1.0
+    return o
 
 
 @njit
@@ -248,10 +247,12 @@ def _s8(alpha_pct):
     return int(math.floor(min(max(alpha_pct / 100.0, 0.0), 1.0) * 255.0 + 0.5))
 
 
-@njit
-def _layer(sc, vx, vy, s8, code, dirty):
+@njit_inline
+def _layer(d, dcount, lo, hi, p, s8, code, dirty):
+    """One layer polygon into the row differences (the scratch's arrays are taken out once per fill: each
+    attribute read of the namedtuple is a counted reference)."""
     if s8 > 0:
-        span_polygon(sc.d, sc.dcount, vx, vy, code, dirty, sc.lo, sc.hi)
+        span_polygon(d, dcount, p, code, dirty, lo, hi)
 
 
 @njit
@@ -561,8 +562,9 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
         shift = best
     else:
         shift = int(rr(st, 0.0, float(n)))
-    vx = np.empty(n)
-    vy = np.empty(n)
+    p0 = np.empty((4, n))
+    vx = p0[0]
+    vy = p0[1]
     for i in range(n):
         vx[i] = bx[(i + shift) % n]
         vy[i] = by[(i + shift) % n]
@@ -593,6 +595,9 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
         sizex = max(sizex, abs(cx - vx[i]))
         sizey = max(sizey, abs(cy - vy[i]))
     dirs = _dirs(vx, vy, bx, by)
+    p0[2] = mods
+    for i in range(n):
+        p0[3, i] = 1.0 if dirs[i] else 0.0
     midx = cx + rr(st, -0.6, 0.6) * sizex
     midy = cy + rr(st, -0.6, 0.6) * sizey
     texture = tex * 3.0
@@ -602,15 +607,19 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
     darker = rr(st, 0.15, 0.7)
     s_main, s_tex, s_dark = svals[0], svals[1], svals[2]
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
-    px, py, pm, pd = _grow(vx, vy, mods, dirs, 1.0, st, bleed, outdeg, cap, pools)
-    a1, a2, a3, a4 = _scatter(vx, vy, mods, dirs, 0.1, st, bx, by, bb, midx, midy)
-    a1, a2, a3, a4 = _grow(a1, a2, a3, a4, 1.0, st, bleed, outdeg, cap, pools)
-    spx, spy, spm, spd = _scatter(a1, a2, a3, a4, 0.75, st, bx, by, bb, midx, midy)
-    for i in range(spd.shape[0]):
-        spd[i] = not spd[i]
-    q1x, q1y, q1m, q1d = px, py, pm, pd
-    q2x, q2y, q2m, q2d = px, py, pm, pd
-    q3x, q3y, q3m, q3d = px, py, pm, pd
+    sd = sc.d
+    sdc = sc.dcount
+    slo = sc.lo
+    shi = sc.hi
+    pp = _grow(p0, 1.0, st, bleed, outdeg, cap, pools, False)
+    a = _scatter(p0, 0.1, st, bx, by, bb, midx, midy)
+    a = _grow(a, 1.0, st, bleed, outdeg, cap, pools, False)
+    sp = _scatter(a, 0.75, st, bx, by, bb, midx, midy)
+    for i in range(sp.shape[1]):
+        sp[3, i] = 1.0 - sp[3, i]
+    q1 = pp
+    q2 = pp
+    q3 = pp
     lw_sum = 0.0
     lw_n = 0
     for layer in range(20):
@@ -618,29 +627,24 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
         lw_sum += lw * border
         lw_n += 1
         if layer % 4 == 0:
-            px, py, pm, pd = _grow(px, py, pm, pd, 1.0, st, bleed, outdeg, cap, pools)
+            pp = _grow(pp, 1.0, st, bleed, outdeg, cap, pools, False)
         if layer % 2 == 0:
-            q1x, q1y, q1m, q1d = _grow(px, py, pm, pd, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap, pools)
-            q2x, q2y, q2m, q2d = _grow(px, py, pm, pd, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, pools)
-            q3x, q3y, q3m, q3d = _grow(px, py, pm, pd, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, pools)
+            q1 = _grow(pp, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
+            q2 = _grow(pp, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
+            q3 = _grow(pp, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
         for w in range(3):
-            if w == 0:
-                gx, gy, gm, gd = _grow(q1x, q1y, q1m, q1d, 999.0, st, bleed, outdeg, cap, pools)
-            elif w == 1:
-                gx, gy, gm, gd = _grow(q2x, q2y, q2m, q2d, 999.0, st, bleed, outdeg, cap, pools)
-            else:
-                gx, gy, gm, gd = _grow(q3x, q3y, q3m, q3d, 999.0, st, bleed, outdeg, cap, pools)
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, pools)
-            _layer(sc, gx, gy, s_main, _CLASS[0], dirty)
+            g = _grow(q1 if w == 0 else (q2 if w == 1 else q3), 999.0, st, bleed, outdeg, cap, pools, False)
+            g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, False)
+            _layer(sd, sdc, slo, shi, g, s_main, _CLASS[0], dirty)
         if scatter:
-            gx, gy, gm, gd = _grow(spx, spy, spm, spd, 999.0, st, bleed, outdeg, cap, pools)
-            gd = ~gd
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 997.0, st, bleed, outdeg, cap, pools)
-            _layer(sc, gx, gy, s_tex, _CLASS[1], dirty)
+            g = _grow(sp, 999.0, st, bleed, outdeg, cap, pools, False)
+            # the texture's polygon grows with its edge directions inverted
+            g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, True)
+            _layer(sd, sdc, slo, shi, g, s_tex, _CLASS[1], dirty)
         if layer % 2 == 0:
-            gx, gy, gm, gd = _grow(px, py, pm, pd, darker, st, bleed, outdeg, cap, pools)
-            gx, gy, gm, gd = _grow(gx, gy, gm, gd, 999.0, st, bleed, outdeg, cap, pools)
-            _layer(sc, gx, gy, s_dark, _CLASS[2], dirty)
+            g = _grow(pp, darker, st, bleed, outdeg, cap, pools, False)
+            g = _grow(g, 999.0, st, bleed, outdeg, cap, pools, False)
+            _layer(sd, sdc, slo, shi, g, s_dark, _CLASS[2], dirty)
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,

@@ -17,8 +17,9 @@ from ._jit import uidx as _u
 
 
 @njit
-def _row_crossings(xs, ys, ox, oy, h):
-    """Edge crossings of a closed polygon, bucketed by pixel row and sorted by x within each row.
+def _row_crossings(xy, ox, oy, h):
+    """Edge crossings of a closed polygon (``xy``: a row of x and a row of y; fills pass their (4, n) polygon
+    whole), bucketed by pixel row and sorted by x within each row.
 
     Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
     with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
@@ -27,11 +28,11 @@ def _row_crossings(xs, ys, ox, oy, h):
     into their row's slot (a counting sort that keeps edge order) and sorted by x within each row, so a
     polygon of many short edges costs little per edge.
     """
-    n = xs.shape[0]
+    n = xy.shape[1]
     # (Arrays are never rebound inside a loop: numba would count references on every iteration.)
     cy = np.empty(n, np.int64)
     for k in range(n):
-        cy[k] = int(math.ceil(ys[k] - oy - 0.5))
+        cy[k] = int(math.ceil(xy[1, k] - oy - 0.5))
     rmin = max(cy.min(), 0)
     rmax = min(cy.max() - 1, h - 1)
     if rmax < rmin:
@@ -60,10 +61,10 @@ def _row_crossings(xs, ys, ox, oy, h):
         b = min(max(cy[k], cy[k1]) - 1, rmax)
         if b < a:
             continue
-        xa = xs[k] - ox
-        ya = ys[k] - oy
-        xb = xs[k1] - ox
-        yb = ys[k1] - oy
+        xa = xy[0, k] - ox
+        ya = xy[1, k] - oy
+        xb = xy[0, k1] - ox
+        yb = xy[1, k1] - oy
         wdir = 1 if yb > ya else -1
         slope = (xb - xa) / (yb - ya)
         for r in range(a, b + 1):
@@ -89,13 +90,13 @@ def _row_crossings(xs, ys, ox, oy, h):
 
 
 @njit
-def _row_spans(xs, ys, ox, oy, h, w):
+def _row_spans(xy, ox, oy, h, w):
     """The polygon's inside (nonzero winding, like canvas ``fill()``) as pixel spans, row by row.
 
     Returns (r0, r1, k, rows, c0s, c1s): span j covers columns c0s[j]..c1s[j] of row rows[j] (clipped to
     [0, w)), rows ascending; r0..r1 are the rows holding edge crossings. Shared by the scanline kernels.
     """
-    r0, r1, counts, cx, cw = _row_crossings(xs, ys, ox, oy, h)
+    r0, r1, counts, cx, cw = _row_crossings(xy, ox, oy, h)
     nmax = cx.shape[0] // 2  # a span closes at least two crossings
     rows = np.empty(nmax, np.int64)
     c0s = np.empty(nmax, np.int64)
@@ -134,7 +135,10 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
     h, w = buf.shape
     if xs.shape[0] < 3:
         return
-    r0, r1, k, rows, c0s, c1s = _row_spans(xs, ys, ox, oy, h, w)
+    xy = np.empty((2, xs.shape[0]))
+    xy[0] = xs
+    xy[1] = ys
+    r0, r1, k, rows, c0s, c1s = _row_spans(xy, ox, oy, h, w)
     if k == 0:
         return
     cmin = w
@@ -322,7 +326,7 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
 
 
 @njit
-def span_polygon(dbuf, dcount, xs, ys, val, dirty, lo, hi):
+def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
     """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
 
     A prefix sum along each row later turns ``dbuf`` into the sum of ``val`` over the polygons covering each
@@ -333,9 +337,9 @@ def span_polygon(dbuf, dcount, xs, ys, val, dirty, lo, hi):
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
-    if xs.shape[0] < 3:
+    if xy.shape[1] < 3:
         return
-    _, _, k, rows, c0s, c1s = _row_spans(xs, ys, 0.0, 0.0, h, w)
+    _, _, k, rows, c0s, c1s = _row_spans(xy, 0.0, 0.0, h, w)
     if k == 0:
         return
     cmin = w
