@@ -177,5 +177,45 @@ def test_fills_leave_their_scratch_clear():
                 painted += 1
                 for name in ("d", "dcount", "e"):
                     assert not getattr(sc, name).any(), f"{name} left non-zero after {c}"
+                # the per-row cover the pixel passes are limited to starts empty for the next fill
+                assert (sc.lo == 1 << 30).all() and (sc.hi == -(1 << 30)).all(), f"row cover left set after {c}"
     assert painted >= 4
     assert (painter.mix.finish() != np.array([251, 247, 238], np.uint8)).any(axis=-1).mean() > 0.2
+
+
+@pytest.mark.parametrize("r", [0, 1, 4])
+def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
+    """The alpha, rim and blend passes visit only each row's [alo, ahi): every pixel within r (rows and columns)
+    of a covered one must be inside it, clipped to the region, and a row with nothing near must be empty."""
+    from aquarelle.render import fill
+    from aquarelle.render.raster import span_polygon
+
+    rng = np.random.default_rng(r)
+    h, w = 80, 90
+    sc = fill.make_scratch(h, w)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    for cx, cy, rad in ((20.0, 20.0, 6.0), (60.0, 50.0, 12.0), (30.0, 62.0, 3.0)):
+        a = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+        rr_ = rad * (0.7 + 0.3 * rng.random(40))
+        span_polygon(sc.d, sc.dcount, np.stack([cx + rr_ * np.cos(a), cy + rr_ * np.sin(a)]), 1, dirty, sc.lo, sc.hi)
+    cover = np.cumsum(sc.dcount[:, :w].astype(np.int64), axis=1) > 0
+    x0, y0, x1, y1 = 5, 4, 85, 76  # a region that cuts nothing covered
+    ox, oy = x0 - 3, y0 - 3
+    rh = y1 - y0 + 6
+    alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh)
+    near = np.zeros_like(cover)
+    ys, xs = np.nonzero(cover)
+    for y, x in zip(ys, xs):
+        near[max(y - r, 0):y + r + 1, max(x - r, 0):x + r + 1] = True
+    for q in range(rh):
+        y = oy + q
+        inside = np.zeros(w, bool)
+        inside[ox + alo[q]:ox + ahi[q]] = True
+        want = np.zeros(w, bool)
+        if y0 <= y < y1:
+            want[x0:x1] = near[y, x0:x1]
+        assert not (want & ~inside).any(), f"row {y} misses pixels within {r} of the cover"
+        if not want.any():
+            assert ahi[q] <= alo[q], f"row {y} has nothing within {r} but is visited"
+        else:
+            assert x0 <= ox + alo[q] and ox + ahi[q] <= x1
