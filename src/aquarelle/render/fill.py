@@ -30,9 +30,9 @@ from .raster import span_disc, span_polygon
 GROW_MAX_VERTS = 2024
 
 
-#: A polygon is one (4, n) array: rows x, y, the bleed modifier m and the edge direction d (1.0 out, 0.0 in).
-#: One array per polygon, not four: a fill grows some 175 polygons, and numba counts references per array on
-#: every call and return (atomic increments, 13% of a small fill's time with four).
+# A polygon is one (4, n) array: rows x, y, the bleed modifier m and the edge direction d (1.0 out, 0.0 in).
+# One array per polygon, not four: a fill grows some 175 polygons, and numba counts references per array on
+# every call and return (atomic increments, 13% of a small fill's time with four).
 
 
 @njit
@@ -655,7 +655,9 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
 
 #: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount: int32, resolved in place
 #: into the per-class layer counts and the cover count; e: the texture's holes), the horizontal box sums of the
-#: cover count (l, int32) and its box mean (s). A namedtuple, so compiled kernels cache on disk.
+#: cover count (l, int32), its box mean (s), and per row the first and last column a layer polygon covered
+#: since the last flush (lo, hi; 1 << 30 and -(1 << 30) when none: ``_alpha_rows``). A namedtuple, so compiled
+#: kernels cache on disk.
 Scratch = namedtuple("Scratch", "d dcount e l s lo hi")
 
 

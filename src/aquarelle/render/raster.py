@@ -366,9 +366,9 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
 def span_disc(dbuf, x, y, radius, val):
     """A hard disc into a row-difference array (see ``span_polygon``).
 
-    Only the rows whose centre lies within the disc are visited (|q + 0.5 - y| <= r), and each is written
-    without a test: scanning the rows the disc's box touches and skipping those its chord misses was a branch
-    mispredicted on every tiny disc (fills draw hundreds of texture discs per flush, most a pixel or two)."""
+    Only the rows whose centre lies within the disc are visited (|q + 0.5 - y| <= r), so no row is tested
+    for missing the chord: scanning the rows the disc's box touches and skipping those its chord misses was a
+    branch mispredicted on every tiny disc (fills draw hundreds of texture discs per flush, most a pixel or two)."""
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
     q0 = max(int(math.ceil(y - radius - 0.5)), 0)
