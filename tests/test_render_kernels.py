@@ -16,7 +16,7 @@ import pytest
 from aquarelle.brush import Program
 from aquarelle.render import mix
 from aquarelle.render.compositor import Compositor, paint_background
-from aquarelle.render.fill import over_tables
+from aquarelle.render.fill import erosion_table, over_tables
 from aquarelle.render.native import _Painter, Budget
 from aquarelle.brush.state import PaintState
 
@@ -129,6 +129,23 @@ def test_background_fill_and_fill_tables_cache():
     for n in range(1, 10):
         d = d + (3 * (255 - d)) // 255
         assert a[0, 0, n] == d
+
+
+@pytest.mark.parametrize("texture", [0.0, 0.9, 4.5, 9.0])
+def test_erosion_table_is_the_rounded_geometric_decay(texture):
+    """A pixel's alpha after k texture holes is read from a table for k < 64: it must be the decay computed
+    directly (the path taken for more holes), keep alpha at or below the stall, and k = 0 must change nothing."""
+    etab, keep, stall = erosion_table(texture)
+    assert erosion_table(texture)[0] is etab
+    a = np.arange(256)
+    assert np.array_equal(etab[0], a)
+    for k in range(1, etab.shape[0]):
+        want = np.where(a > stall, np.maximum(np.floor(a * keep ** k + 0.5), stall), a)
+        assert np.array_equal(etab[k], want), k
+    if texture > 0.0:
+        assert stall < 255 and etab[1, 255] < 255  # holes erode
+    else:
+        assert (etab == a).all()  # no texture, no holes to erode
 
 
 def test_compositor_copy_is_independent_but_shares_scratch():

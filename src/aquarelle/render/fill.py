@@ -356,18 +356,12 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
 def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
     """The texture's destination-out holes as hard discs in the row-difference array ``e``.
 
-    Returns the rows they touch [ey0, ey1), their leftmost column, and per hit count k the factor the 8-bit
-    mask alpha keeps (``powk``) with the value below which rounding stops erosion (``stall``)."""
+    Returns the rows they touch [ey0, ey1) and their leftmost column (what the holes do to the alpha:
+    ``erosion_table``)."""
     n = int(rr(st, 80.0, 110.0) * (2.0 + 1.5 * texture))
     hx = sizex / 1.3
     hy = sizey / 1.3
     mins = min(sizex, sizey) * 1.3
-    keep = 1.0 - _q8(min((5.0 - 0.3) * texture / 255.0, 1.0))
-    # an 8-bit alpha a stops eroding once a x (1 - keep) rounds to nothing
-    stall = math.floor(0.5 / max(1.0 - keep, 1e-9) - 1e-9) if keep < 1.0 else 255.0
-    powk = np.empty(n + 1)
-    for k in range(n + 1):
-        powk[k] = keep ** k
     e = sc.e
     hh = e.shape[0]
     w = e.shape[1] - 1
@@ -396,7 +390,40 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
     st[0] = ss
     st[1] = 1.0 if kept else 0.0
     st[2] = kv
-    return ex0, ey0, ey1, powk, stall
+    return ex0, ey0, ey1
+
+
+#: Hit counts whose erosion is a table read (``erosion_table``); more hits on one pixel are computed.
+_ERODE_N = 64
+
+
+@njit
+def _erosion_table(texture):
+    """etab[k, a]: the 8-bit mask alpha a after k texture holes (each destination-out of the canvas's 8-bit
+    alpha): geometric decay by ``keep`` per hole, rounded, until rounding stalls at ``stall``, below which
+    a hole rounds to nothing. Returns (etab, keep, stall)."""
+    keep = 1.0 - _q8(min((5.0 - 0.3) * texture / 255.0, 1.0))
+    # an 8-bit alpha a stops eroding once a x (1 - keep) rounds to nothing
+    stall = math.floor(0.5 / max(1.0 - keep, 1e-9) - 1e-9) if keep < 1.0 else 255.0
+    etab = np.empty((_ERODE_N, 256), np.uint8)
+    for k in range(_ERODE_N):
+        for a in range(256):
+            etab[k, a] = _erode(a, k, keep, stall)
+    return etab, keep, stall
+
+
+@njit_inline
+def _erode(a, k, keep, stall):
+    """8-bit alpha a after k holes (see ``_erosion_table``)."""
+    if k > 0 and a > stall:
+        return int(max(math.floor(float(a) * keep ** k + 0.5), stall))
+    return a
+
+
+@functools.lru_cache(maxsize=64)
+def erosion_table(texture: float):
+    """``_erosion_table`` per texture strength (fills of a painting mostly share it; 16 KB each)."""
+    return _erosion_table(texture)
 
 
 @njit_vec
@@ -423,7 +450,7 @@ def _replay(tab, i, d, m):
 
 
 @njit
-def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, ox, oy, alo, ahi):
+def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, ox, oy, alo, ahi):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
     alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing.
@@ -432,7 +459,6 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
     lc = sc.d
     s = sc.s
     e = sc.e
-    n = powk.shape[0] - 1
     nb = np.zeros(x1 - x0, np.int64)  # its first and last entries stay 0: the bands leave the region's rim out
     for q in range(y0, y1):
         ua = _u(q - oy)
@@ -464,9 +490,8 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8
             # the bands on top: a table read even for none (tab[3, d, 0] is d), which costs less than the
             # branch, mispredicted along every polygon edge
             d = np.int64(tab[3, _u(dl), _u(b)]) if b < _TAB_N else _replay(tab, 3, dl, b)
-            if eacc > 0 and d > stall:
-                # k rounded erosions: geometric decay until rounding stalls at ``stall``
-                d = int(max(math.floor(float(d) * powk[min(eacc, n)] + 0.5), stall))
+            # k rounded erosions by table (k = 0 reads d back): a branch only for the rare pixel under more holes
+            d = np.int64(etab[_u(eacc), _u(d)]) if eacc < _ERODE_N else _erode(d, eacc, keep, stall)
             a8[ua, _u(c - ox)] = d
 
 
@@ -495,15 +520,13 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 
 @njit
 def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, lut,
-           work, tab):
+           work, tab, etab, keep, stall):
     hh, ww = sc.l.shape
     ex0 = ww
     ey0 = hh
     ey1 = 0
-    powk = np.ones(1)
-    stall = 255.0
     if erase:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws their numbers
-        ex0, ey0, ey1, powk, stall = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
+        ex0, ey0, ey1 = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
     if dirty[2] > dirty[0] and dirty[3] > dirty[1]:  # the passes below draw no random numbers
         # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
         # _band_row leaves the region's outermost pixels out: h + 2 is exactly enough (h + 1 changes pixels)
@@ -520,7 +543,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         alo, ahi = _alpha_rows(sc, x0, y0, x1, y1, pad - 1 if bands else 0, px0, py0, rh)
         a8 = work.a8
         a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
-        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, powk, stall, a8, px0, py0, alo, ahi)
+        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, px0, py0, alo, ahi)
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
         sc.dcount[y0:y1, x0:x1 + 1] = 0
@@ -535,7 +558,7 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
 
 
 @njit
-def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, tex, border, scatter, pig, st, pools,
+def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, etab, keep, stall, tex, border, scatter, pig, st, pools,
                 sc, lut, work):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
 
@@ -648,7 +671,7 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, te
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,
-                   st, pig, lut, work, tab)
+                   st, pig, lut, work, tab, etab, keep, stall)
             lw_sum = 0.0
             lw_n = 0
 
@@ -695,7 +718,7 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     svals = layer_alphas(float(fill_state.opacity), tex, border)
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), svals,
-                over_tables(tuple(int(x) for x in svals)), tex, border, bool(fill_state.scatter), pig, seed_state,
+                over_tables(tuple(int(x) for x in svals)), *erosion_table(tex * 3.0 * 3.0), tex, border, bool(fill_state.scatter), pig, seed_state,
                 pools, scratch.sc, LIN_LUT, scratch.work)
 
 
