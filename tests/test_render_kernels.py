@@ -89,6 +89,26 @@ def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
         assert dirty[1] <= rows.min() and dirty[3] >= rows.max() + 1
 
 
+@pytest.mark.parametrize("xs,ys", [
+    ([4.0, 30.0, 30.0, 4.0], [5.5, 5.5, 20.5, 20.5]),  # horizontal edges on row centres (their slope is inf)
+    ([2.0, 40.0, 40.0, 21.0, 2.0], [3.0, 3.0, 30.0, 12.5, 30.0]),  # a notch whose tip lies on a row centre
+    ([10.0, 10.2, 40.0], [-20.0, 60.0, 20.5]),  # edges taller than the buffer, leaving it above and below
+    ([5.0, 45.0, 5.0, 45.0], [2.5, 2.5, 37.5, 37.5]),  # a bow tie: two triangles meeting in the middle
+])
+def test_scanline_fill_on_row_centres_and_horizontal_edges(xs, ys):
+    """Vertices and horizontal edges exactly on pixel-row centres, where a crossing is in or out by the
+    half-open rule, and edges over many rows or off the buffer."""
+    from aquarelle.render.raster import fill_polygon
+
+    xs, ys = np.array(xs), np.array(ys)
+    buf = np.zeros((40, 48))
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    fill_polygon(buf, xs, ys, 1.0, 0, 0, dirty)
+    want = np.array([[_inside_nonzero(c + 0.5, r + 0.5, xs, ys) for c in range(48)] for r in range(40)])
+    assert want.any()
+    assert np.array_equal(buf != 0, want)
+
+
 @pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0, 60.0])
 def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     """The fill's in-place resolve and integer box sums against cumsum and an explicit k x k window

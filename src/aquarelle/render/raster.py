@@ -16,37 +16,66 @@ from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
 
 
-@njit
+@njit_vec  # the slope of a horizontal edge divides by zero (numpy's model: inf, unused), not an error check per edge
 def _row_crossings(xy, ox, oy, h):
     """Edge crossings of a closed polygon (``xy``: a row of x and a row of y; fills pass their (4, n) polygon
     whole), bucketed by pixel row and sorted by x within each row.
 
     Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
     with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
-    Each vertex's first row at or below it is taken once (a vectorised pass: an edge crosses the row centres
-    from one end's row to the other's), the crossings are counted per row, then written edge by edge straight
-    into their row's slot (a counting sort that keeps edge order) and sorted by x within each row, so a
-    polygon of many short edges costs little per edge.
+    Each vertex's first row at or below it is taken once (an edge crosses the row centres from one end's row
+    to the other's). The crossings are listed in edge order in one pass that does not branch on whether an
+    edge crosses a row (a fill's edges are about a row tall, so that branch went either way at random; only
+    an edge over two or more rows loops), then counted per row and moved into their row's slot (a counting
+    sort that keeps edge order) and sorted by x within each row.
     """
     n = xy.shape[1]
     # (Arrays are never rebound inside a loop: numba would count references on every iteration.)
-    cy = np.empty(n, np.int64)
+    cy = np.empty(n + 1, np.int64)
     for k in range(n):
         cy[k] = int(math.ceil(xy[1, k] - oy - 0.5))
+    cy[n] = cy[0]
     rmin = max(cy.min(), 0)
     rmax = min(cy.max() - 1, h - 1)
     if rmax < rmin:
         return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
     nr = rmax - rmin + 1
-    counts = np.zeros(nr + 1, np.int64)
+    tot = 0
+    for k in range(n):
+        tot += abs(cy[k + 1] - cy[k])
+    # the list: every edge writes its first crossing at m, and m moves on only if the edge crosses a row
+    lr = np.empty(tot + 1, np.int64)
+    lx = np.empty(tot + 1, np.float64)
+    lw = np.empty(tot + 1, np.int8)
+    m = 0
     for k in range(n):
         ca = cy[k]
-        cb = cy[k + 1 if k + 1 < n else 0]
+        cb = cy[k + 1]
+        k1 = k + 1 if k + 1 < n else 0
+        xa = xy[0, k] - ox
+        ya = xy[1, k] - oy
+        xb = xy[0, k1] - ox
+        yb = xy[1, k1] - oy
         # rows whose centre lies in [min(ya, yb), max(ya, yb)): ceil(y - 0.5) is monotone in y
-        a = max(min(ca, cb), rmin)
-        b = min(max(ca, cb) - 1, rmax)
-        for r in range(a, b + 1):
-            counts[_u(r - rmin + 1)] += 1
+        a = min(ca, cb)
+        slope = (xb - xa) / (yb - ya)
+        wdir = 1 if yb > ya else -1
+        lr[_u(m)] = a
+        lx[_u(m)] = xa + (a + 0.5 - ya) * slope
+        lw[_u(m)] = wdir
+        dn = abs(cb - ca)
+        m += min(dn, 1)
+        for j in range(1, dn):  # an edge over two or more row centres
+            r = a + j
+            lr[_u(m)] = r
+            lx[_u(m)] = xa + (r + 0.5 - ya) * slope
+            lw[_u(m)] = wdir
+            m += 1
+    counts = np.zeros(nr + 1, np.int64)
+    for i in range(m):
+        r = lr[i]
+        # a row off the canvas counts nowhere (adds 0 to a clamped slot)
+        counts[_u(min(max(r - rmin + 1, 0), nr))] += (r >= rmin) & (r <= rmax)
     for r in range(nr):
         counts[r + 1] += counts[r]
     t = counts[nr]
@@ -55,24 +84,15 @@ def _row_crossings(xy, ox, oy, h):
     cx = np.empty(t, np.float64)
     cw = np.empty(t, np.int8)
     fillp = counts[:nr].copy()
-    for k in range(n):
-        k1 = k + 1 if k + 1 < n else 0
-        a = max(min(cy[k], cy[k1]), rmin)
-        b = min(max(cy[k], cy[k1]) - 1, rmax)
-        if b < a:
+    for i in range(m):
+        r = lr[i]
+        if r < rmin or r > rmax:
             continue
-        xa = xy[0, k] - ox
-        ya = xy[1, k] - oy
-        xb = xy[0, k1] - ox
-        yb = xy[1, k1] - oy
-        wdir = 1 if yb > ya else -1
-        slope = (xb - xa) / (yb - ya)
-        for r in range(a, b + 1):
-            ur = _u(r - rmin)
-            p = _u(fillp[ur])
-            cx[p] = xa + (r + 0.5 - ya) * slope
-            cw[p] = wdir
-            fillp[ur] = p + 1
+        ur = _u(r - rmin)
+        p = _u(fillp[ur])
+        cx[p] = lx[i]
+        cw[p] = lw[i]
+        fillp[ur] = p + 1
     for r in range(nr):  # insertion sort per row (rows hold a handful of crossings)
         s = counts[r]
         e = counts[r + 1]
