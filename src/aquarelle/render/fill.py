@@ -285,19 +285,17 @@ def _over_tables(svals):
 
 
 @njit_vec  # divides only by k * k >= 1
-def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
-    """Prefix-sum the row differences over the region in place: ``d`` becomes the per-class layer counts and
-    ``dcount`` the cover count (both exact in int32: each class count fits its byte of the code). With
-    ``bands``, also the k x k box mean (k = round(lw)) of the cover count into ``s``: the faint outline every
-    layer polygon gets (canvas ``stroke()``, width lw) is summed over all polygons of a segment at once, since
-    each polygon edge is a unit step in the cover count and lw x |grad(box_lw * count)| counts the bands over
-    a pixel.
+def _resolve_box(sc, x0, y0, x1, y1, lw):
+    """The k x k box mean (k = round(lw)) of the cover count into ``s``: the faint outline every layer polygon
+    gets (canvas ``stroke()``, width lw) is summed over all polygons of a segment at once, since each polygon
+    edge is a unit step in the cover count and lw x |grad(box_lw * count)| counts the bands over a pixel.
+    ``dcount`` is prefix-summed in place over the region into the cover count (exact in int32) on the way.
+    (The per-class layer counts ``d`` stay row differences: the alpha pass sums them as it goes.)
 
     Each row's horizontal box sums are taken while the row just resolved is in cache. Box sums of integer
     counts are integers, so they are summed exactly in integers (``l`` holds the horizontal ones); only the
     mean is a double.
     """
-    d = sc.d
     cnt = sc.dcount
     k = max(1, int(round(lw)))
     h = k // 2
@@ -308,19 +306,14 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
     # 2-D indices made unsigned (``_jit.uidx``): no wraparound tests, no row views to reference-count
     for q in range(y0, y1):
         uq = _u(q)
-        acc = 0
         accs = 0
         acc2 = 0
         for j in range(w):
             c = _u(x0 + j)
-            acc += d[uq, c]
             accs += cnt[uq, c]
             acc2 += accs
-            d[uq, c] = acc
             cnt[uq, c] = accs
             pp[j] = acc2
-        if not bands:
-            continue
         # hs[q, x0 + j] = sum of the row's counts over [j + h - k + 1, j + h] within the region: a difference of
         # two prefix sums, in three branch-free runs (window cut at the left, whole, cut at the right)
         jl = min(max(k - h, 0), w)  # j < jl: the window starts left of the region
@@ -333,8 +326,6 @@ def _resolve_box(sc, x0, y0, x1, y1, lw, bands):
         for j in range(w - jr):
             jj = jr + j
             hs[uq, _u(x0 + jj)] = pp[w - 1] - (pp[_u(jj + h - k)] if jj + h - k >= 0 else 0)
-    if not bands:
-        return
     # the vertical pass row by row: one running sum per column, without striding through memory
     accv = np.zeros(w, np.int64)
     kk = float(k * k)
@@ -455,7 +446,9 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
     alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing.
 
-    Only columns [alo, ahi) of each a8 row (``_alpha_rows``) can be non-zero; only they are written."""
+    Only columns [alo, ahi) of each a8 row (``_alpha_rows``) can be non-zero; only they are written. The layer
+    counts are summed from their row differences along the way, from alo: a row's differences lie at or right
+    of its own first covered column, and alo is at most that."""
     lc = sc.d
     s = sc.s
     e = sc.e
@@ -478,11 +471,12 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
                 eacc += e[uq, _u(lo + j)]
         last = -1
         dl = 0
+        code = 0
         for j in range(cb - ca):  # 2-D indices unsigned (``_jit.uidx``): no wraparound tests, no row views
             c = _u(ca + j)
             if erow:
                 eacc += e[uq, c]
-            code = lc[uq, c]
+            code += lc[uq, c]  # the layer counts' row differences summed (none lie left of ca: see above)
             b = nb[_u(c - x0)] if inner else 0
             if code != last:  # runs of pixels under the same layers share the first three classes
                 dl = _replay(tab, 2, _replay(tab, 1, _replay(tab, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
@@ -536,7 +530,8 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
         x1 = min(dirty[2] + pad, ww)
         y1 = min(dirty[3] + pad, hh)
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
-        _resolve_box(sc, x0, y0, x1, y1, lw, bands)
+        if bands:
+            _resolve_box(sc, x0, y0, x1, y1, lw)
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
         # alpha reaches h + 1 px past the polygons with bands (see above), not past them without
