@@ -238,7 +238,7 @@ def _q8(a):
 
 #: Each layer class (main, scatter, darker) is counted in its own byte of the resolved mask value.
 _CLASS = (1, 256, 65536)
-_TAB_N = 64
+_TAB_N = 64  # (the flattened tables' index shifts in ``_replay`` and ``_to_alpha`` take 64 = 1 << 6 and 256 = 1 << 8)
 
 
 @njit
@@ -432,12 +432,14 @@ def _band_row(s, q, c0, c1, x0, lw, nb):
 
 
 @njit_inline  # called per run of pixels with the table: inlined, so no reference counting per call
-def _replay(tab, i, d, m):
-    """The 8-bit alpha after m source-over layers of class i on d."""
+def _replay(tf, i, d, m):
+    """The 8-bit alpha after m source-over layers of class i on d, from the source-over tables flattened
+    (``tab.reshape(-1)``: tab[i, d, m] at i << 14 | d << 6 | m, constant strides, so an index is shifts and ors
+    instead of multiplies by the table's shape, and the alpha loop keeps fewer values in registers)."""
     while m >= _TAB_N:
-        d = np.int64(tab[i, d, _TAB_N - 1])
+        d = np.int64(tf[_u((i << 14) | (d << 6) | (_TAB_N - 1))])
         m -= _TAB_N - 1
-    return np.int64(tab[i, d, m])
+    return np.int64(tf[_u((i << 14) | (d << 6) | m)])
 
 
 @njit
@@ -452,6 +454,8 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
     lc = sc.d
     s = sc.s
     e = sc.e
+    tf = tab.reshape(-1)  # both tables flattened: see ``_replay``
+    ef = etab.reshape(-1)  # etab[k, a] at k << 8 | a
     nb = np.zeros(x1 - x0, np.int64)  # its first and last entries stay 0: the bands leave the region's rim out
     for q in range(y0, y1):
         ua = _u(q - oy)
@@ -479,13 +483,13 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
             code += lc[uq, c]  # the layer counts' row differences summed (none lie left of ca: see above)
             b = nb[_u(c - x0)] if inner else 0
             if code != last:  # runs of pixels under the same layers share the first three classes
-                dl = _replay(tab, 2, _replay(tab, 1, _replay(tab, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
+                dl = _replay(tf, 2, _replay(tf, 1, _replay(tf, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
                 last = code
             # the bands on top: a table read even for none (tab[3, d, 0] is d), which costs less than the
             # branch, mispredicted along every polygon edge
-            d = np.int64(tab[3, _u(dl), _u(b)]) if b < _TAB_N else _replay(tab, 3, dl, b)
+            d = np.int64(tf[_u((3 << 14) | (dl << 6) | b)]) if b < _TAB_N else _replay(tf, 3, dl, b)
             # k rounded erosions by table (k = 0 reads d back): a branch only for the rare pixel under more holes
-            d = np.int64(etab[_u(eacc), _u(d)]) if eacc < _ERODE_N else _erode(d, eacc, keep, stall)
+            d = np.int64(ef[_u((eacc << 8) | d)]) if eacc < _ERODE_N else _erode(d, eacc, keep, stall)
             a8[ua, _u(c - ox)] = d
 
 
