@@ -463,13 +463,13 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
         cb = ox + ahi[ua]
         if cb <= ca:
             continue
-        inner = bands and q > y0 and q < y1 - 1
-        if inner:
+        if bands and q > y0 and q < y1 - 1:
             _band_row(s, q, max(ca, x0 + 1), min(cb, x1 - 1), x0, lw, nb)
-        erow = q >= ey0 and q < ey1
+        elif bands:  # the region's first and last rows get no bands (nb holds the row before's)
+            nb[:] = 0
         uq = _u(q)
         eacc = 0
-        if erow:  # prefix sums start at the leftmost disc so every span's +1 is counted
+        if q >= ey0 and q < ey1:  # prefix sums start at the leftmost disc so every span's +1 is counted
             lo = min(ex0, ca)
             for j in range(ca - lo):
                 eacc += e[uq, _u(lo + j)]
@@ -478,10 +478,9 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
         code = 0
         for j in range(cb - ca):  # 2-D indices unsigned (``_jit.uidx``): no wraparound tests, no row views
             c = _u(ca + j)
-            if erow:
-                eacc += e[uq, c]
+            eacc += e[uq, c]  # rows without holes hold zeros
             code += lc[uq, c]  # the layer counts' row differences summed (none lie left of ca: see above)
-            b = nb[_u(c - x0)] if inner else 0
+            b = nb[_u(c - x0)]  # zeros without bands
             if code != last:  # runs of pixels under the same layers share the first three classes
                 dl = _replay(tf, 2, _replay(tf, 1, _replay(tf, 0, 0, code & 255), (code >> 8) & 255), code >> 16)
                 last = code
