@@ -11,7 +11,6 @@ Renderers consume DrawOps; the environment uses the same state for its text.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field as dfield
 from typing import Any
 
@@ -94,6 +93,14 @@ class DrawOp:
     geometry: dict
 
 
+def _shallow(obj):
+    """``copy.copy`` of a plain dataclass instance, without the pickle protocol it goes through (a snapshot is
+    taken per painting call, twice per render: the budget check replays the state too)."""
+    new = object.__new__(obj.__class__)
+    new.__dict__.update(obj.__dict__)
+    return new
+
+
 @dataclass
 class PaintState:
     fill: FillState = dfield(default_factory=FillState)
@@ -121,13 +128,13 @@ class PaintState:
         return name in BUILTIN_FIELDS or name in self.fields
 
     def snapshot(self) -> "PaintState":
-        s = copy.copy(self)
-        s.fill = copy.copy(self.fill)
-        s.wash = copy.copy(self.wash)
-        s.stroke = copy.copy(self.stroke)
-        s.hatch = copy.copy(self.hatch)
-        s.mass = copy.copy(self.mass)
-        s.flow = copy.copy(self.flow)
+        s = _shallow(self)
+        s.fill = _shallow(self.fill)
+        s.wash = _shallow(self.wash)
+        s.stroke = _shallow(self.stroke)
+        s.hatch = _shallow(self.hatch)
+        s.mass = _shallow(self.mass)
+        s.flow = _shallow(self.flow)
         s.shape = None
         s.path = None
         return s

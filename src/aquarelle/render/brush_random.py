@@ -198,7 +198,14 @@ class Stream2:
 
     def random(self, size: int | None = None):
         """One draw, or ``size`` of them as an array (numpy's ``Generator.random`` signature)."""
-        return float(self.block(1)[0]) if size is None else self.block(int(size))
+        if size is not None:
+            return self.block(int(size))
+        # one draw in Python integers: a numpy block of one costs ten times as much
+        s = (self.s + _INC) & _M32
+        self.s = s
+        t = ((s ^ (s >> 15)) * (s | 1)) & _M32
+        t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & _M32)) & _M32
+        return float(t ^ (t >> 14)) * _TO_UNIT
 
     def block(self, n: int) -> np.ndarray:
         """The next n draws at once (Mulberry32's state is a counter, so the block is vectorised)."""
