@@ -253,3 +253,61 @@ def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
             assert ahi[q] <= alo[q], f"row {y} has nothing within {r} but is visited"
         else:
             assert x0 <= ox + alo[q] and ox + ahi[q] <= x1
+
+
+@pytest.mark.parametrize("bands", [False, True])
+def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
+    """The alpha pass sums the layer counts' row differences as it walks each row's reach, replays them through
+    flattened tables and erodes by table: against cumsum over the whole region, the source-over arithmetic
+    looped layer by layer, the bands from the box mean's gradient and the rounded decay per hole count."""
+    from aquarelle.render import fill
+    from aquarelle.render.raster import span_disc, span_polygon
+
+    rng = np.random.default_rng(7 + bands)
+    h, w = 70, 80
+    sc = fill.make_scratch(h, w)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    for i in range(14):  # main, scatter and darker layers (classes in bytes 0, 1 and 2 of the code)
+        a = np.linspace(0, 2 * np.pi, 60, endpoint=False)
+        rad = 18.0 * (0.6 + 0.4 * rng.random(60))
+        xy = np.stack([40.0 + rng.uniform(-4, 4) + rad * np.cos(a), 34.0 + rng.uniform(-4, 4) + rad * np.sin(a)])
+        span_polygon(sc.d, sc.dcount, xy, (1, 256, 65536)[i % 3], dirty, sc.lo, sc.hi)
+    for _ in range(40):  # texture holes, overlapping
+        span_disc(sc.e, rng.uniform(15, 65), rng.uniform(10, 60), rng.uniform(1, 9), 1)
+    svals = (9, 4, 14, 6)
+    tab = over_tables(svals)
+    etab, keep, stall = erosion_table(2.7)
+    lw = 5.0
+    x0, y0, x1, y1 = max(dirty[0] - 4, 0), max(dirty[1] - 4, 0), min(dirty[2] + 4, w), min(dirty[3] + 4, h)
+    d_before = sc.d.copy()
+    if bands:
+        fill._resolve_box(sc, x0, y0, x1, y1, lw)
+    ox, oy = x0 - 3, y0 - 3
+    rh, rw = y1 - y0 + 6, x1 - x0 + 6
+    alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
+    a8 = np.zeros((rh, rw), np.int32)
+    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, keep, stall, a8, ox, oy, alo, ahi)
+    assert np.array_equal(sc.d, d_before)  # the layer counts are read, not resolved in place
+
+    def replay(k, dv, m):
+        for _ in range(m):
+            dv = dv + (svals[k] * (255 - dv)) // 255
+        return dv
+
+    codes = np.cumsum(d_before[:, x0:x1].astype(np.int64), axis=1)
+    holes = np.cumsum(sc.e[:, :w].astype(np.int64), axis=1)
+    want = np.zeros_like(a8)
+    for q in range(y0, y1):
+        for c in range(x0, x1):
+            code = int(codes[q, c - x0])
+            dv = replay(2, replay(1, replay(0, 0, code & 255), (code >> 8) & 255), code >> 16)
+            if bands and y0 < q < y1 - 1 and x0 < c < x1 - 1:
+                gx = 0.5 * (sc.s[q, c + 1] - sc.s[q, c - 1])
+                gy = 0.5 * (sc.s[q + 1, c] - sc.s[q - 1, c])
+                dv = replay(3, dv, int(lw * math.sqrt(gx * gx + gy * gy) + 0.5))
+            k = int(holes[q, c])
+            if k > 0 and dv > stall:
+                dv = int(max(math.floor(dv * keep ** k + 0.5), stall))
+            want[q - oy, c - ox] = dv
+    assert want.any() and (holes[y0:y1, x0:x1] > 0).any()
+    assert np.array_equal(a8, want)
