@@ -273,7 +273,7 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
         xy = np.stack([40.0 + rng.uniform(-4, 4) + rad * np.cos(a), 34.0 + rng.uniform(-4, 4) + rad * np.sin(a)])
         span_polygon(sc.d, sc.dcount, xy, (1, 256, 65536)[i % 3], dirty, sc.lo, sc.hi)
     for _ in range(40):  # texture holes, overlapping
-        span_disc(sc.e, rng.uniform(15, 65), rng.uniform(10, 60), rng.uniform(1, 9), 1)
+        span_disc(sc.e, rng.uniform(15, 65), rng.uniform(10, 60), rng.uniform(1, 9), 1, 0, 0, w, h)
     svals = (9, 4, 14, 6)
     tab = over_tables(svals)
     etab, keep, stall = erosion_table(2.7)

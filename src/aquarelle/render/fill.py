@@ -344,8 +344,10 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
 
 
 @njit
-def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
-    """The texture's destination-out holes as hard discs in the row-difference array ``e``.
+def _erase_discs(sc, texture, sizex, sizey, midx, midy, st, x0, y0, x1, y1):
+    """The texture's destination-out holes as hard discs in the row-difference array ``e``, clipped to the
+    segment's region [x0, x1) x [y0, y1): the mask is zero outside it, and a third of the discs (gaussian
+    around the shape, up to half its size) reach past it. Every disc's numbers are drawn all the same.
 
     Returns the rows they touch [ey0, ey1) and their leftmost column (what the holes do to the alpha:
     ``erosion_table``)."""
@@ -372,12 +374,12 @@ def _erase_discs(sc, texture, sizex, sizey, midx, midy, st):
         ss, rad = draw(ss, 0.03 * mins, 0.45 * mins)
         if i % 5 != 0:
             r = rad / 2.0
-            if x + r < 0 or x - r > w or y + r < 0 or y - r > hh:
+            if x + r < x0 or x - r > x1 or y + r < y0 or y - r > y1:
                 continue
-            span_disc(e, x, y, r, 1)
-            ex0 = min(ex0, max(int(x - r) - 1, 0))
-            ey0 = min(ey0, max(int(y - r) - 1, 0))
-            ey1 = max(ey1, min(int(y + r) + 2, hh))
+            span_disc(e, x, y, r, 1, x0, y0, x1, y1)
+            ex0 = min(ex0, max(int(x - r) - 1, x0))
+            ey0 = min(ey0, max(int(y - r) - 1, y0))
+            ey1 = max(ey1, min(int(y + r) + 2, y1))
     st[0] = ss
     st[1] = 1.0 if kept else 0.0
     st[2] = kv
@@ -519,19 +521,20 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, lut,
            work, tab, etab, keep, stall):
     hh, ww = sc.l.shape
+    painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
+    # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
+    # _band_row leaves the region's outermost pixels out: h + 2 is exactly enough (h + 1 changes pixels)
+    pad = max(1, int(round(lw))) // 2 + 2
+    x0 = max(dirty[0] - pad, 0) if painted else 0
+    y0 = max(dirty[1] - pad, 0) if painted else 0
+    x1 = min(dirty[2] + pad, ww) if painted else 0
+    y1 = min(dirty[3] + pad, hh) if painted else 0
     ex0 = ww
     ey0 = hh
     ey1 = 0
     if erase:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws their numbers
-        ex0, ey0, ey1 = _erase_discs(sc, texture, sizex, sizey, midx, midy, st)
-    if dirty[2] > dirty[0] and dirty[3] > dirty[1]:  # the passes below draw no random numbers
-        # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
-        # _band_row leaves the region's outermost pixels out: h + 2 is exactly enough (h + 1 changes pixels)
-        pad = max(1, int(round(lw))) // 2 + 2
-        x0 = max(dirty[0] - pad, 0)
-        y0 = max(dirty[1] - pad, 0)
-        x1 = min(dirty[2] + pad, ww)
-        y1 = min(dirty[3] + pad, hh)
+        ex0, ey0, ey1 = _erase_discs(sc, texture, sizex, sizey, midx, midy, st, x0, y0, x1, y1)
+    if painted:  # the passes below draw no random numbers
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
         if bands:
             _resolve_box(sc, x0, y0, x1, y1, lw)

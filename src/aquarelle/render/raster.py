@@ -383,22 +383,21 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
 
 
 @njit_inline
-def span_disc(dbuf, x, y, radius, val):
-    """A hard disc into a row-difference array (see ``span_polygon``).
+def span_disc(dbuf, x, y, radius, val, x0, y0, x1, y1):
+    """A hard disc into a row-difference array (see ``span_polygon``), clipped to [x0, x1) x [y0, y1) (within
+    the buffer): a prefix sum from x0 reads it there as the whole disc.
 
     Only the rows whose centre lies within the disc are visited (|q + 0.5 - y| <= r), so no row is tested
     for missing the chord: scanning the rows the disc's box touches and skipping those its chord misses was a
     branch mispredicted on every tiny disc (fills draw hundreds of texture discs per flush, most a pixel or two)."""
-    h = dbuf.shape[0]
-    w = dbuf.shape[1] - 1
-    q0 = max(int(math.ceil(y - radius - 0.5)), 0)
-    q1 = min(int(math.floor(y + radius - 0.5)), h - 1)
+    q0 = max(int(math.ceil(y - radius - 0.5)), y0)
+    q1 = min(int(math.floor(y + radius - 0.5)), y1 - 1)
     r2 = radius * radius
     for q in range(q0, q1 + 1):
         dy = q + 0.5 - y
         half = math.sqrt(max(r2 - dy * dy, 0.0))
-        a = max(int(math.ceil(x - half - 0.5)), 0)
-        b = min(int(math.floor(x + half - 0.5)), w - 1)
+        a = max(int(math.ceil(x - half - 0.5)), x0)
+        b = min(int(math.floor(x + half - 0.5)), x1 - 1)
         if b >= a:
             dbuf[q, a] += val
             dbuf[q, b + 1] -= val
