@@ -6,11 +6,16 @@ addresses to look up), writes their addresses to ``/tmp/perf-PID.map`` (perf's
 format for JIT code), then renders the given programs in a loop. Run:
 
     rm -rf /tmp/nbc && NUMBA_CACHE_DIR=/tmp/nbc OMP_NUM_THREADS=1 \\
-      perf record -D 60000 -F 1000 -o /tmp/perf.data \\
+      perf record -D 30000 -F 1000 -o /tmp/perf.data \\
       .venv/bin/python -m bench.profile_render pool/sketches/flowers_iris.js --seconds 40
     perf report -i /tmp/perf.data --no-children --sort symbol
 
-``-D`` skips the compile (about a minute); the loop runs ``--seconds`` after it.
+``-D`` skips the compile (about 25 s; the cache directory must start empty each time);
+the loop runs ``--seconds`` after it.
+
+With ``--code-dir DIR`` it also saves each kernel's machine code there, so
+``bench/annotate_kernel.py`` can show which instructions of a kernel the samples
+fall on (perf cannot annotate JIT code it has no copy of).
 """
 
 from __future__ import annotations
@@ -46,10 +51,34 @@ def _kernel_addresses() -> list[tuple[int, str]]:
     return sorted(out)
 
 
+def _save_code(entries: list[tuple[int, str]], out: Path) -> None:
+    """Each kernel's bytes (up to the next kernel, at most 64 KB) as ``ADDR.bin``, listed in ``map.txt``.
+
+    Read through ``/proc/self/mem``, which refuses an unmapped page instead of crashing the process."""
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open("/proc/self/mem", os.O_RDONLY)
+    try:
+        with open(out / "map.txt", "w") as f:
+            for i, (addr, name) in enumerate(entries):
+                size = min(entries[i + 1][0] - addr if i + 1 < len(entries) else 4096, 1 << 16)
+                code = b""
+                for n in (size, 4096, 1024):  # the last kernel may end near the end of its mapping
+                    try:
+                        code = os.pread(fd, min(n, size), addr)
+                        break
+                    except OSError:
+                        continue
+                (out / f"{addr:x}.bin").write_bytes(code)
+                f.write(f"{addr:x} {len(code):x} {name}\n")
+    finally:
+        os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sketches", nargs="+", type=Path)
     ap.add_argument("--seconds", type=float, default=40.0, help="how long to loop after compiling")
+    ap.add_argument("--code-dir", type=Path, help="save each kernel's machine code here (bench/annotate_kernel.py)")
     args = ap.parse_args(argv)
 
     from aquarelle.brush.sandbox import run_sketch
@@ -68,6 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         for i, (addr, name) in enumerate(entries):
             size = entries[i + 1][0] - addr if i + 1 < len(entries) else 4096
             f.write(f"{addr:x} {min(size, 1 << 20):x} {name}\n")
+    if args.code_dir:
+        _save_code(entries, args.code_dir)
     print(f"{len(entries)} kernels mapped; looping {args.seconds:g} s", file=sys.stderr)
     t0, n = time.time(), 0
     while time.time() - t0 < args.seconds:
