@@ -236,7 +236,7 @@ def _q8(a):
     return math.floor(min(max(a, 0.0), 1.0) * 255.0 + 0.5) / 255.0
 
 
-#: Each layer class (main, scatter, darker) is counted in its own byte of the resolved mask value.
+#: Each layer class (main, scatter, darker) is counted in its own byte of the summed mask value.
 _CLASS = (1, 256, 65536)
 _TAB_N = 64  # (the flattened tables' index shifts in ``_replay`` and ``_to_alpha`` take 64 = 1 << 6 and 256 = 1 << 8)
 
@@ -677,11 +677,11 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
             lw_n = 0
 
 
-#: Canvas-sized buffers a render reuses for every fill: row differences (d, dcount: int32, resolved in place
-#: into the per-class layer counts and the cover count; e: the texture's holes), the horizontal box sums of the
-#: cover count (l, int32), its box mean (s), and per row the first and last column a layer polygon covered
-#: since the last flush (lo, hi; 1 << 30 and -(1 << 30) when none: ``_alpha_rows``). A namedtuple, so compiled
-#: kernels cache on disk.
+#: Canvas-sized buffers a render reuses for every fill: row differences (d: the per-class layer counts, summed
+#: by the alpha pass as it reads them; dcount: the cover count, resolved in place when the fill has bands; both
+#: int32; e: the texture's holes), the horizontal box sums of the cover count (l, int32), its box mean (s), and
+#: per row the first and last column a layer polygon covered since the last flush (lo, hi; 1 << 30 and
+#: -(1 << 30) when none: ``_alpha_rows``). A namedtuple, so compiled kernels cache on disk.
 Scratch = namedtuple("Scratch", "d dcount e l s lo hi")
 
 
