@@ -238,7 +238,7 @@ def _q8(a):
 
 #: Each layer class (main, scatter, darker) is counted in its own byte of the summed mask value.
 _CLASS = (1, 256, 65536)
-_TAB_N = 64  # (the flattened tables' index shifts in ``_replay`` and ``_to_alpha`` take 64 = 1 << 6 and 256 = 1 << 8)
+_TAB_N = 64  # (the flattened tables' index shifts in _replay and _to_alpha take 64 = 1 << 6, 256 = 1 << 8)
 
 
 @njit
@@ -344,14 +344,14 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
 
 
 @njit
-def _erase_discs(sc, texture, sizex, sizey, midx, midy, st, x0, y0, x1, y1):
+def _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1):
     """The texture's destination-out holes as hard discs in the row-difference array ``e``, clipped to the
     segment's region [x0, x1) x [y0, y1): the mask is zero outside it, and a third of the discs (gaussian
     around the shape, up to half its size) reach past it. Every disc's numbers are drawn all the same.
 
     Returns the rows they touch [ey0, ey1) and their leftmost column (what the holes do to the alpha:
     ``erosion_table``)."""
-    n = int(rr(st, 80.0, 110.0) * (2.0 + 1.5 * texture))
+    n = int(rr(st, 80.0, 110.0) * (2.0 + 1.5 * holes))
     hx = sizex / 1.3
     hy = sizey / 1.3
     mins = min(sizex, sizey) * 1.3
@@ -391,11 +391,11 @@ _ERODE_N = 64
 
 
 @njit
-def _erosion_table(texture):
+def _erosion_table(holes):
     """etab[k, a]: the 8-bit mask alpha a after k texture holes (each destination-out of the canvas's 8-bit
     alpha): geometric decay by ``keep`` per hole, rounded, until rounding stalls at ``stall``, below which
     a hole rounds to nothing. Returns (etab, keep, stall)."""
-    keep = 1.0 - _q8(min((5.0 - 0.3) * texture / 255.0, 1.0))
+    keep = 1.0 - _q8(min((5.0 - 0.3) * holes / 255.0, 1.0))
     # an 8-bit alpha a stops eroding once a x (1 - keep) rounds to nothing
     stall = math.floor(0.5 / max(1.0 - keep, 1e-9) - 1e-9) if keep < 1.0 else 255.0
     etab = np.empty((_ERODE_N, 256), np.uint8)
@@ -414,9 +414,9 @@ def _erode(a, k, keep, stall):
 
 
 @functools.lru_cache(maxsize=64)
-def erosion_table(texture: float):
-    """``_erosion_table`` per texture strength (fills of a painting mostly share it; 16 KB each)."""
-    return _erosion_table(texture)
+def erosion_table(holes: float):
+    """``_erosion_table`` per hole strength (fills of a painting mostly share it; 16 KB each)."""
+    return _erosion_table(holes)
 
 
 @njit_vec
@@ -518,22 +518,24 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 
 
 @njit
-def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, midy, st, pig, lut,
+def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, pig, lut,
            work, tab, etab, keep, stall):
     hh, ww = sc.l.shape
     painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
-    # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
-    # _band_row leaves the region's outermost pixels out: h + 2 is exactly enough (h + 1 changes pixels)
+    x0 = y0 = x1 = y1 = 0  # nothing painted: an empty region (the holes' numbers are drawn all the same)
     pad = max(1, int(round(lw))) // 2 + 2
-    x0 = max(dirty[0] - pad, 0) if painted else 0
-    y0 = max(dirty[1] - pad, 0) if painted else 0
-    x1 = min(dirty[2] + pad, ww) if painted else 0
-    y1 = min(dirty[3] + pad, hh) if painted else 0
+    if painted:
+        # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
+        # _band_row leaves the region's outermost pixels out: h + 2 is exactly enough (h + 1 changes pixels)
+        x0 = max(dirty[0] - pad, 0)
+        y0 = max(dirty[1] - pad, 0)
+        x1 = min(dirty[2] + pad, ww)
+        y1 = min(dirty[3] + pad, hh)
     ex0 = ww
     ey0 = hh
     ey1 = 0
-    if erase:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws their numbers
-        ex0, ey0, ey1 = _erase_discs(sc, texture, sizex, sizey, midx, midy, st, x0, y0, x1, y1)
+    if holes != 0.0:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws them
+        ex0, ey0, ey1 = _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1)
     if painted:  # the passes below draw no random numbers
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
         if bands:
@@ -559,11 +561,13 @@ def _flush(canvas, sc, dirty, lw, border, erase, texture, sizex, sizey, midx, mi
 
 
 @njit
-def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, etab, keep, stall, tex, border, scatter, pig, st, pools,
-                sc, lut, work):
+def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, etab, keep, stall, holes, border,
+                scatter, pig, st, pools, sc, lut, work):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
 
-    ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``).
+    ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``);
+    ``holes`` is the texture's hole strength (0: no holes) and ``etab``, ``keep``, ``stall`` what the holes do
+    to the alpha (``erosion_table(holes)``).
     """
     n = bx.shape[0]
     bb = np.array([bx.min(), by.min(), bx.max(), by.max()])
@@ -624,7 +628,6 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
         p0[3, i] = 1.0 if dirs[i] else 0.0
     midx = cx + rr(st, -0.6, 0.6) * sizex
     midy = cy + rr(st, -0.6, 0.6) * sizey
-    texture = tex * 3.0
     outdeg = -90.0 if out_dir else 90.0
     cap = GROW_MAX_VERTS * max(0.2, 2.0 * bleed)
     size = max(sizex, sizey)
@@ -671,8 +674,8 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
             _layer(sd, sdc, slo, shi, g, s_dark, _CLASS[2], dirty)
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
-            _flush(canvas, sc, dirty, lw_sum / lw_n, border, texture != 0.0, texture * 3.0, sizex, sizey, midx, midy,
-                   st, pig, lut, work, tab, etab, keep, stall)
+            _flush(canvas, sc, dirty, lw_sum / lw_n, border, holes, sizex, sizey, midx, midy, st, pig, lut, work,
+                   tab, etab, keep, stall)
             lw_sum = 0.0
             lw_n = 0
 
@@ -717,10 +720,11 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     tex = float(min(max(fill_state.texture, 0.0), 1.0))
     border = float(min(max(fill_state.border, 0.0), 1.0))
     svals = layer_alphas(float(fill_state.opacity), tex, border)
+    holes = tex * 3.0 * 3.0  # p5.brush's texture strength (3 x tex), tripled for its holes
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), svals,
-                over_tables(tuple(int(x) for x in svals)), *erosion_table(tex * 3.0 * 3.0), tex, border, bool(fill_state.scatter), pig, seed_state,
-                pools, scratch.sc, LIN_LUT, scratch.work)
+                over_tables(tuple(int(x) for x in svals)), *erosion_table(holes), holes, border,
+                bool(fill_state.scatter), pig, seed_state, pools, scratch.sc, LIN_LUT, scratch.work)
 
 
 __all__ = ["paint_fill", "FillScratch"]
