@@ -200,12 +200,9 @@ class Stream2:
         """One draw, or ``size`` of them as an array (numpy's ``Generator.random`` signature)."""
         if size is not None:
             return self.block(int(size))
-        # one draw in Python integers: a numpy block of one costs ten times as much
-        s = (self.s + _INC) & _M32
-        self.s = s
-        t = ((s ^ (s >> 15)) * (s | 1)) & _M32
-        t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & _M32)) & _M32
-        return float(t ^ (t >> 14)) * _TO_UNIT
+        # one draw in Python integers (``mulberry`` uncompiled): a numpy block of one costs ten times as much
+        self.s = (self.s + _INC) & _M32
+        return mulberry.py_func(self.s)
 
     def block(self, n: int) -> np.ndarray:
         """The next n draws at once (Mulberry32's state is a counter, so the block is vectorised)."""
