@@ -15,7 +15,7 @@ import pytest
 
 from aquarelle.brush import Program
 from aquarelle.render import mix
-from aquarelle.render.compositor import Compositor, paint_background
+from aquarelle.render.compositor import paint_background
 from aquarelle.render.fill import erosion_table, over_tables
 from aquarelle.render.native import _Painter, Budget
 from aquarelle.brush.state import PaintState
@@ -66,22 +66,28 @@ def _inside_nonzero(px: float, py: float, xs: np.ndarray, ys: np.ndarray) -> boo
     return wind != 0
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
-    """fill_polygon (one pass over edges, counting sort per row) against point-in-polygon at every centre,
-    on self-intersecting, jagged polygons that leave the buffer."""
+def _scanline_fill(xs: np.ndarray, ys: np.ndarray):
+    """fill_polygon into a 40 x 48 buffer, with its dirty box and the pixels whose centre is inside (nonzero)."""
     from aquarelle.render.raster import fill_polygon
 
+    buf = np.zeros((40, 48))
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    fill_polygon(buf, xs, ys, 1.0, 0, 0, dirty)
+    want = np.array([[_inside_nonzero(c + 0.5, r + 0.5, xs, ys) for c in range(48)] for r in range(40)])
+    return buf, dirty, want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
+    """fill_polygon (crossings listed in one pass, counting sort per row) against point-in-polygon at every centre,
+    on self-intersecting, jagged polygons that leave the buffer."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 40))
     ang = np.sort(rng.random(n)) * 2 * np.pi if seed % 2 else rng.random(n) * 2 * np.pi
     rad = rng.uniform(5, 30, n)
     xs = 24 + rad * np.cos(ang) + rng.uniform(-0.5, 0.5)
     ys = 20 + rad * np.sin(ang)
-    buf = np.zeros((40, 48))
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
-    fill_polygon(buf, xs, ys, 1.0, 0, 0, dirty)
-    want = np.array([[_inside_nonzero(c + 0.5, r + 0.5, xs, ys) for c in range(48)] for r in range(40)])
+    buf, dirty, want = _scanline_fill(xs, ys)
     assert np.array_equal(buf != 0, want)
     if want.any():
         rows, cols = np.nonzero(want)
@@ -98,13 +104,7 @@ def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
 def test_scanline_fill_on_row_centres_and_horizontal_edges(xs, ys):
     """Vertices and horizontal edges exactly on pixel-row centres, where a crossing is in or out by the
     half-open rule, and edges over many rows or off the buffer."""
-    from aquarelle.render.raster import fill_polygon
-
-    xs, ys = np.array(xs), np.array(ys)
-    buf = np.zeros((40, 48))
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
-    fill_polygon(buf, xs, ys, 1.0, 0, 0, dirty)
-    want = np.array([[_inside_nonzero(c + 0.5, r + 0.5, xs, ys) for c in range(48)] for r in range(40)])
+    buf, _, want = _scanline_fill(np.array(xs), np.array(ys))
     assert want.any()
     assert np.array_equal(buf != 0, want)
 
