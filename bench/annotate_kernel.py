@@ -54,7 +54,7 @@ def annotate(ips: list[int], code_dir: Path, pattern: str, min_pct: float) -> st
             lines.append((pct, f"{pct:5.1f} {off:6x}  {m.group(2)}" if pct else f"      {off:6x}  {m.group(2)}"))
     keep = set()
     for i, (pct, _) in enumerate(lines):
-        if pct >= min_pct and (pct > 0 or min_pct <= 0):
+        if pct >= min_pct:
             keep.update(range(max(i - 5, 0), min(i + 2, len(lines))))
     out, prev = [f"{name}\n{total} of {len(ips)} samples"], -2
     for i in sorted(keep):

@@ -5,9 +5,10 @@ lifted to 38-band reflectance, mixed as K/S weighted by concentration
 (t^2 x luminance), and brought back to sRGB, so red over cream turns pink and
 blue over yellow turns green instead of grey. We run the same 38-band maths,
 compiled and in float32 as the shader does, behind a per-composite cache keyed
-by (background colour, t) so the many pixels that share both cost one lookup. Fills add the shader's edge term
-(a blurred smoothstep of the mask gradient: darker rims); brush masks darken
-the pigment where the mask saturates above 0.7, as the shader does.
+by (background colour, t) so the many pixels that share both cost one lookup.
+Fills add the shader's edge term (a blurred smoothstep of the mask gradient:
+darker rims); brush masks darken the pigment where the mask saturates above
+0.7, as the shader does.
 """
 
 from __future__ import annotations
