@@ -356,3 +356,42 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
             want[q - oy, c - ox] = dv
     assert want.any() and (holes[y0:y1, x0:x1] > 0).any()
     assert np.array_equal(a8, want)
+
+
+def _walk_reference(x, y, n, step, direction, fgrid, wiggle, res, width, height):
+    """A constant-heading walk through a field, the cell looked up by dividing and rounding at every step."""
+    from aquarelle.render.brush_random import LUT_COS, LUT_SIN, lut_index
+
+    xs, ys = [x], [y]
+    for _ in range(n):
+        col = math.floor((x + width / 2) / res + 0.5)
+        row = math.floor((y + height / 2) / res + 0.5)
+        if 0 <= col < fgrid.shape[0] and 0 <= row < fgrid.shape[1]:
+            li = lut_index.py_func(float(fgrid[col, row] * wiggle - direction))
+            x += step * float(LUT_COS[li])
+            y += step * float(LUT_SIN[li])
+        xs.append(x)
+        ys.append(y)
+    return np.array(xs), np.array(ys)
+
+
+@pytest.mark.parametrize("res,step,start", [(6.0, 1.0, (-100.0, 90.0)), (5.0, 0.5, (-60.0, 95.0)),
+                                            (2.0, 2.0, (-95.0, 99.0)), (6.0, 1.0, (-97.0, 97.0))])
+def test_walk_through_a_field_matches_a_lookup_per_step(res, step, start):
+    """The walker's cached field cell against a division and rounding per step, over a noisy field, through
+    many cells (two walks start exactly on a cell boundary), until it leaves the field and stalls."""
+    from aquarelle.render.geometry import walk
+
+    rng = np.random.default_rng(int(res * 10 + step))
+    w = h = 200
+    c, r = np.meshgrid(np.arange(int(w / res) + 1), np.arange(int(h / res) + 1), indexing="ij")
+    fgrid = 30 * np.sin(0.3 * c) + 20 * np.cos(0.2 * r) + rng.uniform(-5, 5, c.shape)
+    x0, y0 = start
+    z = np.zeros(1)
+    xs, ys, *_ = walk(x0, y0, 3000, step, False, 45.0, z, z, np.zeros(2), np.ones(2), False, 0.0, fgrid, True, 1.0,
+                      res, float(w), float(h))
+    want_x, want_y = _walk_reference(x0, y0, 3000, step, 45.0, fgrid, 1.0, res, w, h)
+    assert np.array_equal(xs, want_x) and np.array_equal(ys, want_y)
+    cells = set(zip(np.floor((xs + w / 2) / res + 0.5), np.floor((ys + h / 2) / res + 0.5)))
+    assert len(cells) > 20
+    assert xs[-1] == xs[-2] and ys[-1] == ys[-2]  # left the field: stalled
