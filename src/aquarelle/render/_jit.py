@@ -8,7 +8,6 @@ p5.brush's own, in ``brush_random``.)
 from __future__ import annotations
 
 import hashlib
-import math
 from pathlib import Path
 
 import numba
@@ -35,7 +34,7 @@ def _invalidate_stale_cache() -> None:
 
 _invalidate_stale_cache()
 njit = numba.njit(cache=True, nogil=True)
-#: For the 38-band spectral loops only: lets LLVM vectorise the band sums (results stay deterministic on a
+#: For the spectral band loops only: lets LLVM vectorise the band sums (results stay deterministic on a
 #: machine; another CPU's vector width may differ in the last bit of a colour before rounding to 8 bits).
 #: Their divisors are never zero (reflectance >= 1e-4, total concentration >= 1e-12), so they also take
 #: numpy's error model (see ``njit_vec``).
