@@ -32,15 +32,16 @@ def test_srgb_by_threshold_table_equals_the_pow_formula():
     assert np.array_equal(got, want)
 
 
-def _spectrum_reference(lr: float, lg: float, lb: float) -> tuple[np.ndarray, float]:
-    """spectral.js's reflectance from all seven basis spectra, then K/S, in numpy."""
+def _spectrum_reference(lr: float, lg: float, lb: float, basis=mix.BASIS, cmf=mix.CMF) -> tuple[np.ndarray, float]:
+    """spectral.js's reflectance from all seven basis spectra, then K/S, in numpy (on the renderer's merged bands
+    unless given spectral.js's own)."""
     w = min(lr, lg, lb)
     lr, lg, lb = lr - w, lg - w, lb - w
     coef = [w, min(lg, lb), min(lr, lb), min(lr, lg),
             min(max(0, lr - lb), max(0, lr - lg)), min(max(0, lg - lb), max(0, lg - lr)),
             min(max(0, lb - lg), max(0, lb - lr))]
-    refl = np.maximum(1e-4, np.asarray(coef) @ mix.BASIS)
-    return (1 - refl) ** 2 / (2 * refl), float(refl @ mix.CMF[1])
+    refl = np.maximum(1e-4, np.asarray(coef) @ basis)
+    return (1 - refl) ** 2 / (2 * refl), float(refl @ cmf[1])
 
 
 @pytest.mark.parametrize("rgb", [(255, 255, 255), (0, 0, 0), (230, 57, 70), (42, 157, 143), (38, 70, 83),
@@ -57,7 +58,7 @@ def test_spectrum_from_three_basis_spectra_equals_all_seven(rgb):
 def _mix_reference(bg: np.ndarray, pig: np.ndarray, t: np.ndarray) -> np.ndarray:
     """spectral.js's mix over all 38 bands in float64: K/S weighted by t^2 x luminance, back to 8-bit sRGB."""
     def ks_lum(rgb):
-        out = [_spectrum_reference_full(*(mix.LIN_LUT[v] for v in c)) for c in rgb]
+        out = [_spectrum_reference(*(mix.LIN_LUT[v] for v in c), mix.BASIS_FULL, mix.CMF_FULL) for c in rgb]
         return np.array([o[0] for o in out]), np.array([o[1] for o in out])
     k1, l1 = ks_lum(bg)
     k2, l2 = ks_lum(pig)
@@ -66,16 +67,6 @@ def _mix_reference(bg: np.ndarray, pig: np.ndarray, t: np.ndarray) -> np.ndarray
     xyz = (1 + k - np.sqrt(k * k + 2 * k)) @ mix.CMF_FULL.T
     rgb = xyz @ np.asarray(mix.XYZ_RGB).T
     return np.array([[mix._compand8(float(v)) for v in row] for row in rgb])
-
-
-def _spectrum_reference_full(lr: float, lg: float, lb: float) -> tuple[np.ndarray, float]:
-    w = min(lr, lg, lb)
-    lr, lg, lb = lr - w, lg - w, lb - w
-    coef = [w, min(lg, lb), min(lr, lb), min(lr, lg),
-            min(max(0, lr - lb), max(0, lr - lg)), min(max(0, lg - lb), max(0, lg - lr)),
-            min(max(0, lb - lg), max(0, lb - lr))]
-    refl = np.maximum(1e-4, np.asarray(coef) @ mix.BASIS_FULL)
-    return (1 - refl) ** 2 / (2 * refl), float(refl @ mix.CMF_FULL[1])
 
 
 @pytest.mark.parametrize("dark", [False, True])
