@@ -250,7 +250,7 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     p5.brush are lighter than full-strength dots. Big stamps take each row's coverage from ``_row_coverage``.
     """
     h, w = buf.shape
-    sv = np.empty(w)
+    sv = np.empty(w + 8)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
@@ -293,8 +293,11 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
                     if s != 0.0:  # a NaN coverage still blends in (NaN), as it always did
                         buf[q, c] = _over8(buf[q, c], a * s)
             continue
+        # coverage over whole 8-wide vectors (the spare columns are computed, never blended): a stamp row is
+        # 8-16 px, and the scalar remainder of the vector loop cost as much as the vectors
+        c1v = c0 + ((c1 - c0 + 8) & ~7) - 1
         for q in range(q0, q1 + 1):
-            _row_coverage(sv, c0, c1, q, x, y, inv)
+            _row_coverage(sv, c0, c1v, q, x, y, inv)
             for i in range(c1 - c0 + 1):
                 s = sv[i]
                 if s != 0.0:
