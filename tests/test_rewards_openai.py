@@ -26,6 +26,11 @@ from aquarelle.rewards.composite import RewardModel
 from aquarelle.rewards.config import RewardConfig
 from aquarelle.rewards.judge import JudgeBackendError, OpenAIJudge, Verdict, judge_against, pair_score
 
+#: The failure tests' judge timeout, and how long the ``slow`` judge takes: far apart, so a quick answer (a malformed
+#: one, a 500) never runs out of time on a loaded machine and a slow one always does.
+TIMEOUT_S = 2.0
+SLOW_S = 6.0
+
 
 def _decode(url: str) -> np.ndarray:
     data = base64.b64decode(url.split(",", 1)[1])
@@ -49,7 +54,7 @@ def make_app(hits: list[str]) -> FastAPI:
         if model == "error500":
             return JSONResponse({"error": {"message": "boom"}}, status_code=500)
         if model == "slow":
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(SLOW_S)
         if model == "counted":
             app.state.in_flight += 1
             app.state.max_in_flight = max(app.state.max_in_flight, app.state.in_flight)
@@ -169,7 +174,7 @@ def test_position_biased_judge_splits_every_pair(server):
 def test_failures_raise_with_reason_after_retries(server, model, words, attempts):
     url, hits = server
     n0 = len(hits)
-    j = judge(url, model, timeout_s=0.5)
+    j = judge(url, model, timeout_s=TIMEOUT_S)
     with pytest.raises(JudgeBackendError, match=words):
         judge_against(j, canvas(0.5), [("r", canvas(0.2))])
     assert hits[n0:].count(model) >= attempts  # retried, and the second order too
@@ -179,7 +184,7 @@ def test_failures_raise_with_reason_after_retries(server, model, words, attempts
 def test_reward_is_none_with_reason_when_judge_fails(server, tiny_pool):
     url, _ = server
     for model, words in (("malformed", "malformed"), ("error500", "HTTP 500"), ("slow", "timed out")):
-        cfg = RewardConfig(judge_backend="openai", judge_url=url, judge_model=model, judge_timeout_s=0.5,
+        cfg = RewardConfig(judge_backend="openai", judge_url=url, judge_model=model, judge_timeout_s=TIMEOUT_S,
                            judge_retries=0, judge_backoff_s=0, pool_dir=str(tiny_pool))
         r = RewardModel(cfg).score(image=canvas(0.5), program=None, source=None, mode="tools", n_calls=50,
                                    violations=[], error=None, action_space=None)

@@ -24,6 +24,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 JUDGE = {"mode": "paint", "hits": 0}
+#: The judge's timeout in these tests, and how long the "slow" judge takes: far apart, so a healthy answer from
+#: the in-process server never runs out of time on a loaded machine (0.5 s once did in CI) and a slow one
+#: always does.
+TIMEOUT_S = 2.0
+SLOW_S = 6.0
 MODES = {  # mode -> words the reward's error must contain
     "slow": "timed out",
     "error500": "HTTP 500",
@@ -42,7 +47,7 @@ def judge_app() -> FastAPI:
         JUDGE["hits"] += 1
         mode = JUDGE["mode"]
         if mode == "slow":
-            await asyncio.sleep(3)
+            await asyncio.sleep(SLOW_S)
         if mode == "error500":
             return JSONResponse({"error": {"message": "CUDA out of memory"}}, status_code=500)
         if mode == "garbage":
@@ -81,8 +86,8 @@ def healthy_judge():
 
 
 def reward_config(url: str) -> dict:
-    return {"judge_backend": "openai", "judge_url": url, "judge_model": "judge-under-test", "judge_timeout_s": 0.5,
-            "judge_retries": 0, "judge_backoff_s": 0, "judge_image_size": 64, "render_size": 64}
+    return {"judge_backend": "openai", "judge_url": url, "judge_model": "judge-under-test",
+            "judge_timeout_s": TIMEOUT_S, "judge_retries": 0, "judge_backoff_s": 0, "judge_image_size": 64, "render_size": 64}
 
 
 def _dead_url() -> str:
@@ -153,7 +158,7 @@ def test_training_reward_function_counts_none_rewards_in_metrics(judge_url, tmp_
 
     cfg = load_config(None, {"reward.judge_backend": "openai", "reward.judge_url": judge_url,
                              "reward.judge_model": "judge-under-test", "env.image_size": 64,
-                             "reward.extra": {"judge_timeout_s": 0.5, "judge_retries": 0, "judge_backoff_s": 0,
+                             "reward.extra": {"judge_timeout_s": TIMEOUT_S, "judge_retries": 0, "judge_backoff_s": 0,
                                               "judge_image_size": 64, "render_size": 64}})
     run = tmp_path / "run"
     run.mkdir()
