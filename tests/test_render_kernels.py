@@ -386,3 +386,149 @@ def test_walk_through_a_field_matches_a_lookup_per_step(res, step, start):
     cells = set(zip(np.floor((xs + w / 2) / res + 0.5), np.floor((ys + h / 2) / res + 0.5)))
     assert len(cells) > 20
     assert xs[-1] == xs[-2] and ys[-1] == ys[-2]  # left the field: stalled
+
+
+@pytest.mark.parametrize("field", [False, True])
+def test_arcs_stroked_in_one_call_match_each_arc_stroked_alone(field):
+    """A mass strokes its arcs in one compiled call (``paint_arcs``); stroking each arc alone (``arc_plot``, the
+    walker, ``paint_stroke``) must give the same brush mask, dirty box and random streams afterwards, through a
+    field and without, with zero sweeps, sub-step arcs and arcs far off the canvas among them."""
+    from aquarelle.render.brush_random import make_state
+    from aquarelle.render.fields import FieldBank
+    from aquarelle.render.brush_random import Stream2
+    from aquarelle.render.geometry import Walker, arc_plot
+    from aquarelle.render.strokes import Path, StrokeStream, arc_steps, brush_params, paint_arcs, paint_stroke
+
+    rng = np.random.default_rng(5 + field)
+    arcs = np.column_stack([rng.uniform(-100, 700, 60), rng.uniform(-100, 700, 60), rng.uniform(0.2, 300, 60),
+                            rng.uniform(-400, 400, 60), rng.uniform(-400, 400, 60)])
+    arcs[3, 4] = arcs[3, 3] + 360.0  # zero sweep: not drawn
+    arcs[7, 2] = 0.05  # shorter than a step: not drawn
+    arcs[11, :2] = (5000.0, -4000.0)  # far off the canvas
+    if field:
+        grid = FieldBank(600, 600, 3).get("hand", 0, {}, Stream2(4))
+        walker = Walker(600, 600, grid, True, 1.5, FieldBank(600, 600, 3).res)
+    else:
+        walker = Walker(600, 600, np.zeros((1, 1)), False, 1.0, 1.0)
+    b = brush_params("2B", {}, 1.0)
+    results = []
+    for batched in (True, False):
+        mask = np.zeros((600, 600), np.float32)
+        dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+        rs = StrokeStream(make_state(9))
+        if batched:
+            steps = paint_arcs(mask, dirty, arcs, b, 1, rs, walker)
+        else:
+            steps = 0
+            for cx, cy, r, s0, e0 in arcs:
+                ap = arc_plot(cx, cy, r, s0, e0)
+                if ap is None:
+                    continue
+                n = math.floor(ap[0].length / b.spacing + 0.5)
+                if n <= 0:
+                    continue
+                steps += n
+                xs, ys, _, _, pang, ppres = walker.walk_plot(ap[0], ap[1], ap[2], b.spacing, n)
+                path = Path(xs[:-1], ys[:-1], pang, ppres, float(ap[0].length), (xs[-1], ys[-1]))
+                paint_stroke(mask, dirty, path, b, 1, rs)
+        results.append((mask, dirty, rs.st.copy(), rs.pstate.copy(), rs.pool[:rs.npool[0]].copy(), steps))
+    (m1, d1, s1, p1, g1, n1), (m2, d2, s2, p2, g2, n2) = results
+    assert n1 == n2 == arc_steps(arcs, b.spacing) > 1000
+    assert (m1 > 0).sum() > 1000
+    assert np.array_equal(m1, m2) and np.array_equal(d1, d2)
+    assert np.array_equal(s1, s2) and np.array_equal(p1, p2, equal_nan=True) and np.array_equal(g1, g2)
+
+
+def test_arc_plot_matches_the_plot_built_segment_by_segment():
+    """``arc_plot`` takes its numbers from the compiled ``arc_arrays``: they must be the ``Plot`` p5.brush's
+    ``arc`` builds with ``add``/``end`` (sweeps cut into segments of at most 90 degrees), and the start point."""
+    from aquarelle.render.brush_random import cos_deg, sin_deg
+    from aquarelle.render.geometry import Plot, arc_plot
+
+    rng = np.random.default_rng(3)
+    cases = [(1, 2, 3, 0, 0), (1, 2, 3, 0, 360), (1, 2, 3, 10, 370), (5, 5, 100, -30, 45), (0, 0, 1e-3, 359.9, 0.1)]
+    cases += [tuple(v) for v in np.column_stack([rng.uniform(-500, 900, (500, 2)), rng.uniform(0, 400, 500),
+                                                 rng.uniform(-720, 720, (500, 2))])]
+    for x, y, radius, start, end in cases:
+        got = arc_plot(x, y, radius, start, end)
+        sweep = ((end - start) % 360 + 360) % 360
+        if sweep == 0:
+            assert got is None
+            continue
+        want = Plot("curve")
+        nseg = max(1, math.ceil(sweep / 90))
+        for i in range(nseg):
+            want.add(start + i * (sweep / nseg) + 90, math.pi * radius * (sweep / nseg) / 180, 1)
+        want.end(start + sweep + 90, 1)
+        assert got[0] == want
+        assert got[1:] == (x + radius * cos_deg(start), y - radius * sin_deg(start))
+
+
+def _mass_arcs_reference(polys, is_array, lines, bias, rr2):
+    """p5.brush ``drawMassArcs`` line by line in Python (``rr2``: rng2's draws), as ``mass_arcs`` was before it
+    was compiled."""
+    from aquarelle.render.brush_random import dist
+    from aquarelle.render.geometry import _norm, calc_angle
+    from aquarelle.render.hatch import _arc_fits_flat, _bounds
+
+    flat = np.concatenate(polys)
+    bx, by, size = _bounds(flat)
+    px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
+    starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
+    off = size * rr2(0.6, 1.4)
+    ax, ay = bx + bias[0] * off, by + bias[1] * off
+    arcs = []
+    for x1, y1, x2, y2, conn in lines:
+        parts = [(x1, y1, x2, y2)]
+        if not conn and rr2() < 0.35:
+            t = rr2(0.35, 0.65)
+            mx, my = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+            dx, dy = x2 - x1, y2 - y1
+            ln = dist(0, 0, dx, dy) or 1
+            gap = rr2(0.04, 0.1) * ln
+            gx, gy = dx / ln * gap * 0.5, dy / ln * gap * 0.5
+            parts = [(x1, y1, mx - gx, my - gy), (mx + gx, my + gy, x2, y2)]
+        for a1, b1, a2, b2 in parts:
+            mx, my = (a1 + a2) / 2, (b1 + b2) / 2
+            dx, dy = a2 - a1, b2 - b1
+            ln = dist(0, 0, dx, dy)
+            if not ln:
+                continue
+            nx, ny = -dy / ln, dx / ln
+            o = (ax - mx) * nx + (ay - my) * ny
+            cx, cy = mx + nx * o, my + ny * o
+            if is_array:
+                chord = dist(a1, b1, a2, b2)
+                k = 0.08 + (1 - min(1, chord / (max(size, chord, 1) * 0.42))) * 0.18
+                cx, cy = cx + (mx - cx) * k, cy + (my - cy) * k
+            r = dist(cx, cy, a1, b1)
+            if not r:
+                continue
+            s, e = calc_angle(cx, cy, a1, b1), calc_angle(cx, cy, a2, b2)
+            if _norm(e - s) > 180:
+                s, e = e, s
+            if _arc_fits_flat(px, py, starts, cx, cy, r, s, _norm(e - s)):
+                arcs.append((cx, cy, r, s, e))
+            elif _arc_fits_flat(px, py, starts, cx, cy, r, e, _norm(s - e)):
+                arcs.append((cx, cy, r, e, s))
+    return np.asarray(arcs, np.float64).reshape(-1, 5)
+
+
+@pytest.mark.parametrize("is_array", [False, True])
+def test_mass_arcs_compiled_match_the_line_by_line_reference(is_array):
+    """The compiled ``mass_arcs`` against the line-by-line reference: the same arcs, and rng2 left in the same
+    state, over connected and split lines (``continuous`` hatching) and two polygons."""
+    from aquarelle.render.brush_random import Stream2, Uniform, make_state
+    from aquarelle.render.hatch import hatch_lines, mass_arcs
+
+    polys = [np.array([[100.0, 100], [400, 130], [380, 420], [120, 380]]),
+             np.array([[420.0, 300], [560, 320], [500, 560]])]
+    lines = hatch_lines(polys, 9.0, 33.0, {"gradient": 0.1, "rand": 0.2, "continuous": not is_array},
+                        Uniform(make_state(1)))
+    assert any(c for *_, c in lines) != is_array and len(lines) > 40
+    got_rng, want_rng = Stream2(8), Stream2(8)
+    got = mass_arcs(polys, is_array, lines, (1, -1), got_rng)
+    want = _mass_arcs_reference(polys, is_array, lines, (1, -1), lambda lo=0.0, hi=1.0: lo + want_rng.random() * (hi - lo))
+    assert len(got) > 40
+    assert np.array_equal(got, want)
+    assert got_rng.s == want_rng.s

@@ -19,15 +19,24 @@ from ._jit import njit
 from .brush_random import LUT_COS, LUT_SIN, cos_deg, dist, lut_index, sin_deg
 
 
-def _norm(a: float) -> float:
-    """((a % 360) + 360) % 360 with JavaScript's remainder, as p5.brush's Plot normalises angles."""
-    return math.fmod(math.fmod(a, 360.0) + 360.0, 360.0)
+@njit
+def _norm(a):
+    """((a % 360) + 360) % 360 with JavaScript's remainder, as p5.brush's Plot normalises angles (compiled, for
+    the arcs and masses built in compiled code; ``np.fmod`` is C's ``fmod``, as ``math.fmod`` is)."""
+    return np.fmod(np.fmod(a, 360.0) + 360.0, 360.0)
+
+
+@njit
+def _calc_angle(x1, y1, x2, y2):
+    a = np.fmod(math.atan2(-(y2 - y1), x2 - x1) * 180 / math.pi, 360.0)  # p5.brush's calcAngle, op for op
+    return a if a >= 0 else a + 360
 
 
 def calc_angle(x1: float, y1: float, x2: float, y2: float) -> float:
-    """Angle from p1 to p2 in degrees, counter-clockwise on screen (y down), in [0, 360)."""
-    a = math.fmod(math.atan2(-(y2 - y1), x2 - x1) * 180 / math.pi, 360.0)  # p5.brush's calcAngle, op for op
-    return a if a >= 0 else a + 360
+    """Angle from p1 to p2 in degrees, counter-clockwise on screen (y down), in [0, 360). (Compiled code calls
+    ``_calc_angle``; from Python every argument is made a float first, since a sketch's integer beyond int64
+    would not convert.)"""
+    return _calc_angle(float(x1), float(y1), float(x2), float(y2))
 
 
 @dataclass
@@ -43,7 +52,7 @@ class Plot:
     def add(self, a: float, length: float, pres: float = 1.0, degrees: bool = True) -> None:
         if self.angles:
             self.angles.pop()
-        a = _norm(a) if degrees else a
+        a = _norm(float(a)) if degrees else a
         self.angles += [a, a]
         self.pres.append(pres)
         self.cum.append(self.length)
@@ -51,7 +60,7 @@ class Plot:
         self.length += length
 
     def end(self, a: float, pres: float = 1.0, degrees: bool = True) -> None:
-        a = _norm(a) if degrees else a
+        a = _norm(float(a)) if degrees else a
         if self.angles:
             self.angles[-1] = a
         else:
@@ -169,19 +178,42 @@ def circle_plot(x: float, y: float, radius: float, irregularity: float, rand2) -
     return p, sx, sy
 
 
-def arc_plot(x: float, y: float, radius: float, start: float, end: float) -> tuple[Plot, float, float] | None:
-    sweep = ((end - start) % 360 + 360) % 360
-    if sweep == 0:
-        return None
-    p = Plot("curve")
-    nseg = max(1, math.ceil(sweep / 90))
+@njit
+def arc_arrays(x, y, radius, start, end):
+    """p5.brush's ``arc`` as plot arrays: (segments, cum, seg, ang, pres, length, start x, start y), segments 0
+    for a zero sweep. Compiled, so a mass can turn its hundreds of arcs into strokes in one call; ``arc_plot``
+    builds its ``Plot`` from the same numbers (segments of at most 90 degrees, the joint angles normalised as
+    ``Plot.add`` does, lengths summed in its order)."""
+    sweep = ((end - start) % 360.0 + 360.0) % 360.0
+    nseg = 0 if sweep == 0.0 else max(1, int(math.ceil(sweep / 90.0)))
+    cum = np.empty(nseg)
+    seg = np.empty(nseg)
+    ang = np.empty(nseg + 1)
+    pres = np.ones(nseg + 1)
+    length = 0.0
+    if nseg == 0:
+        return 0, cum, seg, ang, pres, length, x, y
     ss = sweep / nseg
-    alen = math.pi * radius * ss / 180
+    alen = math.pi * radius * ss / 180.0
     for i in range(nseg):
-        p.add(start + i * ss + 90, alen, 1)
-    p.end(start + sweep + 90, 1)
+        ang[i] = _norm(start + i * ss + 90.0)
+        cum[i] = length
+        seg[i] = alen
+        length += alen
+    ang[nseg] = _norm(start + sweep + 90.0)
     # the start point by p5.brush's table cos/sin, as its arc() places it
-    return p, x + radius * cos_deg(start), y - radius * sin_deg(start)
+    li = lut_index(start)
+    return nseg, cum, seg, ang, pres, length, x + radius * LUT_COS[li], y - radius * LUT_SIN[li]
+
+
+def arc_plot(x: float, y: float, radius: float, start: float, end: float) -> tuple[Plot, float, float] | None:
+    nseg, cum, seg, ang, pres, length, sx, sy = arc_arrays(float(x), float(y), float(radius), float(start),
+                                                           float(end))
+    if nseg == 0:
+        return None
+    p = Plot("curve", segments=seg.tolist(), angles=ang.tolist(), pres=pres.tolist(), cum=cum.tolist(),
+             length=float(length))
+    return p, float(sx), float(sy)
 
 
 # --------------------------------------------------------------------------- walking

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .brush_random import dist, js_hypot
-from .geometry import _norm, calc_angle
+from .brush_random import dist, draw, js_hypot
+from .geometry import _calc_angle, _norm
 
 
 def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, max_lines: int) -> list[tuple]:
@@ -135,51 +135,106 @@ def _arc_fits_flat(px, py, starts, cx, cy, r, start, sweep):
     return True
 
 
-def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[int, int], rr2) -> list[tuple]:
-    """p5.brush ``drawMassArcs``: one mass pass's hatch lines as arcs (cx, cy, r, start, end in degrees) bowed
-    around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's distance,
-    then per line whether to split it and where)."""
+def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[int, int], rng2) -> np.ndarray:
+    """p5.brush ``drawMassArcs``: one mass pass's hatch lines as arcs, rows (cx, cy, r, start, end in degrees),
+    bowed around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's
+    distance, then per line whether to split it and where). ``rng2`` is the render's ``Stream2``; the arcs are
+    found in one compiled call (a mass has hundreds of lines, each tested against the shape twice)."""
     flat = np.concatenate(polys)
     bx, by, size = _bounds(flat)
     px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
     starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
-    off = size * rr2(0.6, 1.4)
-    ax, ay = bx + bias[0] * off, by + bias[1] * off
-    arcs = []
-    for x1, y1, x2, y2, conn in lines:
-        parts = [(x1, y1, x2, y2)]
-        if not conn and rr2() < 0.35:  # splitSegment: an interrupted gesture
-            t = rr2(0.35, 0.65)
-            mx, my = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
-            dx, dy = x2 - x1, y2 - y1
-            ln = js_hypot.py_func(dx, dy) or 1
-            gap = rr2(0.04, 0.1) * ln
-            gx, gy = dx / ln * gap * 0.5, dy / ln * gap * 0.5
-            parts = [(x1, y1, mx - gx, my - gy), (mx + gx, my + gy, x2, y2)]
-        for a1, b1, a2, b2 in parts:
-            mx, my = (a1 + a2) / 2, (b1 + b2) / 2
-            dx, dy = a2 - a1, b2 - b1
-            ln = js_hypot.py_func(dx, dy)
-            if not ln:
-                continue
-            nx, ny = -dy / ln, dx / ln
-            o = (ax - mx) * nx + (ay - my) * ny
-            cx, cy = mx + nx * o, my + ny * o
-            if is_array:  # biasArrayMassCenter: short chords pulled towards their midpoint
-                chord = dist(a1, b1, a2, b2)
-                sz = max(size, chord, 1)
-                bias_k = 0.08 + (1 - min(1, chord / (sz * 0.42))) * 0.18
-                cx, cy = cx + (mx - cx) * bias_k, cy + (my - cy) * bias_k
-            r = dist(cx, cy, a1, b1)
-            if not r:
-                continue
-            s, e = calc_angle(cx, cy, a1, b1), calc_angle(cx, cy, a2, b2)
-            if _norm(e - s) > 180:
-                s, e = e, s
-            short_fits = _arc_fits_flat(px, py, starts, cx, cy, r, s, _norm(e - s))  # sweeps as getArcSamplePoint's
-            long_fits = _arc_fits_flat(px, py, starts, cx, cy, r, e, _norm(s - e))
-            if short_fits:
-                arcs.append((cx, cy, r, s, e))
-            elif long_fits:
-                arcs.append((cx, cy, r, e, s))
+    ln = np.asarray([(x1, y1, x2, y2, 1.0 if conn else 0.0) for x1, y1, x2, y2, conn in lines],
+                    np.float64).reshape(-1, 5)
+    arcs, rng2.s = _mass_arcs(px, py, starts, float(bx), float(by), float(size), float(bias[0]), float(bias[1]),
+                              bool(is_array), ln, np.int64(rng2.s))
+    rng2.s = int(rng2.s)
     return arcs
+
+
+@njit
+def _mass_arcs(px, py, starts, bx, by, size, biasx, biasy, is_array, lines, s):
+    """``mass_arcs`` on the lines' rows (x1, y1, x2, y2, is-connector) from ``rng2``'s state ``s``; returns the
+    arcs and the state after its draws."""
+    s, u = draw(s, 0.6, 1.4)
+    off = size * u
+    ax = bx + biasx * off
+    ay = by + biasy * off
+    out = np.empty((2 * lines.shape[0], 5))
+    m = 0
+    part = np.empty((2, 4))
+    for i in range(lines.shape[0]):
+        x1 = lines[i, 0]
+        y1 = lines[i, 1]
+        x2 = lines[i, 2]
+        y2 = lines[i, 3]
+        nparts = 1
+        part[0, 0] = x1
+        part[0, 1] = y1
+        part[0, 2] = x2
+        part[0, 3] = y2
+        if lines[i, 4] == 0.0:
+            s, u = draw(s, 0.0, 1.0)
+            if u < 0.35:  # splitSegment: an interrupted gesture
+                s, t = draw(s, 0.35, 0.65)
+                mx = x1 + (x2 - x1) * t
+                my = y1 + (y2 - y1) * t
+                dx = x2 - x1
+                dy = y2 - y1
+                ln = js_hypot(dx, dy)
+                if ln == 0.0:
+                    ln = 1.0
+                s, g = draw(s, 0.04, 0.1)
+                gap = g * ln
+                gx = dx / ln * gap * 0.5
+                gy = dy / ln * gap * 0.5
+                part[0, 2] = mx - gx
+                part[0, 3] = my - gy
+                part[1, 0] = mx + gx
+                part[1, 1] = my + gy
+                part[1, 2] = x2
+                part[1, 3] = y2
+                nparts = 2
+        for q in range(nparts):
+            a1 = part[q, 0]
+            b1 = part[q, 1]
+            a2 = part[q, 2]
+            b2 = part[q, 3]
+            mx = (a1 + a2) / 2
+            my = (b1 + b2) / 2
+            dx = a2 - a1
+            dy = b2 - b1
+            ln = js_hypot(dx, dy)
+            if ln == 0.0:
+                continue
+            nx = -dy / ln
+            ny = dx / ln
+            o = (ax - mx) * nx + (ay - my) * ny
+            cx = mx + nx * o
+            cy = my + ny * o
+            if is_array:  # biasArrayMassCenter: short chords pulled towards their midpoint
+                chord = js_hypot(a2 - a1, b2 - b1)
+                sz = max(size, chord, 1.0)
+                bias_k = 0.08 + (1.0 - min(1.0, chord / (sz * 0.42))) * 0.18
+                cx = cx + (mx - cx) * bias_k
+                cy = cy + (my - cy) * bias_k
+            r = js_hypot(a1 - cx, b1 - cy)
+            if r == 0.0:
+                continue
+            st = _calc_angle(cx, cy, a1, b1)
+            en = _calc_angle(cx, cy, a2, b2)
+            if _norm(en - st) > 180:
+                st, en = en, st
+            if _arc_fits_flat(px, py, starts, cx, cy, r, st, _norm(en - st)):  # sweeps as getArcSamplePoint's
+                a0, a1 = st, en
+            elif _arc_fits_flat(px, py, starts, cx, cy, r, en, _norm(st - en)):
+                a0, a1 = en, st
+            else:
+                continue
+            out[m, 0] = cx
+            out[m, 1] = cy
+            out[m, 2] = r
+            out[m, 3] = a0
+            out[m, 4] = a1
+            m += 1
+    return out[:m].copy(), s

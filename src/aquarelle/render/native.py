@@ -38,7 +38,7 @@ from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias
 from .raster import fill_polygon
-from .strokes import Path, StrokeStream, brush_params, paint_stroke
+from .strokes import Path, StrokeStream, arc_steps, brush_params, paint_arcs, paint_stroke
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
@@ -353,12 +353,16 @@ class _Painter:
             ang = base + turn * rr2(-1, 1) if turn else base  # drawn after the pass before it
             hopts = {"gradient": gradient, "rand": rand, "continuous": not is_array}
             lines = hatch_lines(layers[k], hatch_dist * scale, ang, hopts, rr)
-            arcs = mass_arcs(layers[k], is_array, lines, bias, rr2)
+            arcs = mass_arcs(layers[k], is_array, lines, bias, self.rng2)
             self.budget.spend(self.used, "hatch_lines", len(arcs))
-            for cx, cy, r, s0, e0 in arcs:
-                ap = arc_plot(cx, cy, r, s0, e0)
-                if ap is not None:
-                    self.plot_draw(st, ap[0], ap[1], ap[2], wk, m.brush, m.color, 1)
+            # each arc is a stroke of the mass brush (``plot_draw``'s work), all of them in one compiled call
+            steps = arc_steps(arcs, b.spacing)
+            if steps == 0:
+                continue
+            self.budget.spend(self.used, "steps", steps)
+            self.mix.begin(True, m.color)
+            self._warn_clip(st)
+            paint_arcs(self.mix.masks["brush"], self.mix.dirty["brush"], arcs, b, 1, self.strokes, wk)
 
     # ---------------------------------------------------------------- shapes
 

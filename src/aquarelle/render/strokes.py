@@ -22,6 +22,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline
 from .brush_random import LUT_COS, LUT_SIN, draw, gauss, lut_index, rnd, rr
+from .geometry import arc_arrays, walk
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -158,6 +159,19 @@ class StrokeStream:
 _KIND = {"default": 0, "spray": 1, "marker": 2, "custom": 3}
 
 
+def _stroke_args(b: Brush, weight: float) -> tuple:
+    """A brush's constants as ``_stroke_stamps`` takes them (after its per-stroke arguments)."""
+    kind = _KIND.get(b.type, 0) if (b.type != "custom" or b.tip is not None) else -1
+    pr = b.pressure
+    custom = pr.kind == "custom"
+    alpha0 = b.opacity if b.type in ("default", "spray") else b.opacity / min(weight, 1.3)
+    samples = pr.samples if custom else np.zeros(2)
+    curve = pr.curve if not custom else (0.0, 0.0)
+    return (kind, b.grain, b.scatter, b.sharpness, b.weight, float(weight), float(alpha0), b.noise, b.marker_tip,
+            1 if b.rotate == "random" else (2 if b.rotate == "natural" else 0), custom, pr.min, pr.max,
+            float(curve[0]), float(curve[1]), samples)
+
+
 def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float, rs: StrokeStream,
                  steps: int | None = None, k0: int = 0, direction: float | None = None) -> int:
     """Stamp one stroke into the brush mask; returns the number of stamps.
@@ -166,21 +180,15 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
     cannot reach the canvas): every step still draws its numbers, as p5.brush's does. ``direction`` is a
     line's heading (degrees); a plot stroke takes each step's heading from ``path``."""
     n = path.xs.shape[0] if steps is None else int(steps)
-    kind = _KIND.get(b.type, 0) if (b.type != "custom" or b.tip is not None) else -1
-    pr = b.pressure
-    custom = pr.kind == "custom"
-    alpha0 = b.opacity if b.type in ("default", "spray") else b.opacity / min(weight, 1.3)
     rs.reserve(2 * n)
     has_plot = direction is None
     dcs = 0.0 if has_plot else float(direction)
-    samples = pr.samples if custom else np.zeros(2)
-    curve = pr.curve if not custom else (0.0, 0.0)
+    (kind, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
+     samples) = _stroke_args(b, weight)
     xs, ys, ds, als, angs, m = _stroke_stamps(
         rs.st, rs.pool, rs.npool, rs.pstate, kind, n, k0, path.xs, path.ys, path.heading,
         path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
-        b.grain, b.scatter, b.sharpness, b.weight, float(weight), float(alpha0), b.noise, b.marker_tip,
-        1 if b.rotate == "random" else (2 if b.rotate == "natural" else 0), custom, pr.min, pr.max,
-        float(curve[0]), float(curve[1]), samples)
+        grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples)
     if m == 0:
         return 0
     if kind == 3:
@@ -188,6 +196,67 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
     else:
         stamp_discs(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, dirty)
     return m
+
+
+@njit
+def arc_steps(arcs, spacing):
+    """The brush steps ``paint_arcs`` takes for these arcs (what the render budget is charged)."""
+    total = 0
+    for k in range(arcs.shape[0]):
+        total += _arc_plot(arcs, k, spacing)[0]
+    return total
+
+
+@njit_inline
+def _arc_plot(arcs, k, spacing):
+    """Arc k's steps (0: not drawn) and plot arrays."""
+    nseg, cum, seg, ang, pres, length, sx, sy = arc_arrays(arcs[k, 0], arcs[k, 1], arcs[k, 2], arcs[k, 3], arcs[k, 4])
+    n = int(math.floor(length / spacing + 0.5)) if nseg > 0 else 0  # JavaScript's Math.round, as ``plot_draw``
+    return max(n, 0), cum, seg, ang, pres, length, sx, sy
+
+
+def paint_arcs(mask: np.ndarray, dirty: np.ndarray, arcs: np.ndarray, b: Brush, weight: float, rs: StrokeStream,
+               walker) -> int:
+    """Stroke each arc (rows cx, cy, r, start, end in degrees) through ``walker``'s field: what ``arc_plot``,
+    ``Walker.walk_plot`` and ``paint_stroke`` do per arc, in one compiled call (a mass draws hundreds of arcs,
+    and the Python between those calls cost as much as the strokes). Returns the number of steps."""
+    tip = b.tip if b.tip is not None else np.zeros((1, 1))
+    steps, pool = _arc_strokes(mask, dirty, np.ascontiguousarray(arcs, np.float64), float(b.spacing), walker.fgrid,
+                               walker.field_on, float(walker.wiggle), float(walker.res), float(walker.width),
+                               float(walker.height), rs.st, rs.pool, rs.npool, rs.pstate, *_stroke_args(b, weight),
+                               tip)
+    rs.pool = pool
+    return int(steps)
+
+
+@njit
+def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width, height, st, pool, npool, pstate,
+                 kind, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca,
+                 cb, samples, tip):
+    """The arcs' strokes; returns (steps, the gaussian pool, grown if a stroke needed more room)."""
+    total = 0
+    for k in range(arcs.shape[0]):
+        n, cum, seg, ang, pres, length, sx, sy = _arc_plot(arcs, k, spacing)
+        if n == 0:
+            continue
+        total += n
+        if pool.shape[0] < 2 * n:  # ``StrokeStream.reserve``
+            grown = np.empty(max(2 * n, 2 * pool.shape[0]))
+            grown[:pool.shape[0]] = pool
+            pool = grown
+        xs, ys, _, _, pang, ppres = walk(sx, sy, n, spacing, True, 0.0, cum, seg, ang, pres, True, length, fgrid,
+                                         field_on, wiggle, res, width, height)
+        ox, oy, od, oa, og, m = _stroke_stamps(st, pool, npool, pstate, kind, n, 0, xs[:n], ys[:n], pang, ppres, True,
+                                               0.0, length, spacing, xs[n], ys[n], grain, scatter, sharp, bweight,
+                                               weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
+                                               samples)
+        if m == 0:
+            continue
+        if kind == 3:
+            stamp_tips(mask, ox[:m], oy[:m], od[:m], oa[:m] / 255.0, og[:m], tip, dirty)
+        else:
+            stamp_discs(mask, ox[:m], oy[:m], od[:m], oa[:m] / 255.0, dirty)
+    return total, pool
 
 
 @njit
