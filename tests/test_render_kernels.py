@@ -532,3 +532,67 @@ def test_mass_arcs_compiled_match_the_line_by_line_reference(is_array):
     assert len(got) > 40
     assert np.array_equal(got, want)
     assert got_rng.s == want_rng.s
+
+
+def _hatch_line_by_line(painter, st, polys):
+    """``_Painter.hatch`` as it was before its lines were stroked in one call: each line through ``line``, its
+    weight jittered first when the hatch has a style (the reference for ``paint_lines``)."""
+    from aquarelle.render.brush_random import Uniform
+    from aquarelle.render.hatch import hatch_lines
+
+    h = st.hatch
+    rr = Uniform(painter.brush_rng)
+    lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
+    painter.budget.spend(painter.used, "hatch_lines", len(lines))
+    brush, color, weight = h.style if h.style is not None else (st.stroke.brush, st.stroke.color, st.stroke.weight)
+    for x1, y1, x2, y2, _ in lines:
+        w = weight * rr.uniform(0.9, 1.1) if h.style is not None else weight
+        painter.line(st, x1, y1, x2, y2, brush, color, w)
+
+
+@pytest.mark.parametrize("style, field", [(True, False), (False, False), (True, True)])
+def test_hatch_lines_stroked_in_one_call_match_each_line_stroked_alone(style, field):
+    """A hatch strokes its lines in one compiled call (``paint_lines``): the brush mask, dirty box, random
+    streams and steps charged must be those of stroking each line alone, with a hatch style (weights jittered)
+    or the stroke's brush, through a field or with far-off parts of lines skipped (the shape runs off the
+    canvas). A hatch over the step budget is refused either way."""
+    calls = [("background", ["#fbf7ee"]), ("set", ["2B", "#264653", 2]),
+             ("hatch", [7, 30, {"rand": 0.2, "continuous": True, "gradient": 0.1}])]
+    if style:
+        calls.append(("hatchStyle", ["marker", "#aa3300", 1.5]))  # its alpha follows the jittered weight
+    if field:
+        calls += [("field", ["waves"])]
+    prog = Program.from_calls(calls)
+    poly = [np.array([[-300.0, 80], [900, 120], [640, 900], [60, 520]])]
+    out = []
+    for batched in (True, False):
+        painter = _Painter(600, 600, (255, 255, 255), 4, Budget())
+        st = PaintState()
+        for c in prog.commands:
+            op = st.apply(c)
+            if c.method in ("field",):
+                painter.field_command(st, c.method)
+            if op is not None:
+                painter.paint(op)
+        if batched:
+            painter.hatch(st, poly)
+        else:
+            _hatch_line_by_line(painter, st, poly)
+        rs = painter.strokes
+        out.append((painter.mix.masks["brush"].copy(), painter.mix.dirty["brush"].copy(), rs.st.copy(),
+                    rs.pstate.copy(), rs.pool[:rs.npool[0]].copy(), dict(painter.used)))
+    (m1, d1, s1, p1, g1, u1), (m2, d2, s2, p2, g2, u2) = out
+    assert (m1 > 0).sum() > 5000
+    assert np.array_equal(m1, m2) and np.array_equal(d1, d2)
+    assert np.array_equal(s1, s2) and np.array_equal(p1, p2, equal_nan=True) and np.array_equal(g1, g2)
+    assert u1 == u2 and u1["steps"] > 1000
+    from aquarelle.render.errors import RenderError
+
+    tight = _Painter(600, 600, (255, 255, 255), 4, Budget(steps=u1["steps"] // 2))
+    st = PaintState()
+    for c in prog.commands:
+        st.apply(c)
+        if c.method == "field":
+            tight.field_command(st, c.method)
+    with pytest.raises(RenderError, match="steps"):
+        tight.hatch(st, poly)

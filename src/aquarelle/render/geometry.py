@@ -333,6 +333,51 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
 
 
 @njit
+def visible_steps(x, y, direction, step, n, reach, width, height):
+    """Steps [k0, k1) of a straight line of n steps from (x, y) that can reach the canvas: a stamp within
+    ``reach`` of it, before the walker stalls (p5.brush's walker stops once outside the canvas grown by half
+    its size, and never moves from outside it). Far-off parts of a line are skipped; their random numbers are
+    still drawn. Both ends are clamped in floats before they become integers (a sketch's huge weight makes
+    ``reach``, and the step counts, overflow an int64); a k0 clamped to n + 1 still lies before the line meets
+    the reach box, so nothing it places is seen."""
+    dx = math.cos(math.radians(direction))
+    dy = -math.sin(math.radians(direction))
+    hw = 0.5 * width
+    hh = 0.5 * height
+    if not (-hw <= x <= width + hw and -hh <= y <= height + hh):
+        return 0, 0  # p5.brush's walker never moves from outside its bounds
+    _, texit, _ = _ray_box(x, y, dx, dy, -hw, -hh, width + hw, height + hh)
+    v0, v1, hit = _ray_box(x, y, dx, dy, -reach, -reach, width + reach, height + reach)
+    if not hit or v1 < v0:
+        return 0, 0
+    k0 = int(min(max(math.floor(max(v0, 0.0) / step) - 1.0, 0.0), n + 1.0))
+    k1 = int(min(max(math.ceil(min(v1, texit) / step) + 2.0, -1.0), float(n)))  # below k0 means none
+    return k0, k1
+
+
+@njit
+def _ray_box(x, y, dx, dy, ax, ay, bx, by):
+    """The ray (x, y) + t (dx, dy) inside the box [ax, bx] x [ay, by]: (t0, t1, whether an axis it does not
+    cross leaves it outside)."""
+    t0 = -math.inf
+    t1 = math.inf
+    for k in range(2):
+        p = x if k == 0 else y
+        dp = dx if k == 0 else dy
+        lo = ax if k == 0 else ay
+        hi = bx if k == 0 else by
+        if abs(dp) < 1e-12:
+            if p < lo or p > hi:
+                return 1.0, 0.0, False
+        else:
+            ta = (lo - p) / dp
+            tb = (hi - p) / dp
+            t0 = max(t0, min(ta, tb))
+            t1 = min(t1, max(ta, tb))
+    return t0, t1, True
+
+
+@njit
 def _select_vertices(xs, ys, idx, seg, side, rnd2):
     n = idx.shape[0]
     out = np.empty((n, 2))

@@ -35,10 +35,10 @@ from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
-from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot
+from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot, visible_steps
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias
 from .raster import fill_polygon
-from .strokes import Path, StrokeStream, arc_steps, brush_params, paint_arcs, paint_stroke
+from .strokes import Path, StrokeStream, arc_steps, brush_params, lines_drawn, paint_arcs, paint_lines, paint_stroke
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
@@ -206,7 +206,8 @@ class _Painter:
         k0, k1 = 0, n
         if not wk.field_on:
             # far-off parts of a straight line: skip what cannot reach the canvas, stop where p5.brush's walker stalls
-            k0, k1 = self._visible_steps(x, y, direction, b.spacing, n, weight * (b.weight + b.scatter * 3) + 4)
+            k0, k1 = visible_steps(float(x), float(y), float(direction), float(b.spacing), float(n),
+                                   float(weight * (b.weight + b.scatter * 3) + 4), float(self.w), float(self.h))
             k1 = max(k0, k1)
         self.budget.spend(self.used, "steps", k1 - k0)
         li = lut_index(-direction)
@@ -218,31 +219,6 @@ class _Painter:
         # every step draws its random numbers, the skipped ones too (p5.brush walks them all)
         paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes,
                      steps=n, k0=k0, direction=direction)
-
-    def _visible_steps(self, x, y, direction, step, n, reach) -> tuple[int, int]:
-        dx, dy = math.cos(math.radians(direction)), -math.sin(math.radians(direction))
-        hw, hh = 0.5 * self.w, 0.5 * self.h
-        if not (-hw <= x <= self.w + hw and -hh <= y <= self.h + hh):
-            return 0, 0  # p5.brush's walker never moves from outside its bounds
-
-        def span(lo, hi):
-            t0, t1 = -math.inf, math.inf
-            for p, dp, a, b in ((x, dx, lo[0], hi[0]), (y, dy, lo[1], hi[1])):
-                if abs(dp) < 1e-12:
-                    if p < a or p > b:
-                        return 1.0, 0.0
-                else:
-                    ta, tb = (a - p) / dp, (b - p) / dp
-                    t0, t1 = max(t0, min(ta, tb)), min(t1, max(ta, tb))
-            return t0, t1
-
-        _, texit = span((-hw, -hh), (self.w + hw, self.h + hh))
-        v0, v1 = span((-reach, -reach), (self.w + reach, self.h + reach))
-        if v1 < v0:
-            return 0, 0
-        k0 = max(0, int(math.floor(max(v0, 0) / step)) - 1)
-        k1 = min(n, int(math.ceil(min(v1, texit) / step)) + 2)
-        return k0, k1
 
     def plot_draw(self, st: PaintState, plot: Plot, x: float, y: float, walker=None, brush=None, color=None,
                   weight=None) -> None:
@@ -313,9 +289,19 @@ class _Painter:
         else:
             self.warn("hatch: no hatchStyle and no stroke colour; hatch lines not drawn")
             return
-        for x1, y1, x2, y2, _ in lines:
-            w = weight * rr.uniform(0.9, 1.1) if h.style is not None else weight
-            self.line(st, x1, y1, x2, y2, brush, color, w)
+        # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style; all in one
+        # compiled call, which stops past the step budget (then charged, so the render is refused)
+        seg = np.asarray([ln[:4] for ln in lines], np.float64).reshape(-1, 4)
+        b = brush_params(brush, st.brushes, st.brush_scale)
+        drawn = lines_drawn(seg, b.spacing)
+        if drawn:  # as the first line that takes a step would
+            self.mix.begin(True, color)
+            self._warn_clip(st)
+        # (a field is looked up, and generated if new, only when a line walks, as ``_line_dir`` does)
+        wk = self.walker(st) if drawn else Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)
+        steps = paint_lines(self.mix.masks["brush"], self.mix.dirty["brush"], seg, b, weight, h.style is not None,
+                            self.strokes, wk, self.budget.steps - self.used.get("steps", 0))
+        self.budget.spend(self.used, "steps", steps)
 
     def mass(self, st: PaintState, polys: list[np.ndarray], is_array: bool = False) -> None:
         """p5.brush ``createMass``: its decisions from ``rng2`` and its hatch jitter and strokes from ``rng``, each

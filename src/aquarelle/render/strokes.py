@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit, njit_inline
-from .brush_random import LUT_COS, LUT_SIN, draw, gauss, lut_index, rnd, rr
-from .geometry import arc_arrays, walk
+from .brush_random import LUT_COS, LUT_SIN, draw, gauss, js_hypot, lut_index, rnd, rr
+from .geometry import _calc_angle, arc_arrays, visible_steps, walk
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -189,13 +189,32 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
         rs.st, rs.pool, rs.npool, rs.pstate, kind, n, k0, path.xs, path.ys, path.heading,
         path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
         grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples)
+    _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m)
+    return m
+
+
+_NO_TIP = np.zeros((1, 1))
+
+
+@njit
+def _stamp(mask, dirty, kind, tip, xs, ys, ds, als, angs, m):
+    """Stamps [0, m) into the brush mask: image tips for a custom brush (kind 3), soft discs for the rest."""
     if m == 0:
-        return 0
+        return
     if kind == 3:
-        stamp_tips(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, angs[:m], b.tip, dirty)
+        stamp_tips(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, angs[:m], tip, dirty)
     else:
         stamp_discs(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, dirty)
-    return m
+
+
+@njit_inline
+def _reserved(pool, n):
+    """The gaussian pool with room for n (``StrokeStream.reserve`` inside the compiled stroke loops)."""
+    if pool.shape[0] >= n:
+        return pool
+    grown = np.empty(max(n, 2 * pool.shape[0]))
+    grown[:pool.shape[0]] = pool
+    return grown
 
 
 @njit
@@ -220,7 +239,7 @@ def paint_arcs(mask: np.ndarray, dirty: np.ndarray, arcs: np.ndarray, b: Brush, 
     """Stroke each arc (rows cx, cy, r, start, end in degrees) through ``walker``'s field: what ``arc_plot``,
     ``Walker.walk_plot`` and ``paint_stroke`` do per arc, in one compiled call (a mass draws hundreds of arcs,
     and the Python between those calls cost as much as the strokes). Returns the number of steps."""
-    tip = b.tip if b.tip is not None else np.zeros((1, 1))
+    tip = b.tip if b.tip is not None else _NO_TIP
     steps, pool = _arc_strokes(mask, dirty, np.ascontiguousarray(arcs, np.float64), float(b.spacing), walker.fgrid,
                                walker.field_on, float(walker.wiggle), float(walker.res), float(walker.width),
                                float(walker.height), rs.st, rs.pool, rs.npool, rs.pstate, *_stroke_args(b, weight),
@@ -240,22 +259,87 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
         if n == 0:
             continue
         total += n
-        if pool.shape[0] < 2 * n:  # ``StrokeStream.reserve``
-            grown = np.empty(max(2 * n, 2 * pool.shape[0]))
-            grown[:pool.shape[0]] = pool
-            pool = grown
+        pool = _reserved(pool, 2 * n)
         xs, ys, _, _, pang, ppres = walk(sx, sy, n, spacing, True, 0.0, cum, seg, ang, pres, True, length, fgrid,
                                          field_on, wiggle, res, width, height)
         ox, oy, od, oa, og, m = _stroke_stamps(st, pool, npool, pstate, kind, n, 0, xs[:n], ys[:n], pang, ppres, True,
                                                0.0, length, spacing, xs[n], ys[n], grain, scatter, sharp, bweight,
                                                weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
                                                samples)
-        if m == 0:
+        _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, m)
+    return total, pool
+
+
+@njit
+def lines_drawn(lines, spacing):
+    """Whether any of the lines (rows x1, y1, x2, y2) takes a step: what decides if a batch of them begins a
+    stroke at all (``Compositor.begin``)."""
+    for k in range(lines.shape[0]):
+        d = js_hypot(lines[k, 2] - lines[k, 0], lines[k, 3] - lines[k, 1])
+        if d != 0.0 and math.floor(d / spacing + 0.5) > 0:
+            return True
+    return False
+
+
+def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush, weight: float, jitter: bool,
+                rs: StrokeStream, walker, steps_left: float) -> int:
+    """Stroke each line (rows x1, y1, x2, y2) as ``_Painter.line`` does, all in one compiled call (a hatch
+    draws its lines back to back with one brush); with ``jitter`` each line's weight is ``weight`` times a
+    draw in [0.9, 1.1] from ``rs``'s stream, made before the line, as p5.brush's hatch weighs its lines.
+    Returns the steps taken (only those that can reach the canvas, as ``_line_dir`` counts them); past
+    ``steps_left`` it stops, and the caller's budget refuses the rest."""
+    tip = b.tip if b.tip is not None else _NO_TIP
+    steps, pool = _line_strokes(mask, dirty, np.ascontiguousarray(lines, np.float64).reshape(-1, 4),
+                                float(b.spacing), jitter, float(steps_left), float(b.opacity),
+                                b.type in ("default", "spray"), walker.fgrid, walker.field_on, float(walker.wiggle),
+                                float(walker.res), float(walker.width), float(walker.height), rs.st, rs.pool, rs.npool,
+                                rs.pstate, *_stroke_args(b, weight), tip)
+    rs.pool = pool
+    return int(steps)
+
+
+@njit
+def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat_alpha, fgrid, field_on, wiggle,
+                  res, width, height, st, pool, npool, pstate, kind, grain, scatter, sharp, bweight, weight, alpha0,
+                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip):
+    """The lines' strokes (see ``paint_lines``); returns (steps, the gaussian pool, grown if needed)."""
+    total = 0.0
+    z = np.zeros(1)
+    for k in range(lines.shape[0]):
+        x1 = lines[k, 0]
+        y1 = lines[k, 1]
+        w = weight
+        a0 = alpha0
+        if jitter:
+            w = weight * rr(st, 0.9, 1.1)
+            a0 = opacity if flat_alpha else opacity / min(w, 1.3)
+        d = js_hypot(lines[k, 2] - x1, lines[k, 3] - y1)
+        if d == 0.0:
             continue
-        if kind == 3:
-            stamp_tips(mask, ox[:m], oy[:m], od[:m], oa[:m] / 255.0, og[:m], tip, dirty)
-        else:
-            stamp_discs(mask, ox[:m], oy[:m], od[:m], oa[:m] / 255.0, dirty)
+        direction = _calc_angle(x1, y1, lines[k, 2], lines[k, 3])
+        n = int(math.floor(d / spacing + 0.5))  # JavaScript's Math.round
+        if n <= 0:
+            continue
+        k0 = 0
+        k1 = n
+        if not field_on:
+            k0, k1 = visible_steps(x1, y1, direction, spacing, float(n), w * (bweight + scatter * 3.0) + 4.0, width,
+                                   height)
+            k1 = max(k0, k1)
+        total += k1 - k0
+        if total > steps_left:
+            return total, pool
+        pool = _reserved(pool, 2 * n)
+        li = lut_index(-direction)
+        xs, ys, _, _, _, _ = walk(x1 + k0 * spacing * LUT_COS[li], y1 + k0 * spacing * LUT_SIN[li], k1 - k0,
+                                  spacing, False, direction, z, z, np.zeros(2), np.ones(2), False, 0.0, fgrid,
+                                  field_on, wiggle, res, width, height)
+        m = k1 - k0
+        ox, oy, od, oa, og, mm = _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs[:m], ys[:m], np.zeros(0),
+                                                np.ones(0), False, direction, d, spacing, xs[m], ys[m], grain,
+                                                scatter, sharp, bweight, w, a0, noise, marker_tip, rot, custom, pmin,
+                                                pmax, ca, cb, samples)
+        _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm)
     return total, pool
 
 
