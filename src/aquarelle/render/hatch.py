@@ -15,69 +15,128 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .brush_random import dist, draw, js_hypot
+from .brush_random import dist, draw, js_hypot, rr
 from .geometry import _calc_angle, _norm
 
 
-def _scan(polys: list[np.ndarray], angle: float, dist: float, gradient: float, max_lines: int) -> list[tuple]:
-    rad = (angle * math.pi) / 180  # as p5.brush's scanlineHatch rounds it
-    ca, sa = math.cos(rad), math.sin(rad)
-    edges = []
-    ymin, ymax = math.inf, -math.inf
-    for p in polys:
-        rx = p[:, 0] * ca - p[:, 1] * sa
-        ry = p[:, 0] * sa + p[:, 1] * ca
-        ymin, ymax = min(ymin, ry.min()), max(ymax, ry.max())
-        n = len(p)
-        for i in range(n):
-            j = (i + 1) % n
-            if ry[i] != ry[j]:
-                edges.append((rx[i], ry[i], rx[j], ry[j]))
-    if not edges:
-        return []
-    e = np.asarray(edges)
-    segs = []
-    y = ymin + dist * 0.5
-    step = dist
-    while y < ymax and len(segs) < max_lines:
-        y1, y2 = e[:, 1], e[:, 3]
-        hit = (y1 <= y) != (y2 <= y)
-        if hit.any():
-            h = e[hit]
-            cx = np.sort(h[:, 0] + (y - h[:, 1]) / (h[:, 3] - h[:, 1]) * (h[:, 2] - h[:, 0]))
-            for i in range(0, len(cx) - 1, 2):
-                xi, xj = cx[i], cx[i + 1]
-                segs.append((y, xi * ca + y * sa, -xi * sa + y * ca, xj * ca + y * sa, -xj * sa + y * ca))
-        y += step
-        if gradient != 1:
-            step *= gradient
-    segs.sort(key=lambda s: (s[0], s[1]))
-    return segs
-
-
 def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dict, rng,
-                max_lines: int = 20000) -> list[tuple[float, float, float, float, bool]]:
-    """p5.brush ``getHatchLines``: (x1, y1, x2, y2, is_connector) in drawing order."""
+                max_lines: int = 20000) -> np.ndarray:
+    """p5.brush ``getHatchLines``: rows (x1, y1, x2, y2, is-connector 1.0/0.0) in drawing order, the
+    polygons scanned with parallel lines ``dist`` apart (at least 0.1) at ``angle``, widening by ``gradient``,
+    their ends jittered by ``rand`` from ``rng``'s stream (a ``Uniform``), joined end to end when
+    ``continuous``. One compiled call (``_hatch_lines``)."""
     angle = math.fmod(math.fmod(angle, 180) + 180, 180)  # JavaScript remainders, as p5.brush normalises it
     g = options.get("gradient") or 0
     gradient = min(max(1 + 0.1 * g, 1), 1.1) if g else 1
-    segs = _scan(polys, angle, max(dist, 0.1), gradient, max_lines)
-    r = options.get("rand") or 0
-    cont = bool(options.get("continuous"))
-    lines: list = []
-    for j, s in enumerate(segs):
-        x1, y1, x2, y2 = s[1:]
-        if r:
-            x1 += 2 * r * dist * rng.uniform(-1, 1)
-            y1 += 2 * r * dist * rng.uniform(-1, 1)
-            x2 += 2 * r * dist * rng.uniform(-1, 1)
-            y2 += 2 * r * dist * rng.uniform(-1, 1)
-        ln = (x2, y2, x1, y1, False) if (cont and j % 2 == 1) else (x1, y1, x2, y2, False)
-        lines.append(ln)
+    polys = [np.asarray(p, np.float64).reshape(-1, 2) for p in polys]
+    if not polys:
+        return np.zeros((0, 5))
+    flat = np.concatenate(polys)
+    starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
+    return _hatch_lines(np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]), starts, float(angle),
+                        float(max(dist, 0.1)), float(gradient), int(max_lines), float(options.get("rand") or 0),
+                        float(dist), bool(options.get("continuous")), rng.st)
+
+
+@njit
+def _scan(px, py, starts, angle, dist, gradient, max_lines):
+    """p5.brush's ``scanlineHatch``: rows (y, x1, y1, x2, y2) ordered by (y, x1) (a stable sort, as
+    ``sorted`` by that pair), y on the rotated scanline."""
+    rad = (angle * math.pi) / 180  # as p5.brush's scanlineHatch rounds it
+    ca = math.cos(rad)
+    sa = math.sin(rad)
+    n = px.shape[0]
+    rx = np.empty(n)
+    ry = np.empty(n)
+    for i in range(n):
+        rx[i] = px[i] * ca - py[i] * sa
+        ry[i] = px[i] * sa + py[i] * ca
+    ymin = math.inf
+    ymax = -math.inf
+    edges = np.empty((n, 4))
+    ne = 0
+    for k in range(starts.shape[0] - 1):
+        a = starts[k]
+        m = starts[k + 1] - a
+        for i in range(m):
+            ymin = min(ymin, ry[a + i])
+            ymax = max(ymax, ry[a + i])
+        for i in range(m):
+            j = (i + 1) % m
+            if ry[a + i] != ry[a + j]:
+                edges[ne, 0] = rx[a + i]
+                edges[ne, 1] = ry[a + i]
+                edges[ne, 2] = rx[a + j]
+                edges[ne, 3] = ry[a + j]
+                ne += 1
+    segs = np.empty((max(max_lines, 0) + ne, 5))
+    ns = 0
+    if ne == 0:
+        return segs[:0]
+    cx = np.empty(ne)
+    y = ymin + dist * 0.5
+    step = dist
+    while y < ymax and ns < max_lines:
+        nc = 0
+        for i in range(ne):
+            y1 = edges[i, 1]
+            y2 = edges[i, 3]
+            if (y1 <= y) != (y2 <= y):
+                cx[nc] = edges[i, 0] + (y - y1) / (y2 - y1) * (edges[i, 2] - edges[i, 0])
+                nc += 1
+        xs = np.sort(cx[:nc])
+        for i in range(0, nc - 1, 2):
+            xi = xs[i]
+            xj = xs[i + 1]
+            segs[ns, 0] = y
+            segs[ns, 1] = xi * ca + y * sa
+            segs[ns, 2] = -xi * sa + y * ca
+            segs[ns, 3] = xj * ca + y * sa
+            segs[ns, 4] = -xj * sa + y * ca
+            ns += 1
+        y += step
+        if gradient != 1.0:
+            step *= gradient
+    segs = segs[:ns]
+    order = np.argsort(segs[:, 1], kind="mergesort")  # by (y, x1), stably: x1 first, then y
+    order = order[np.argsort(segs[order, 0], kind="mergesort")]
+    return segs[order]
+
+
+@njit
+def _hatch_lines(px, py, starts, angle, dist, gradient, max_lines, rand, jdist, cont, st):
+    """``hatch_lines``: the scanned segments, ends jittered by ``rand`` (four draws from ``st`` per segment,
+    made in p5.brush's order), every other one reversed and joined to the one before by a connector when
+    ``cont`` (a connector runs from the previous row's second point: p5.brush joins to what it appended last)."""
+    segs = _scan(px, py, starts, angle, dist, gradient, max_lines)
+    out = np.empty((2 * segs.shape[0], 5))
+    k = 0
+    for j in range(segs.shape[0]):
+        x1 = segs[j, 1]
+        y1 = segs[j, 2]
+        x2 = segs[j, 3]
+        y2 = segs[j, 4]
+        if rand != 0.0:
+            x1 += 2 * rand * jdist * rr(st, -1.0, 1.0)
+            y1 += 2 * rand * jdist * rr(st, -1.0, 1.0)
+            x2 += 2 * rand * jdist * rr(st, -1.0, 1.0)
+            y2 += 2 * rand * jdist * rr(st, -1.0, 1.0)
+        if cont and j % 2 == 1:
+            x1, y1, x2, y2 = x2, y2, x1, y1
+        out[k, 0] = x1
+        out[k, 1] = y1
+        out[k, 2] = x2
+        out[k, 3] = y2
+        out[k, 4] = 0.0
+        k += 1
         if j > 0 and cont:
-            prev = lines[-2]
-            lines.append((prev[2], prev[3], ln[0], ln[1], True))
-    return lines
+            out[k, 0] = out[k - 2, 2]
+            out[k, 1] = out[k - 2, 3]
+            out[k, 2] = x1
+            out[k, 3] = y1
+            out[k, 4] = 1.0
+            k += 1
+    return out[:k].copy()
 
 
 @njit
@@ -135,7 +194,7 @@ def _arc_fits_flat(px, py, starts, cx, cy, r, start, sweep):
     return True
 
 
-def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[int, int], rng2) -> np.ndarray:
+def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: np.ndarray, bias: tuple[int, int], rng2) -> np.ndarray:
     """p5.brush ``drawMassArcs``: one mass pass's hatch lines as arcs, rows (cx, cy, r, start, end in degrees),
     bowed around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's
     distance, then per line whether to split it and where). ``rng2`` is the render's ``Stream2``; the arcs are
@@ -144,10 +203,9 @@ def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: list, bias: tuple[
     bx, by, size = _bounds(flat)
     px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
     starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
-    ln = np.asarray([(x1, y1, x2, y2, 1.0 if conn else 0.0) for x1, y1, x2, y2, conn in lines],
-                    np.float64).reshape(-1, 5)
     arcs, rng2.s = _mass_arcs(px, py, starts, float(bx), float(by), float(size), float(bias[0]), float(bias[1]),
-                              bool(is_array), ln, np.int64(rng2.s))
+                              bool(is_array), np.ascontiguousarray(lines, np.float64).reshape(-1, 5),
+                              np.int64(rng2.s))
     rng2.s = int(rng2.s)
     return arcs
 

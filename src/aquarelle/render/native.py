@@ -291,7 +291,7 @@ class _Painter:
             return
         # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style; all in one
         # compiled call, which stops past the step budget (then charged, so the render is refused)
-        seg = np.asarray([ln[:4] for ln in lines], np.float64).reshape(-1, 4)
+        seg = np.ascontiguousarray(lines[:, :4])
         b = brush_params(brush, st.brushes, st.brush_scale)
         drawn = lines_drawn(seg, b.spacing)
         if drawn:  # as the first line that takes a step would
