@@ -534,9 +534,40 @@ def test_mass_arcs_compiled_match_the_line_by_line_reference(is_array):
     assert got_rng.s == want_rng.s
 
 
+def _line_alone(painter, st, x1, y1, x2, y2, brush, color, weight):
+    """One straight stroke in Python, as ``_Painter.line`` drew it before lines went through ``paint_lines``: the
+    walker, the visible steps, the walk from the first of them, ``paint_stroke`` with every step's numbers."""
+    from aquarelle.render.brush_random import LUT_COS, LUT_SIN, dist, lut_index
+    from aquarelle.render.geometry import calc_angle, visible_steps
+    from aquarelle.render.strokes import Path, brush_params, paint_stroke
+
+    length = dist(x1, y1, x2, y2)
+    if length == 0:
+        return
+    direction = calc_angle(x1, y1, x2, y2)
+    b = brush_params(brush, st.brushes, st.brush_scale)
+    wk = painter.walker(st)
+    n = math.floor(length / b.spacing + 0.5)
+    if n <= 0:
+        return
+    k0, k1 = 0, n
+    if not wk.field_on:
+        k0, k1 = visible_steps(float(x1), float(y1), float(direction), float(b.spacing), float(n),
+                               float(weight * (b.weight + b.scatter * 3) + 4), 600.0, 600.0)
+        k1 = max(k0, k1)
+    painter.budget.spend(painter.used, "steps", k1 - k0)
+    li = lut_index(-direction)
+    xs, ys, *_ = wk.walk_dir(x1 + k0 * b.spacing * LUT_COS[li], y1 + k0 * b.spacing * LUT_SIN[li], direction,
+                             b.spacing, k1 - k0)
+    painter.mix.begin(True, color)
+    paint_stroke(painter.mix.masks["brush"], painter.mix.dirty["brush"],
+                 Path(xs[:-1], ys[:-1], np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1])), b, weight,
+                 painter.strokes, steps=n, k0=k0, direction=direction)
+
+
 def _hatch_line_by_line(painter, st, polys):
-    """``_Painter.hatch`` as it was before its lines were stroked in one call: each line through ``line``, its
-    weight jittered first when the hatch has a style (the reference for ``paint_lines``)."""
+    """``_Painter.hatch`` as it was before its lines were stroked in one call: each line alone, its weight
+    jittered first when the hatch has a style (the reference for ``paint_lines``)."""
     from aquarelle.render.brush_random import Uniform
     from aquarelle.render.hatch import hatch_lines
 
@@ -547,7 +578,7 @@ def _hatch_line_by_line(painter, st, polys):
     brush, color, weight = h.style if h.style is not None else (st.stroke.brush, st.stroke.color, st.stroke.weight)
     for x1, y1, x2, y2, _ in lines:
         w = weight * rr.uniform(0.9, 1.1) if h.style is not None else weight
-        painter.line(st, x1, y1, x2, y2, brush, color, w)
+        _line_alone(painter, st, x1, y1, x2, y2, brush, color, w)
 
 
 @pytest.mark.parametrize("style, field", [(True, False), (False, False), (True, True)])

@@ -30,15 +30,15 @@ from ..brush.program import Program
 from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
 from . import fields as _fields
-from .brush_random import LUT_COS, LUT_SIN, Stream2, Uniform, dist, fill_pools, lut_index, make_state
+from .brush_random import Stream2, Uniform, fill_pools, make_state
 from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
-from .geometry import Plot, Walker, arc_plot, calc_angle, circle_plot, spline_plot, visible_steps
+from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias
 from .raster import fill_polygon
-from .strokes import Path, StrokeStream, arc_steps, brush_params, lines_drawn, paint_arcs, paint_lines, paint_stroke
+from .strokes import Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
@@ -189,36 +189,27 @@ class _Painter:
     # ---------------------------------------------------------------- strokes
 
     def line(self, st: PaintState, x1, y1, x2, y2, brush=None, color=None, weight=None, walker=None) -> None:
-        brush = brush or st.stroke.brush
-        color = color or st.stroke.color
-        weight = st.stroke.weight if weight is None else weight
-        d = dist(x1, y1, x2, y2)
-        if d == 0:
-            return
-        self._line_dir(st, x1, y1, d, calc_angle(x1, y1, x2, y2), brush, color, weight, walker)
+        ends = np.array([[x1, y1, x2, y2]], np.float64)
+        self._straight(st, line_rows(ends), brush or st.stroke.brush, color or st.stroke.color,
+                       st.stroke.weight if weight is None else weight, False, walker)
 
-    def _line_dir(self, st, x, y, length, direction, brush, color, weight, walker=None) -> None:
+    def _straight(self, st, rows, brush, color, weight, jitter, walker=None) -> None:
+        """Straight strokes (rows x, y, length, heading; ``paint_lines``) in one compiled call: a line, a
+        flowLine or a hatch's lines. The field is looked up (and generated if new) once a line has length, the
+        stroke begins (``Compositor.begin``) once one takes a step, as for each line alone; the steps taken are
+        charged to the budget, which refuses a batch that ran past it."""
         b = brush_params(brush, st.brushes, st.brush_scale)
-        wk = walker or self.walker(st)
-        n = math.floor(length / b.spacing + 0.5)  # JavaScript's Math.round
-        if n <= 0:
-            return
-        k0, k1 = 0, n
-        if not wk.field_on:
-            # far-off parts of a straight line: skip what cannot reach the canvas, stop where p5.brush's walker stalls
-            k0, k1 = visible_steps(float(x), float(y), float(direction), float(b.spacing), float(n),
-                                   float(weight * (b.weight + b.scatter * 3) + 4), float(self.w), float(self.h))
-            k1 = max(k0, k1)
-        self.budget.spend(self.used, "steps", k1 - k0)
-        li = lut_index(-direction)
-        x0, y0 = x + k0 * b.spacing * LUT_COS[li], y + k0 * b.spacing * LUT_SIN[li]
-        xs, ys, _, _, _, _ = wk.walk_dir(x0, y0, direction, b.spacing, k1 - k0)
-        path = Path(xs[:-1], ys[:-1], np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1]))
-        self.mix.begin(True, color)
-        self._warn_clip(st)
-        # every step draws its random numbers, the skipped ones too (p5.brush walks them all)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes,
-                     steps=n, k0=k0, direction=direction)
+        walks = bool((rows[:, 2] != 0.0).any())
+        if walks:
+            walker = walker or self.walker(st)
+        elif walker is None:
+            walker = Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)  # walks nowhere
+        if (np.floor(rows[:, 2] / b.spacing + 0.5) > 0).any():  # JavaScript's Math.round, as the kernel takes n
+            self.mix.begin(True, color)
+            self._warn_clip(st)
+        steps = paint_lines(self.mix.masks["brush"], self.mix.dirty["brush"], rows, b, weight, jitter, self.strokes,
+                            walker, self.budget.steps - self.used.get("steps", 0))
+        self.budget.spend(self.used, "steps", steps)
 
     def plot_draw(self, st: PaintState, plot: Plot, x: float, y: float, walker=None, brush=None, color=None,
                   weight=None) -> None:
@@ -289,19 +280,8 @@ class _Painter:
         else:
             self.warn("hatch: no hatchStyle and no stroke colour; hatch lines not drawn")
             return
-        # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style; all in one
-        # compiled call, which stops past the step budget (then charged, so the render is refused)
-        seg = np.ascontiguousarray(lines[:, :4])
-        b = brush_params(brush, st.brushes, st.brush_scale)
-        drawn = lines_drawn(seg, b.spacing)
-        if drawn:  # as the first line that takes a step would
-            self.mix.begin(True, color)
-            self._warn_clip(st)
-        # (a field is looked up, and generated if new, only when a line walks, as ``_line_dir`` does)
-        wk = self.walker(st) if drawn else Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)
-        steps = paint_lines(self.mix.masks["brush"], self.mix.dirty["brush"], seg, b, weight, h.style is not None,
-                            self.strokes, wk, self.budget.steps - self.used.get("steps", 0))
-        self.budget.spend(self.used, "steps", steps)
+        # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style
+        self._straight(st, line_rows(np.ascontiguousarray(lines[:, :4])), brush, color, weight, h.style is not None)
 
     def mass(self, st: PaintState, polys: list[np.ndarray], is_array: bool = False) -> None:
         """p5.brush ``createMass``: its decisions from ``rng2`` and its hatch jitter and strokes from ``rng``, each
@@ -411,7 +391,8 @@ class _Painter:
         elif m == "flowLine":
             x, y, length, d = a
             if length > 0:
-                self._line_dir(st, x, y, length, d, st.stroke.brush, st.stroke.color, st.stroke.weight)
+                self._straight(st, np.array([[x, y, length, d]], np.float64), st.stroke.brush, st.stroke.color,
+                               st.stroke.weight, False)
         elif m == "endStroke":
             g = op.geometry
             p = Plot(g["type"])

@@ -271,23 +271,26 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
 
 
 @njit
-def lines_drawn(lines, spacing):
-    """Whether any of the lines (rows x1, y1, x2, y2) takes a step: what decides if a batch of them begins a
-    stroke at all (``Compositor.begin``)."""
-    for k in range(lines.shape[0]):
-        d = js_hypot(lines[k, 2] - lines[k, 0], lines[k, 3] - lines[k, 1])
-        if d != 0.0 and math.floor(d / spacing + 0.5) > 0:
-            return True
-    return False
+def line_rows(ends):
+    """Lines given by their ends (rows x1, y1, x2, y2) as ``paint_lines`` takes them: rows (x1, y1, length,
+    heading), the length by V8's ``Math.hypot`` and the heading by p5.brush's ``calcAngle``."""
+    rows = np.empty((ends.shape[0], 4))
+    for k in range(ends.shape[0]):
+        rows[k, 0] = ends[k, 0]
+        rows[k, 1] = ends[k, 1]
+        rows[k, 2] = js_hypot(ends[k, 2] - ends[k, 0], ends[k, 3] - ends[k, 1])
+        rows[k, 3] = _calc_angle(ends[k, 0], ends[k, 1], ends[k, 2], ends[k, 3])
+    return rows
 
 
 def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush, weight: float, jitter: bool,
                 rs: StrokeStream, walker, steps_left: float) -> int:
-    """Stroke each line (rows x1, y1, x2, y2) as ``_Painter.line`` does, all in one compiled call (a hatch
-    draws its lines back to back with one brush); with ``jitter`` each line's weight is ``weight`` times a
-    draw in [0.9, 1.1] from ``rs``'s stream, made before the line, as p5.brush's hatch weighs its lines.
-    Returns the steps taken (only those that can reach the canvas, as ``_line_dir`` counts them); past
-    ``steps_left`` it stops, and the caller's budget refuses the rest."""
+    """Stroke straight lines (rows x, y, length, heading in degrees; a length of 0 draws nothing) in one compiled
+    call: a line, a flowLine, or a hatch's lines back to back with one brush. With ``jitter`` each line's weight
+    is ``weight`` times a draw in [0.9, 1.1] from ``rs``'s stream, made before the line, as p5.brush's hatch
+    weighs its lines. Far-off parts of a line without a field are skipped (``visible_steps``), but every step
+    draws its random numbers, as p5.brush walks them all. Returns the steps taken (those that can reach the
+    canvas); past ``steps_left`` it stops, and the caller's budget refuses the rest."""
     tip = b.tip if b.tip is not None else _NO_TIP
     steps, pool = _line_strokes(mask, dirty, np.ascontiguousarray(lines, np.float64).reshape(-1, 4),
                                 float(b.spacing), jitter, float(steps_left), float(b.opacity),
@@ -308,15 +311,15 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
     for k in range(lines.shape[0]):
         x1 = lines[k, 0]
         y1 = lines[k, 1]
+        d = lines[k, 2]
+        direction = lines[k, 3]
         w = weight
         a0 = alpha0
         if jitter:
             w = weight * rr(st, 0.9, 1.1)
             a0 = opacity if flat_alpha else opacity / min(w, 1.3)
-        d = js_hypot(lines[k, 2] - x1, lines[k, 3] - y1)
         if d == 0.0:
             continue
-        direction = _calc_angle(x1, y1, lines[k, 2], lines[k, 3])
         n = int(math.floor(d / spacing + 0.5))  # JavaScript's Math.round
         if n <= 0:
             continue
