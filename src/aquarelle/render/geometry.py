@@ -34,8 +34,8 @@ def _calc_angle(x1, y1, x2, y2):
 
 def calc_angle(x1: float, y1: float, x2: float, y2: float) -> float:
     """Angle from p1 to p2 in degrees, counter-clockwise on screen (y down), in [0, 360). (Compiled code calls
-    ``_calc_angle``; from Python every argument is made a float first, since a sketch's integer beyond int64
-    would not convert.)"""
+    ``_calc_angle``; from Python the arguments are made floats first, so integer arguments share the float
+    compilation and never meet numba's int64 conversion.)"""
     return _calc_angle(float(x1), float(y1), float(x2), float(y2))
 
 
@@ -337,9 +337,9 @@ def visible_steps(x, y, direction, step, n, reach, width, height):
     """Steps [k0, k1) of a straight line of n steps from (x, y) that can reach the canvas: a stamp within
     ``reach`` of it, before the walker stalls (p5.brush's walker stops once outside the canvas grown by half
     its size, and never moves from outside it). Far-off parts of a line are skipped; their random numbers are
-    still drawn. Both ends are clamped in floats before they become integers (a sketch's huge weight makes
-    ``reach``, and the step counts, overflow an int64); a k0 clamped to n + 1 still lies before the line meets
-    the reach box, so nothing it places is seen."""
+    still drawn. Both ends are clamped in floats before they become integers, defensively: the command checks
+    bound coordinates and weights (``MAX_COORD``), so a validated program stays far inside int64; a k0 clamped
+    to n + 1 would still lie before the line meets the reach box, so nothing it places is seen."""
     dx = math.cos(math.radians(direction))
     dy = -math.sin(math.radians(direction))
     hw = 0.5 * width
