@@ -472,8 +472,8 @@ def _mass_arcs_reference(polys, is_array, lines, bias, rr2):
     from aquarelle.render.hatch import _arc_fits_flat, _bounds
 
     flat = np.concatenate(polys)
-    bx, by, size = _bounds(flat)
     px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
+    bx, by, size = _bounds(px, py)
     starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
     off = size * rr2(0.6, 1.4)
     ax, ay = bx + bias[0] * off, by + bias[1] * off

@@ -19,6 +19,15 @@ from .brush_random import dist, draw, js_hypot, rr
 from .geometry import _calc_angle, _norm
 
 
+def _flat(polys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The polygons as the compiled scans take them: all x, all y, and where each polygon starts (polygon k is
+    [starts[k], starts[k + 1]))."""
+    polys = [np.asarray(p, np.float64).reshape(-1, 2) for p in polys]
+    flat = np.concatenate(polys)
+    starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
+    return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]), starts
+
+
 def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dict, rng,
                 max_lines: int = 20000) -> np.ndarray:
     """p5.brush ``getHatchLines``: rows (x1, y1, x2, y2, is-connector 1.0/0.0) in drawing order, the
@@ -28,12 +37,10 @@ def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dic
     angle = math.fmod(math.fmod(angle, 180) + 180, 180)  # JavaScript remainders, as p5.brush normalises it
     g = options.get("gradient") or 0
     gradient = min(max(1 + 0.1 * g, 1), 1.1) if g else 1
-    polys = [np.asarray(p, np.float64).reshape(-1, 2) for p in polys]
     if not polys:
         return np.zeros((0, 5))
-    flat = np.concatenate(polys)
-    starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
-    return _hatch_lines(np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]), starts, float(angle),
+    px, py, starts = _flat(polys)
+    return _hatch_lines(px, py, starts, float(angle),
                         float(max(dist, 0.1)), float(gradient), int(max_lines), float(options.get("rand") or 0),
                         float(dist), bool(options.get("continuous")), rng.st)
 
@@ -169,10 +176,10 @@ def pivot_bias(base_angle: float, rr2) -> tuple[int, int]:
     return (-1, 1) if rr2() < 0.5 else (1, -1)
 
 
-def _bounds(allp: np.ndarray) -> tuple[float, float, float]:
-    """Centre and diagonal of the bounding box of the polygons' points ``allp`` (``getPolygonBounds``)."""
-    mnx, mny = allp.min(axis=0)
-    mxx, mxy = allp.max(axis=0)
+def _bounds(px: np.ndarray, py: np.ndarray) -> tuple[float, float, float]:
+    """Centre and diagonal of the bounding box of the polygons' points (``getPolygonBounds``)."""
+    mnx, mny = px.min(), py.min()
+    mxx, mxy = px.max(), py.max()
     return (mnx + mxx) / 2, (mny + mxy) / 2, dist(mnx, mny, mxx, mxy)
 
 
@@ -199,10 +206,8 @@ def mass_arcs(polys: list[np.ndarray], is_array: bool, lines: np.ndarray, bias: 
     bowed around an anchor outside the shape, with p5.brush's ``rng2`` draws in its order (the anchor's
     distance, then per line whether to split it and where). ``rng2`` is the render's ``Stream2``; the arcs are
     found in one compiled call (a mass has hundreds of lines, each tested against the shape twice)."""
-    flat = np.concatenate(polys)
-    bx, by, size = _bounds(flat)
-    px, py = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
-    starts = np.cumsum([0] + [len(p) for p in polys]).astype(np.int64)
+    px, py, starts = _flat(polys)
+    bx, by, size = _bounds(px, py)
     arcs, rng2.s = _mass_arcs(px, py, starts, float(bx), float(by), float(size), float(bias[0]), float(bias[1]),
                               bool(is_array), np.ascontiguousarray(lines, np.float64).reshape(-1, 5),
                               np.int64(rng2.s))
