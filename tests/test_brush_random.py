@@ -78,6 +78,24 @@ def test_angle_table_index_truncates_like_p5_brush():
     assert LUT_COS.dtype == np.float64 and float(np.float32(LUT_COS[7])) == LUT_COS[7]  # float32 values
 
 
+def test_angle_just_below_zero_indexes_the_nan_past_the_table_as_in_p5_brush():
+    """``angleToIdx(-3e-15)`` is ``~~((-3e-15 + 360) * 4)`` = 1440, one past p5.brush's tables, where JavaScript
+    reads undefined (NaN). A field angle of -2.9e-15 does reach it (three of the bench paintings), and reading
+    past our table found different memory in a fresh compile and a cached one: the pixels changed between runs.
+    Every index stays in [0, 1440], NaN and infinities truncate to 0 as ``~~`` does, compiled or not."""
+    assert LUT_COS.shape == LUT_SIN.shape == (1441,)
+    assert math.isnan(LUT_COS[1440]) and math.isnan(LUT_SIN[1440]) and np.isfinite(LUT_COS[:1440]).all()
+    for f in (lut_index, lut_index.py_func):
+        assert f(-2.895104827123048e-15) == 1440 and f(-1e-300) == 1440 and f(-720.0 - 1e-13) == 1439
+        assert f(math.nan) == 0 and f(math.inf) == 0 and f(-math.inf) == 0 and f(-720.0) == 0 and f(-0.0) == 0
+    angles = np.concatenate([np.random.default_rng(0).uniform(-5000, 5000, 2000), -np.logspace(-300, 3, 300),
+                             np.logspace(-300, 300, 300), [1e308, -1e308, 1080.0, 719.9999999999999]])
+    for a in angles:
+        assert 0 <= lut_index(float(a)) == lut_index.py_func(float(a)) <= 1440
+        if abs(a) < 1e6 and lut_index(float(a)) < 1440:  # the table's cosine (0.25-degree steps, truncated)
+            assert abs(math.cos(math.radians(float(a))) - LUT_COS[lut_index(float(a))]) < 0.005
+
+
 def test_fill_pools_take_1024_draws_in_gaussian_pairs():
     st = make_state(9)
     pools = fill_pools(st)

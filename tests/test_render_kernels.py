@@ -355,10 +355,10 @@ def _walk_reference(x, y, n, step, direction, fgrid, wiggle, res, width, height)
 
     xs, ys = [x], [y]
     for _ in range(n):
-        col = math.floor((x + width / 2) / res + 0.5)
-        row = math.floor((y + height / 2) / res + 0.5)
+        col = np.floor((x + width / 2) / res + 0.5)  # numpy's floor: a NaN position stays NaN, and is outside
+        row = np.floor((y + height / 2) / res + 0.5)
         if 0 <= col < fgrid.shape[0] and 0 <= row < fgrid.shape[1]:
-            li = lut_index.py_func(float(fgrid[col, row] * wiggle - direction))
+            li = lut_index.py_func(float(fgrid[int(col), int(row)] * wiggle - direction))
             x += step * float(LUT_COS[li])
             y += step * float(LUT_SIN[li])
         xs.append(x)
@@ -386,6 +386,58 @@ def test_walk_through_a_field_matches_a_lookup_per_step(res, step, start):
     cells = set(zip(np.floor((xs + w / 2) / res + 0.5), np.floor((ys + h / 2) / res + 0.5)))
     assert len(cells) > 20
     assert xs[-1] == xs[-2] and ys[-1] == ys[-2]  # left the field: stalled
+
+
+def test_a_walker_turned_by_the_nan_past_the_table_stops_and_its_stroke_ends_there():
+    """A field angle of -2.9e-15 turns a walker by ``lut_index``'s index 1440, where p5.brush reads NaN: the walker
+    moves to NaN and stays there (outside the field), and nothing is stamped at NaN, so the stroke ends where it
+    turned, as the browser draws it (``arch_bridge``'s flowLines). Before, the read went past the table."""
+    from aquarelle.render.brush_random import make_state
+    from aquarelle.render.geometry import Walker, walk
+    from aquarelle.render.raster import stamp_discs
+    from aquarelle.render.strokes import StrokeStream, brush_params, paint_lines
+
+    res, w, h = 6.0, 600, 600
+    fgrid = np.zeros((int(w / res) + 1, int(h / res) + 1))
+    fgrid[80:, :] = -2.895104827123048e-15  # from canvas x = 80 x 6 - 300 - 3 = 177 on
+    z = np.zeros(1)
+    xs, ys, *_ = walk(100.0, 300.0, 300, 1.0, False, 0.0, z, z, np.zeros(2), np.ones(2), False, 0.0, fgrid, True,
+                      1.0, res, float(w), float(h))
+    want_x, want_y = _walk_reference(100.0, 300.0, 300, 1.0, 0.0, fgrid, 1.0, res, w, h)
+    assert np.array_equal(xs, want_x, equal_nan=True) and np.array_equal(ys, want_y, equal_nan=True)
+    k = int(np.isfinite(xs).sum())
+    assert 177 <= xs[k - 1] < 179 and np.isnan(xs[k:]).all() and np.isnan(ys[k:]).all() and k < 100
+
+    b = brush_params("marker", {}, 1.0)
+    reach = []
+    for grid in (fgrid, np.zeros_like(fgrid)):
+        mask = np.zeros((h, w), np.float32)
+        dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+        paint_lines(mask, dirty, np.array([[100.0, 300.0, 300.0, 0.0]]), b, 5.0, False, StrokeStream(make_state(3)),
+                    Walker(w, h, grid, True, 1.0, res), 1e9)
+        cols = np.nonzero(mask.any(axis=0))[0]
+        assert np.isfinite(mask).all() and mask.max() <= 255 and cols.size
+        assert cols.max() < dirty[2] <= cols.max() + 3  # the box: the stamps' squares (edge pixels may add 0)
+        reach.append(cols.max())
+    assert reach[0] < 190 and reach[1] > 250  # the turned stroke ends at the turn; the same stroke in a flat field
+
+    mask = np.zeros((20, 20), np.float32)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    stamp_discs(mask, np.array([math.nan, 5.0, math.nan]), np.array([5.0, math.nan, math.nan]), np.array([1.0, 6.0, 12.0]), np.array([0.5, 0.5, 0.5]), dirty)
+    assert not mask.any() and dirty[0] == 1 << 30  # a NaN stamp places nothing and grows no box
+
+    # a shape walked through such a field keeps only its finite vertices, as a canvas path ignores lineTo(NaN)
+    from aquarelle.render.geometry import Plot
+
+    plot = Plot("curve")
+    for a in (0.0, 0.0, 90.0, 180.0):  # heading 0 (so the turn is the field's -2.9e-15 alone) across x = 177
+        plot.add(a, 120.0)
+    plot.end(270.0)
+    v = Walker(w, h, fgrid, True, 1.0, res).gen_pol(plot, 100.0, 250.0, 0.3, np.random.default_rng(0))
+    flat = Walker(w, h, np.zeros_like(fgrid), True, 1.0, res).gen_pol(plot, 100.0, 250.0, 0.3,
+                                                                      np.random.default_rng(0))
+    assert 0 < len(v) < len(flat) and np.isfinite(v).all() and v[:, 0].max() < 179 < flat[:, 0].max()
+    assert np.array_equal(v, flat[:len(v)])  # the vertices before the turn, as without it
 
 
 @pytest.mark.parametrize("field", [False, True])

@@ -24,9 +24,11 @@ from ._jit import njit, njit_inline
 _M32 = 0xFFFFFFFF
 _INC = 0x6D2B79F5
 _TO_UNIT = 2.3283064365386963e-10  # 2^-32
-#: p5.brush's sin/cos tables: 1440 steps of 0.25 degrees, stored as float32 (``cLookup``/``sLookup``)
-LUT_COS = np.cos(np.arange(1440) * (2.0 * math.pi / 1440)).astype(np.float32).astype(np.float64)
-LUT_SIN = np.sin(np.arange(1440) * (2.0 * math.pi / 1440)).astype(np.float32).astype(np.float64)
+#: p5.brush's sin/cos tables: 1440 steps of 0.25 degrees, stored as float32 (``cLookup``/``sLookup``), and one
+#: entry past them, NaN: ``angleToIdx`` gives 1440 for an angle a hair below 0 (``lut_index``), and JavaScript
+#: reads ``undefined`` there, which is NaN once stored in ``cossin``'s Float32Array or used in arithmetic.
+LUT_COS = np.append(np.cos(np.arange(1440) * (2.0 * math.pi / 1440)).astype(np.float32).astype(np.float64), np.nan)
+LUT_SIN = np.append(np.sin(np.arange(1440) * (2.0 * math.pi / 1440)).astype(np.float32).astype(np.float64), np.nan)
 POOL = 512
 
 
@@ -98,18 +100,27 @@ def rr(st, a, b):
 
 @njit_inline
 def lut_index(angle):
-    """p5.brush's ``angleToIdx``: degrees to a table index (truncating, as ``~~`` does)."""
+    """p5.brush's ``angleToIdx``: degrees to a table index, truncating as ``~~`` does, so NaN (and the NaN that
+    an infinite angle's ``% 360`` gives) is 0.
+
+    The index is in [0, 1440]. An angle a hair below 0 (a field's -3e-15, say) gives 1440, as in p5.brush:
+    ``angle + 360`` rounds to 360. The tables' entry there is NaN, as JavaScript's read past its table is, so a
+    walker that turns by such an angle moves to NaN and stops there, and the rest of its stroke is not drawn,
+    as in the browser. (Before the NaN entry, that read went past the end of the table, and what it found
+    differed between a freshly compiled kernel and a cached one.)"""
     if angle < 0.0:
         if angle >= -360.0:
             return int((angle + 360.0) * 4.0)
-        return int((angle % 360.0) * 4.0)  # JS: a % 360, + 360 when negative (Python's % is already that)
-    if angle < 360.0:
+        v = angle % 360.0  # JS: a % 360, + 360 when negative (Python's % is already that)
+    elif angle < 360.0:
         return int(angle * 4.0)
-    if angle < 720.0:
+    elif angle < 720.0:
         return int((angle - 360.0) * 4.0)
-    if angle < 1080.0:
+    elif angle < 1080.0:
         return int((angle - 720.0) * 4.0)
-    return int((angle % 360.0) * 4.0)
+    else:
+        v = angle % 360.0  # NaN lands here too (every comparison is false)
+    return int(v * 4.0) if v == v else 0
 
 
 def cos_deg(angle: float) -> float:

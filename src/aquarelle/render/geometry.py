@@ -307,10 +307,14 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             if xc > bx0 and xc < bx1 and yc > by0 and yc < by1:
                 inside = True
             else:
-                col = int(math.floor((xc + half_w) / res + 0.5))  # Math.round, as p5.brush's Position rounds
-                row = int(math.floor((yc + half_h) / res + 0.5))
-                inside = col >= 0 and row >= 0 and col < ncol and row < nrow
+                fcol = math.floor((xc + half_w) / res + 0.5)  # Math.round, as p5.brush's Position rounds
+                frow = math.floor((yc + half_h) / res + 0.5)
+                # tested as floats: a NaN position (a turn by ``lut_index``'s NaN entry) is outside, as in
+                # p5.brush, and is never converted to an integer
+                inside = fcol >= 0.0 and frow >= 0.0 and fcol < ncol and frow < nrow
                 if inside:
+                    col = int(fcol)
+                    row = int(frow)
                     fa = fgrid[col, row] * wiggle
                     # positions that round to (col, row), less a margin far above the rounding error of either test
                     bx0 = (col - 0.5) * res - half_w + 1e-6
@@ -440,4 +444,6 @@ class Walker:
         v = _select_vertices(xs, ys, idx, seg, float(side), r)
         v[:, 0] -= hw
         v[:, 1] -= hh
-        return v
+        # a walker that turned by ``lut_index``'s NaN entry sits at NaN: its vertices are left out, as a canvas
+        # path ignores a ``lineTo`` to NaN
+        return v if np.isfinite(v).all() else v[np.isfinite(v).all(axis=1)]

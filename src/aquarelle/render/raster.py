@@ -255,7 +255,9 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         x = xs[k]
         y = ys[k]
         a = alphas[k]
-        if a <= 0.0:
+        # a GPU draws no point at a NaN position (a walker that turned by ``lut_index``'s NaN entry), and the
+        # pixel range below must never come from one
+        if a <= 0.0 or not (abs(x) < 1e300 and abs(y) < 1e300):
             continue
         if a > 0.999:
             a = 0.999
@@ -316,7 +318,7 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
         y = ys[k]
         a = min(alphas[k], 0.999)
         s = sizes[k]
-        if a <= 0.0 or s <= 0.0:
+        if a <= 0.0 or s <= 0.0 or not (abs(x) < 1e300 and abs(y) < 1e300):  # no stamp at NaN (``stamp_discs``)
             continue
         if s < 1.0:
             s = 1.0
