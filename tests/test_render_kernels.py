@@ -741,3 +741,45 @@ def test_hatch_lines_compiled_match_the_scanline_reference(angle, options, max_l
     assert len(got) > (5 if max_lines < 100 else 30)
     assert np.array_equal(got, want)
     assert np.array_equal(got_rng.st, want_rng.st)
+
+
+def _coverage_reference(c, q, x, y, inv):
+    """A big stamp's coverage of pixel (c, q) as p5.brush's point shader defines it, in float64 and written
+    plainly: 1 - smoothstep(0.5 - fw, 0.5 + fw, f), fw the analytic gradient of f, and 0 below 0.01."""
+    dxx, dyy = c + 0.5 - x, q + 0.5 - y
+    f = math.hypot(dxx * inv, dyy * inv)
+    fw = (abs(dxx) + abs(dyy)) * inv * inv / f if f > 0 else inv
+    if f >= 0.5 + fw:
+        return 0.0
+    if f <= 0.5 - fw:
+        return 1.0
+    t = (f - 0.5 + fw) / (2 * fw)
+    s = 1 - t * t * (3 - 2 * t)
+    return 0.0 if s < 0.01 else s
+
+
+def test_big_stamp_row_coverage_is_the_shaders_smoothstep():
+    """``_row_coverage`` multiplies the smoothstep through by f (one division) in float32; it must stay the
+    shader's coverage: within float32 rounding everywhere, exactly 1 on the centre pixel (f = 0) and inside,
+    exactly 0 outside, over stamps of 4-40 px on the GPU's 1/16-pixel grid."""
+    from aquarelle.render.raster import _row_coverage
+
+    rng = np.random.default_rng(1)
+    sv = np.zeros(700, np.float32)
+    worst, centres, flat = 0.0, 0, 0
+    for k in range(3000):
+        size = rng.uniform(4, 40)
+        x = np.floor(rng.uniform(0, 600) * 16 + 0.5) / 16
+        y = np.floor(rng.uniform(0, 600) * 16 + 0.5) / 16
+        r = size / 2
+        c0, c1 = math.ceil(x - r - 0.5), math.ceil(x + r - 0.5) - 1
+        q = int(rng.integers(math.ceil(y - r - 0.5), math.ceil(y + r - 0.5)))
+        if k % 10 == 0:
+            x, y, q = math.floor(x) + 0.5, q + 0.5, q  # the stamp centred on a pixel of this row: f = 0 there
+        _row_coverage(sv, c0, c1, q, x, y, 1.0 / size)
+        for i in range(c1 - c0 + 1):
+            want = _coverage_reference(c0 + i, q, x, y, 1.0 / size)
+            worst = max(worst, abs(float(sv[i]) - want))
+            flat += want in (0.0, 1.0) and sv[i] == want
+            centres += c0 + i + 0.5 == x and q + 0.5 == y and sv[i] == 1.0
+    assert worst < 5e-6 and centres >= 300 and flat > 20000

@@ -205,28 +205,34 @@ def _coverage(f, fw):
 
 @njit_vec
 def _row_coverage(sv, c0, c1, q, x, y, inv):
-    """``_coverage`` of pixels c0..c1 of row q under a stamp of size >= 4, into ``sv[:c1 - c0 + 1]``.
+    """``_coverage`` of pixels c0..c1 of row q under a stamp of size >= 4, into ``sv[:c1 - c0 + 1]`` (float32).
 
-    There ``fw`` is the analytic gradient of the point coordinate. Written branch-free (the f == 0 pixel
-    divides by zero, then takes ``inv``) so that LLVM vectorises the sqrt and divisions; vector sqrt and
-    division round exactly like scalar ones, so each value is the scalar formula's.
+    There ``fw`` is the analytic gradient of the point coordinate, ``a / f`` with ``a = (|dx| + |dy|) inv^2``.
+    Multiplied through by f, the smoothstep's tests and ramp need one division (by ``2a``) instead of two:
+    with ``p = f^2 - f/2``, the pixel is fully in where ``p + a <= 0`` (the stamp's centre pixel, f = 0,
+    included), out where ``p - a >= 0``, and in between ``t = (p + a) / 2a``. In float32 as the GPU's
+    fragment shader runs it, so a vector holds 16 pixels: a 12 px marker stamp's row is one vector, and the
+    loop is division- and sqrt-bound (it was 2 divisions and a sqrt per 8 pixels in float64).
     """
-    dyy = q + 0.5 - y
-    ady = abs(dyy)
-    dy = dyy * inv
+    one = np.float32(1.0)
+    half = np.float32(0.5)
+    dy = np.float32((q + 0.5 - y) * inv)
+    ady = np.float32(abs(q + 0.5 - y))
+    inv32 = np.float32(inv)
+    inv2 = np.float32(inv * inv)
+    xs = np.float32(c0 + 0.5 - x)
     for i in range(c1 - c0 + 1):
-        dxx = (c0 + i) + 0.5 - x
-        dx = dxx * inv
-        f = math.sqrt(dx * dx + dy * dy)
-        fw = (abs(dxx) + ady) * inv * inv / f
-        fw = fw if f > 0.0 else inv
-        lo = 0.5 - fw
-        hi = 0.5 + fw
-        t = (f - lo) / (hi - lo)
-        s = 1.0 - t * t * (3.0 - 2.0 * t)
-        s = 0.0 if s < 0.01 else s
-        s = 1.0 if f <= lo else s
-        sv[i] = 0.0 if f >= hi else s
+        dxx = xs + np.float32(i)
+        dx = dxx * inv32
+        f2 = dx * dx + dy * dy
+        f = np.sqrt(f2)
+        a = (abs(dxx) + ady) * inv2
+        p = f2 - half * f
+        t = (p + a) / (a + a)
+        s = one - t * t * (np.float32(3.0) - np.float32(2.0) * t)
+        s = np.float32(0.0) if s < np.float32(0.01) else s
+        s = np.float32(0.0) if p - a >= np.float32(0.0) else s
+        sv[i] = one if p + a <= np.float32(0.0) else s  # last: at f = 0 both tests hold (a = 0), and it is in
 
 
 @njit_inline
@@ -250,7 +256,7 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     p5.brush are lighter than full-strength dots. Big stamps take each row's coverage from ``_row_coverage``.
     """
     h, w = buf.shape
-    sv = np.empty(w + 8)
+    sv = np.empty(w + 16, np.float32)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
@@ -295,9 +301,9 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
                     if s != 0.0:  # a NaN coverage still blends in (NaN), as it always did
                         buf[q, c] = _over8(buf[q, c], a * s)
             continue
-        # coverage over whole 8-wide vectors (the spare columns are computed, never blended): a stamp row is
-        # 8-16 px, and the scalar remainder of the vector loop cost as much as the vectors
-        c1v = c0 + ((c1 - c0 + 8) & ~7) - 1
+        # coverage over whole 16-wide float32 vectors (the spare columns are computed, never blended): a stamp
+        # row is 8-16 px, and the scalar remainder of the vector loop cost as much as the vectors
+        c1v = c0 + ((c1 - c0 + 16) & ~15) - 1
         for q in range(q0, q1 + 1):
             _row_coverage(sv, c0, c1v, q, x, y, inv)
             # every pixel of the row is blended: a zero coverage adds floor(0.5) = 0, so the loop needs no branch
