@@ -307,10 +307,11 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             if xc > bx0 and xc < bx1 and yc > by0 and yc < by1:
                 inside = True
             else:
-                fcol = math.floor((xc + half_w) / res + 0.5)  # Math.round, as p5.brush's Position rounds
-                frow = math.floor((yc + half_h) / res + 0.5)
-                # tested as floats: a NaN position (a turn by ``lut_index``'s NaN entry) is outside, as in
-                # p5.brush, and is never converted to an integer
+                fcol = np.floor((xc + half_w) / res + 0.5)  # Math.round, as p5.brush's Position rounds
+                frow = np.floor((yc + half_h) / res + 0.5)
+                # tested as floats (numpy's floor stays a float; numba's math.floor is an integer): a NaN
+                # position (a turn by ``lut_index``'s NaN entry) is outside, as in p5.brush, and is never
+                # converted to an integer
                 inside = fcol >= 0.0 and frow >= 0.0 and fcol < ncol and frow < nrow
                 if inside:
                     col = int(fcol)
