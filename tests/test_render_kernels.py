@@ -783,3 +783,38 @@ def test_big_stamp_row_coverage_is_the_shaders_smoothstep():
             flat += want in (0.0, 1.0) and sv[i] == want
             centres += c0 + i + 0.5 == x and q + 0.5 == y and sv[i] == 1.0
     assert worst < 5e-6 and centres >= 300 and flat > 20000
+
+
+def test_unit_stamps_by_table_match_the_quad_difference_coverage():
+    """Thin pencils stamp at size 1 (every stamp of ``tree_mass`` and ``hatching``), which ``stamp_discs`` looks
+    up in a table by quad parity and 1/16-px offset. Against the general formula written out per stamp (the
+    pixel whose centre lies in the half-open unit square, ``_point_f`` at it and its quad neighbours,
+    ``_coverage``, the 8-bit blend), over stamps on and off every edge of a small mask, piled on each other."""
+    from aquarelle.render.raster import _coverage, _point_f, stamp_discs
+
+    rng = np.random.default_rng(11)
+    n = 4000
+    xs = np.round(rng.uniform(-2, 34, n) * 16) / 16 + rng.choice([0.0, 0.01, -0.02, 0.5 / 16], n)
+    ys = np.round(rng.uniform(-2, 26, n) * 16) / 16 + rng.choice([0.0, 0.03, -0.01], n)
+    ds = rng.choice([0.2, 0.7, 1.0], n)
+    als = rng.uniform(0.0, 1.2, n)
+    mask = np.zeros((24, 32), np.float32)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    stamp_discs(mask, xs, ys, ds, als, dirty)
+
+    want = np.zeros((24, 32), np.float32)
+    box = [1 << 30, 1 << 30, -(1 << 30), -(1 << 30)]
+    pf, cov = _point_f.py_func, _coverage.py_func
+    for x, y, a in zip(xs, ys, als):
+        x, y, a = math.floor(x * 16 + 0.5) / 16, math.floor(y * 16 + 0.5) / 16, min(a, 0.999)
+        c, q = math.ceil(x - 1.0), math.ceil(y - 1.0)  # the one centre in [x - 0.5, x + 0.5) x [y - 0.5, y + 0.5)
+        if a <= 0 or not (0 <= c < 32 and 0 <= q < 24):
+            continue
+        box = [min(box[0], c), min(box[1], q), max(box[2], c + 1), max(box[3], q + 1)]
+        f = pf(c, q, x, y, 1.0)
+        s = cov(f, abs(pf(c ^ 1, q, x, y, 1.0) - f) + abs(pf(c, q ^ 1, x, y, 1.0) - f))
+        if s != 0.0:
+            d = float(want[q, c])
+            want[q, c] = d + math.floor(a * s * (255.0 - d) + 0.5)
+    assert want.any() and (want > 100).any()  # piled up
+    assert np.array_equal(mask, want) and list(dirty) == box

@@ -246,6 +246,28 @@ def _over8(d, a):
 
 
 @njit
+def _unit_coverage():
+    """``stamp_discs``' coverage of a unit stamp's pixel, by quad parity (c & 1, q & 1) and the pixel centre's
+    offset from the stamp in 1/16 px (-8..7 each way, stored +8): the same ``_point_f`` and ``_coverage`` the
+    general path runs, on the same exact differences (positions are on the 1/16 grid), so the same values."""
+    out = np.empty(1024)
+    for par in range(4):
+        c = 2 + par // 2
+        q = 2 + par % 2
+        for i in range(16):
+            for j in range(16):
+                x = c + 0.5 - (i - 8) / 16.0
+                y = q + 0.5 - (j - 8) / 16.0
+                f = _point_f(c, q, x, y, 1.0)
+                fw = abs(_point_f(c ^ 1, q, x, y, 1.0) - f) + abs(_point_f(c, q ^ 1, x, y, 1.0) - f)
+                out[par * 256 + i * 16 + j] = _coverage(f, fw)
+    return out
+
+
+_UNIT = _unit_coverage()
+
+
+@njit
 def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     """Brush stamps as p5.brush's WebGL points, blended into a canvas-sized 8-bit alpha mask (``_over8``).
 
@@ -262,8 +284,8 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         y = ys[k]
         a = alphas[k]
         # a GPU draws no point at a NaN position (a walker that turned by ``lut_index``'s NaN entry), and the
-        # pixel range below must never come from one
-        if a <= 0.0 or not (abs(x) < 1e300 and abs(y) < 1e300):
+        # pixel range below must never come from one (nor from a position beyond int64, far off any canvas)
+        if a <= 0.0 or not (abs(x) < 1e15 and abs(y) < 1e15):
             continue
         if a > 0.999:
             a = 0.999
@@ -274,6 +296,21 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         # inks the pixel above/left of it unless it lies more than ~1/32 px past the edge)
         x = math.floor(x * 16.0 + 0.5) * 0.0625
         y = math.floor(y * 16.0 + 0.5) * 0.0625
+        if size == 1.0:
+            # a unit stamp (every thin pencil's) covers the one pixel (c, q) below, and its coverage depends only
+            # on its 1/16-px offset from that pixel's centre and on the pixel's quad parity: a table lookup
+            c = int(math.ceil(x)) - 1
+            q = int(math.ceil(y)) - 1
+            if c < 0 or c >= w or q < 0 or q >= h:
+                continue
+            dirty[0] = min(dirty[0], c)
+            dirty[1] = min(dirty[1], q)
+            dirty[2] = max(dirty[2], c + 1)
+            dirty[3] = max(dirty[3], q + 1)
+            s = _UNIT[_u(((c & 1) * 2 + (q & 1)) * 256 + int((c + 1.0 - x) * 16.0) * 16 + int((q + 1.0 - y) * 16.0))]
+            if s != 0.0:
+                buf[q, c] = _over8(buf[q, c], a * s)
+            continue
         # the pixels whose centres lie in the half-open square [x - r, x + r) x [y - r, y + r), as a GPU
         # rasterises a point: a 1 px stamp centred on a pixel edge lands in one pixel, not in both
         c0 = max(int(math.ceil(x - r - 0.5)), 0)
