@@ -758,31 +758,33 @@ def _coverage_reference(c, q, x, y, inv):
     return 0.0 if s < 0.01 else s
 
 
-def test_big_stamp_row_coverage_is_the_shaders_smoothstep():
-    """``_row_coverage`` multiplies the smoothstep through by f (one division) in float32; it must stay the
+def test_big_stamp_coverage_is_the_shaders_smoothstep():
+    """``_stamp_coverage`` multiplies the smoothstep through by f (one division) in float32; it must stay the
     shader's coverage: within float32 rounding everywhere, exactly 1 on the centre pixel (f = 0) and inside,
-    exactly 0 outside, over stamps of 4-40 px on the GPU's 1/16-pixel grid."""
-    from aquarelle.render.raster import _row_coverage
+    exactly 0 outside, over every row of stamps of 4-40 px on the GPU's 1/16-pixel grid."""
+    from aquarelle.render.raster import _stamp_coverage
 
     rng = np.random.default_rng(1)
-    sv = np.zeros(700, np.float32)
+    sv = np.zeros((42, 700), np.float32)
     worst, centres, flat = 0.0, 0, 0
-    for k in range(3000):
+    for k in range(600):
         size = rng.uniform(4, 40)
         x = np.floor(rng.uniform(0, 600) * 16 + 0.5) / 16
         y = np.floor(rng.uniform(0, 600) * 16 + 0.5) / 16
+        if k % 10 == 0:
+            x, y = math.floor(x) + 0.5, math.floor(y) + 0.5  # centred on a pixel: f = 0 there
         r = size / 2
         c0, c1 = math.ceil(x - r - 0.5), math.ceil(x + r - 0.5) - 1
-        q = int(rng.integers(math.ceil(y - r - 0.5), math.ceil(y + r - 0.5)))
-        if k % 10 == 0:
-            x, y, q = math.floor(x) + 0.5, q + 0.5, q  # the stamp centred on a pixel of this row: f = 0 there
-        _row_coverage(sv, c0, c1, q, x, y, 1.0 / size)
-        for i in range(c1 - c0 + 1):
-            want = _coverage_reference(c0 + i, q, x, y, 1.0 / size)
-            worst = max(worst, abs(float(sv[i]) - want))
-            flat += want in (0.0, 1.0) and sv[i] == want
-            centres += c0 + i + 0.5 == x and q + 0.5 == y and sv[i] == 1.0
-    assert worst < 5e-6 and centres >= 300 and flat > 20000
+        q0, q1 = math.ceil(y - r - 0.5), math.ceil(y + r - 0.5) - 1
+        _stamp_coverage(sv, c0, c1, q0, q1, x, y, 1.0 / size)
+        for q in range(q0, q1 + 1):
+            for i in range(c1 - c0 + 1):
+                want = _coverage_reference(c0 + i, q, x, y, 1.0 / size)
+                got = sv[q - q0, i]
+                worst = max(worst, abs(float(got) - want))
+                flat += want in (0.0, 1.0) and got == want
+                centres += c0 + i + 0.5 == x and q + 0.5 == y and got == 1.0
+    assert worst < 5e-6 and centres >= 60 and flat > 100000
 
 
 def test_unit_stamps_by_table_match_the_quad_difference_coverage():

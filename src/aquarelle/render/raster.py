@@ -204,8 +204,9 @@ def _coverage(f, fw):
 
 
 @njit_vec
-def _row_coverage(sv, c0, c1, q, x, y, inv):
-    """``_coverage`` of pixels c0..c1 of row q under a stamp of size >= 4, into ``sv[:c1 - c0 + 1]`` (float32).
+def _stamp_coverage(sv, c0, c1, q0, q1, x, y, inv):
+    """``_coverage`` of pixels c0..c1 of rows q0..q1 under a stamp of size >= 4, into ``sv[q - q0, :c1 - c0 + 1]``
+    (float32): the whole stamp in one call, its rows one vector loop each.
 
     There ``fw`` is the analytic gradient of the point coordinate, ``a / f`` with ``a = (|dx| + |dy|) inv^2``.
     Multiplied through by f, the smoothstep's tests and ramp need one division (by ``2a``) instead of two:
@@ -216,23 +217,25 @@ def _row_coverage(sv, c0, c1, q, x, y, inv):
     """
     one = np.float32(1.0)
     half = np.float32(0.5)
-    dy = np.float32((q + 0.5 - y) * inv)
-    ady = np.float32(abs(q + 0.5 - y))
     inv32 = np.float32(inv)
     inv2 = np.float32(inv * inv)
     xs = np.float32(c0 + 0.5 - x)
-    for i in range(c1 - c0 + 1):
-        dxx = xs + np.float32(i)
-        dx = dxx * inv32
-        f2 = dx * dx + dy * dy
-        f = np.sqrt(f2)
-        a = (abs(dxx) + ady) * inv2
-        p = f2 - half * f
-        t = (p + a) / (a + a)
-        s = one - t * t * (np.float32(3.0) - np.float32(2.0) * t)
-        s = np.float32(0.0) if s < np.float32(0.01) else s
-        s = np.float32(0.0) if p - a >= np.float32(0.0) else s
-        sv[i] = one if p + a <= np.float32(0.0) else s  # last: at f = 0 both tests hold (a = 0), and it is in
+    for q in range(q0, q1 + 1):
+        dy = np.float32((q + 0.5 - y) * inv)
+        ady = np.float32(abs(q + 0.5 - y))
+        uq = _u(q - q0)
+        for i in range(c1 - c0 + 1):
+            dxx = xs + np.float32(i)
+            dx = dxx * inv32
+            f2 = dx * dx + dy * dy
+            f = np.sqrt(f2)
+            a = (abs(dxx) + ady) * inv2
+            p = f2 - half * f
+            t = (p + a) / (a + a)
+            s = one - t * t * (np.float32(3.0) - np.float32(2.0) * t)
+            s = np.float32(0.0) if s < np.float32(0.01) else s
+            s = np.float32(0.0) if p - a >= np.float32(0.0) else s
+            sv[uq, _u(i)] = one if p + a <= np.float32(0.0) else s  # last: at f = 0 both tests hold (a = 0): in
 
 
 @njit_inline
@@ -275,10 +278,14 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     ``1 - smoothstep(0.5 - fw, 0.5 + fw, |coord - 0.5|)`` with ``fw`` the 2x2-quad finite
     difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
     stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
-    p5.brush are lighter than full-strength dots. Big stamps take each row's coverage from ``_row_coverage``.
+    p5.brush are lighter than full-strength dots. Big stamps take their coverage from ``_stamp_coverage``.
     """
     h, w = buf.shape
-    sv = np.empty(w + 16, np.float32)
+    # the big stamps' coverage, a row per stamp row (rows for the biggest stamp, clipped to the canvas)
+    dmax = 0.0
+    for k in range(diams.shape[0]):
+        dmax = max(dmax, diams[k])
+    sv = np.empty((min(int(dmax) + 2, h) if dmax >= 4.0 else 1, w + 16), np.float32)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
@@ -341,14 +348,15 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         # coverage over whole 16-wide float32 vectors (the spare columns are computed, never blended): a stamp
         # row is 8-16 px, and the scalar remainder of the vector loop cost as much as the vectors
         c1v = c0 + ((c1 - c0 + 16) & ~15) - 1
+        _stamp_coverage(sv, c0, c1v, q0, q1, x, y, inv)
         for q in range(q0, q1 + 1):
-            _row_coverage(sv, c0, c1v, q, x, y, inv)
             # every pixel of the row is blended: a zero coverage adds floor(0.5) = 0, so the loop needs no branch
             # and vectorises
             uq = _u(q)
+            us = _u(q - q0)
             for i in range(c1 - c0 + 1):
                 c = _u(c0 + i)
-                buf[uq, c] = _over8(buf[uq, c], a * sv[_u(i)])
+                buf[uq, c] = _over8(buf[uq, c], a * sv[us, _u(i)])
 
 
 @njit
