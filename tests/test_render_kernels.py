@@ -820,3 +820,20 @@ def test_unit_stamps_by_table_match_the_quad_difference_coverage():
             want[q, c] = d + math.floor(a * s * (255.0 - d) + 0.5)
     assert want.any() and (want > 100).any()  # piled up
     assert np.array_equal(mask, want) and list(dirty) == box
+
+
+@pytest.mark.parametrize("shape", [(40, 60), (60, 40), (7, 300)])
+def test_a_stamp_bigger_than_the_canvas_covers_it_whole(shape):
+    """The big-stamp coverage buffer is sized from the batch's biggest stamp, clipped to the canvas: a stamp
+    far wider than the mask (and one half off it) must still cover every pixel it reaches, fully inside."""
+    from aquarelle.render.raster import stamp_discs
+
+    h, w = shape
+    mask = np.zeros(shape, np.float32)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    stamp_discs(mask, np.array([w / 2, 5.0, -600.0]), np.array([h / 2, 3.0, h / 2]), np.array([2000.0, 6.0, 1500.0]),
+                np.array([0.5, 0.0, 0.25]), dirty)
+    # the whole mask at 0.5 (128 levels), then the half-off stamp over the pixels it reaches at 0.25
+    assert list(dirty) == [0, 0, w, h]
+    reach = np.arange(w) + 0.5 < -600.0 + 750.0 - 1.0  # well inside the second stamp
+    assert (mask[:, ~reach] >= 128).all() and (mask[:, reach] == 128 + math.floor(0.25 * 127 + 0.5)).all()

@@ -281,11 +281,13 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     p5.brush are lighter than full-strength dots. Big stamps take their coverage from ``_stamp_coverage``.
     """
     h, w = buf.shape
-    # the big stamps' coverage, a row per stamp row (rows for the biggest stamp, clipped to the canvas)
+    # the big stamps' coverage, a row per stamp row: room for the biggest stamp (clipped to the canvas), and its
+    # rows padded to whole 16-wide vectors
     dmax = 0.0
     for k in range(diams.shape[0]):
         dmax = max(dmax, diams[k])
-    sv = np.empty((min(int(dmax) + 2, h) if dmax >= 4.0 else 1, w + 16), np.float32)
+    span = min(int(dmax) + 2, max(h, w)) if dmax >= 4.0 else 1
+    sv = np.empty((span, span + 16), np.float32)
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
