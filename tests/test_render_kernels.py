@@ -394,7 +394,7 @@ def test_a_walker_turned_by_the_nan_past_the_table_stops_and_its_stroke_ends_the
     turned, as the browser draws it (``arch_bridge``'s flowLines). Before, the read went past the table."""
     from aquarelle.render.brush_random import make_state
     from aquarelle.render.geometry import Walker, walk
-    from aquarelle.render.raster import stamp_discs
+    from aquarelle.render.raster import stamp_discs, stamp_tips
     from aquarelle.render.strokes import StrokeStream, brush_params, paint_lines
 
     res, w, h = 6.0, 600, 600
@@ -425,6 +425,9 @@ def test_a_walker_turned_by_the_nan_past_the_table_stops_and_its_stroke_ends_the
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
     stamp_discs(mask, np.array([math.nan, 5.0, math.nan]), np.array([5.0, math.nan, math.nan]), np.array([1.0, 6.0, 12.0]), np.array([0.5, 0.5, 0.5]), dirty)
     assert not mask.any() and dirty[0] == 1 << 30  # a NaN stamp places nothing and grows no box
+    stamp_tips(mask, np.array([math.nan, 5.0, 1e300]), np.array([5.0, math.nan, 5.0]), np.full(3, 8.0),
+               np.full(3, 0.5), np.zeros(3), np.ones((4, 4)), dirty)  # nor does a custom tip
+    assert not mask.any() and dirty[0] == 1 << 30
 
     # a shape walked through such a field keeps only its finite vertices, as a canvas path ignores lineTo(NaN)
     from aquarelle.render.geometry import Plot

@@ -371,7 +371,7 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
         y = ys[k]
         a = min(alphas[k], 0.999)
         s = sizes[k]
-        if a <= 0.0 or s <= 0.0 or not (abs(x) < 1e300 and abs(y) < 1e300):  # no stamp at NaN (``stamp_discs``)
+        if a <= 0.0 or s <= 0.0 or not (abs(x) < 1e15 and abs(y) < 1e15):  # none at NaN (see ``stamp_discs``)
             continue
         if s < 1.0:
             s = 1.0
