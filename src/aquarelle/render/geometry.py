@@ -447,4 +447,5 @@ class Walker:
         v[:, 1] -= hh
         # a walker that turned by ``lut_index``'s NaN entry sits at NaN: its vertices are left out, as a canvas
         # path ignores a ``lineTo`` to NaN
-        return v if np.isfinite(v).all() else v[np.isfinite(v).all(axis=1)]
+        ok = np.isfinite(v).all(axis=1)
+        return v if ok.all() else v[ok]

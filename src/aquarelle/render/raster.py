@@ -180,6 +180,14 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
         dirty[3] = r1 + 1 + oy
 
 
+@njit_inline
+def _placeable(x, y):
+    """Whether a stamp at (x, y) can be placed: a GPU draws no point at a NaN position (a walker that turned by
+    ``lut_index``'s NaN entry), and a stamp's pixel range must never come from one, nor from a position beyond
+    int64 (far off any canvas)."""
+    return abs(x) < 1e15 and abs(y) < 1e15
+
+
 @njit
 def _point_f(px, py, x, y, inv):
     dx = (px + 0.5 - x) * inv
@@ -292,9 +300,7 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         x = xs[k]
         y = ys[k]
         a = alphas[k]
-        # a GPU draws no point at a NaN position (a walker that turned by ``lut_index``'s NaN entry), and the
-        # pixel range below must never come from one (nor from a position beyond int64, far off any canvas)
-        if a <= 0.0 or not (abs(x) < 1e15 and abs(y) < 1e15):
+        if a <= 0.0 or not _placeable(x, y):
             continue
         if a > 0.999:
             a = 0.999
@@ -371,7 +377,7 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
         y = ys[k]
         a = min(alphas[k], 0.999)
         s = sizes[k]
-        if a <= 0.0 or s <= 0.0 or not (abs(x) < 1e15 and abs(y) < 1e15):  # none at NaN (see ``stamp_discs``)
+        if a <= 0.0 or s <= 0.0 or not _placeable(x, y):
             continue
         if s < 1.0:
             s = 1.0
