@@ -69,25 +69,103 @@ def _mix_reference(bg: np.ndarray, pig: np.ndarray, t: np.ndarray) -> np.ndarray
     return np.array([[mix._compand8(float(v)) for v in row] for row in rgb])
 
 
+def _unpack(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, np.int64)
+    return np.stack([v >> 16, (v >> 8) & 255, v & 255], axis=-1)
+
+
+def _batch_mix(bg: np.ndarray, tq: np.ndarray, pig, is_brush: bool = False, dark_pig=None) -> np.ndarray:
+    """``mix._mix_batch`` of backgrounds ``bg`` (n x 3) at ratios ``tq`` (t x 1020) with one pigment, as RGB rows;
+    ``dark_pig(alpha)`` gives a brush's darkened pigment above alpha 0.7."""
+    n = len(bg)
+    keys = ((bg[:, 0] << 16 | bg[:, 1] << 8 | bg[:, 2]) << 10 | tq).astype(np.int64)
+    kp = np.zeros((1, mix.NB), np.float32)
+    lump = mix._spectrum(*(mix.LIN_LUT[v] for v in pig), kp, 0)
+    dk = np.zeros((256, mix.NB), np.float32)
+    dlum = np.zeros(256)
+    if dark_pig is not None:
+        for av in range(256):
+            if av / 255 > 0.7:
+                dlum[av] = mix._spectrum(*(mix.LIN_LUT[v] for v in dark_pig(av)), dk, av)
+    out = np.zeros(n, np.int64)
+    mix._mix_batch(keys, n, is_brush, kp[0], lump, dk, dlum, np.zeros((mix._MB_ROWS, n), np.float32), out)
+    return _unpack(out)
+
+
 @pytest.mark.parametrize("dark", [False, True])
 def test_mix_on_merged_bands_matches_all_38_bands(dark):
     """The compiled mix (24 merged bands, float32) against spectral.js's 38-band mix in float64: no channel off
-    by more than one 8-bit level, and nearly all exact (dark backgrounds, where K/S is steepest, included)."""
+    by more than one 8-bit level, and nearly all exact. On dark backgrounds, where K/S is steepest, about 1 in 400
+    is a level off (over 20,000: 99.74% exact, and 99.72% for the one-at-a-time float64-spectrum mix before it);
+    elsewhere 1 in 4000."""
     rng = np.random.default_rng(7 + dark)
     n = 3000
     bg = rng.integers(0, 30 if dark else 256, (n, 3))
     pig = rng.integers(0, 256, (n, 3))
-    t = rng.integers(1, 1021, n) / 1020.0
-    ks = np.zeros((2, mix.NB), np.float32)
-    got = np.empty((n, 3), np.int64)
-    for i in range(n):
-        lb = mix._spectrum(*(mix.LIN_LUT[v] for v in bg[i]), ks, 0)
-        lp = mix._spectrum(*(mix.LIN_LUT[v] for v in pig[i]), ks, 1)
-        v = mix._mix(ks, 0, lb, ks, 1, lp, float(t[i]))
-        got[i] = (v >> 16, (v >> 8) & 255, v & 255)
-    d = np.abs(got - _mix_reference(bg, pig, t)).max(axis=1)
+    tq = rng.integers(1, 1021, n)
+    got = np.concatenate([_batch_mix(bg[i:i + 1], tq[i:i + 1], pig[i]) for i in range(n)])
+    d = np.abs(got - _mix_reference(bg, pig, tq / 1020.0)).max(axis=1)
     assert d.max() <= 1
-    assert (d == 0).mean() >= 0.998
+    assert (d == 0).mean() >= (0.995 if dark else 0.998)
+
+
+@pytest.mark.parametrize("is_brush", [False, True])
+def test_batched_mix_depends_on_its_key_alone(is_brush):
+    """The mix cache stores a batch's results as exact values for their keys, so a mix must come out the same
+    whatever batch it is computed in: alone, or at any place in batches of every length (vector bodies and
+    remainders), among brush mixes with and without the darkened pigment."""
+    rng = np.random.default_rng(3 + is_brush)
+    n = 700
+    bg = rng.integers(0, 256, (n, 3))
+    tq = rng.integers(1, 256, n) * 4 if is_brush else rng.integers(1, 1021, n)
+    pig = (200, 60, 90)
+    dark = (lambda av: (90, 20, 40)) if is_brush else None
+    alone = np.concatenate([_batch_mix(bg[i:i + 1], tq[i:i + 1], pig, is_brush, dark) for i in range(n)])
+    for m in (n, 1, 7, 16, 17, 63, 64, 65, 129):
+        for start in (0, 5, n - m):
+            got = _batch_mix(bg[start:start + m], tq[start:start + m], pig, is_brush, dark)
+            assert np.array_equal(got, alone[start:start + m]), (m, start)
+
+
+def test_brush_composite_matches_the_reference_mix_pixel_by_pixel():
+    """A brush mask composited through the cache and the batched mix (hits, misses shared by pixels with one key,
+    batches flushed across rows) against the reference mix of each pixel: t = alpha / 255, and above alpha 0.7
+    the pigment darkened as p5.brush's shader does. Untouched pixels keep their colour."""
+    rng = np.random.default_rng(11)
+    h, w = 30, 280
+    palette = rng.integers(0, 256, (6, 3))
+    canvas = palette[rng.integers(0, 6, (h, w))].astype(np.uint8)  # repeated backgrounds: cache hits
+    noisy = rng.random((h, w)) < 0.5
+    canvas[noisy] = rng.integers(0, 256, (int(noisy.sum()), 3))  # unique ones: misses
+    alpha = rng.choice([0, 40, 120, 178, 179, 200, 255], (h, w)).astype(np.float64)
+    alpha[rng.random((h, w)) < 0.3] = rng.integers(0, 256, 1)[0]
+    rgb = (40, 120, 200)
+    before = canvas.copy()
+    mix.composite_mask(canvas, alpha, (0, 0), (0, 0, w, h), rgb, True)
+
+    def darkened(av):
+        bl = 0.5 * (min(av / 255, 1.0) - 0.7)
+        return [min(255, int(max(c / 255 * (1 - bl) - 0.5 * bl, 0.0) * 255 + 0.5)) for c in rgb]
+
+    ys, xs = np.nonzero(alpha > 0)
+    av = alpha[ys, xs].astype(int)
+    pig = np.array([darkened(a) if a / 255 > 0.7 else rgb for a in av])
+    want = _mix_reference(before[ys, xs].astype(int), pig, av / 255.0)
+    d = np.abs(canvas[ys, xs].astype(int) - want).max(axis=1)
+    assert d.max() <= 1 and (d == 0).mean() >= 0.998
+    assert np.array_equal(canvas[alpha == 0], before[alpha == 0])
+    assert len(ys) > 3 * mix._BATCH  # more misses than one batch holds
+
+
+def test_composite_of_one_colour_waits_on_one_mix_across_many_rows():
+    """A uniform canvas under a uniform mask: one miss, then every pixel of every row waits on it or hits it,
+    so the waiting pixels fill their buffer long before the misses do; every pixel gets the one mix."""
+    h, w = 200, 300
+    canvas = np.full((h, w, 3), (230, 220, 200), np.uint8)
+    alpha = np.full((h, w), 150.0)
+    mix.composite_mask(canvas, alpha, (0, 0), (0, 0, w, h), (30, 60, 160), True)
+    want = _mix_reference(np.array([[230, 220, 200]]), np.array([[30, 60, 160]]), np.array([150 / 255]))[0]
+    assert np.array_equal(canvas.reshape(-1, 3), np.broadcast_to(want, (h * w, 3)))
 
 
 def _inside_nonzero(px: float, py: float, xs: np.ndarray, ys: np.ndarray) -> bool:
