@@ -195,6 +195,20 @@ def test_fill_stays_on_until_nofill_and_nostroke_stops_strokes():
     assert painted(t)[90:110, 90:110].mean() > 0.9 and painted(t)[38:42, 60:140].mean() > 0.5  # fill and outline
 
 
+def test_the_first_stroke_after_a_fill_loses_the_pending_wash():
+    """p5.brush's first-stroke quirk (``Compositor.begin``; checked against Chromium in the browser tests): a
+    watercolour fill, which composites itself, counts as the fill-mask composite before the first stroke, so the
+    wash pending at that stroke is never painted. Without the fill, the same wash is painted."""
+    wash = [("wash", ["#2979ff", 255]), ("rect", [120, 20, 60, 60]), ("noWash", [])]
+    line = [("set", ["marker", "#000000", 2]), ("line", [20, 180, 180, 180]), ("noStroke", [])]
+    fill = [*FILL, ("rect", [20, 20, 60, 60]), ("noFill", [])]
+    after_fill = painted(render(prog(*fill, *wash, *line)))
+    alone = painted(render(prog(("noStroke", []), *wash, *line)))
+    assert after_fill[40:60, 40:60].mean() > 0.5  # the fill (its texture leaves holes)
+    assert after_fill[40:60, 140:160].sum() == 0 and alone[40:60, 140:160].mean() > 0.8  # the wash: lost, painted
+    assert after_fill[175:185, 60:140].any() and alone[175:185, 60:140].any()  # the line, both times
+
+
 def test_scalebrushes_widens_strokes():
     thin = painted(render(prog(("set", ["marker", "#000000", 2]), ("line", [20, 100, 180, 100])))).sum()
     wide = painted(render(prog(("scaleBrushes", [3]), ("set", ["marker", "#000000", 2]),

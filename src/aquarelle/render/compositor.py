@@ -76,6 +76,11 @@ class Compositor:
                 self.fill_blended = True
         self.clear(which)
 
+    def painted_fill(self) -> None:
+        """A watercolour fill composites itself onto the canvas (``fill.paint_fill``), not through the fill mask;
+        for ``begin``'s first-stroke quirk it counts as a fill-mask composite all the same, as in p5.brush."""
+        self.fill_blended = True
+
     def blend(self, color: str | None, last: bool = False) -> None:
         brush_mask = self.is_brush is True
         mine, other = ("brush", "fill") if brush_mask else ("fill", "brush")

@@ -266,7 +266,7 @@ class _Painter:
         self.mix.blend(st.fill.color, last=True)
         paint_fill(self.mix.canvas, self.scratch, verts, st.fill, rgb_of(st.fill.color),
                    self.brush_rng, self.pools)
-        self.mix.fill_blended = True  # the fill composited itself, as p5.brush's does (Compositor.begin)
+        self.mix.painted_fill()
 
     def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
         h = st.hatch
