@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, dist, fill_pools, gauss, hash_seed, js_hypot,
-                                           js_string, lut_index, make_state, rnd)
+from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, advance, dist, draws, fill_pools, gauss, hash_seed,
+                                           js_hypot, js_string, lut_index, make_state, rnd)
 
 
 def test_seed_hash_and_first_draws_are_p5_brushs():
@@ -33,6 +33,16 @@ def test_stream2_blocks_continue_the_single_draws():
     a, b = Stream2(5), Stream2(5)
     one = [a.random() for _ in range(7)]
     assert np.array_equal(b.block(3), one[:3]) and np.array_equal(b.random(4), one[3:])
+
+
+def test_numbers_drawn_ahead_are_the_streams_next_and_advance_skips_them():
+    st = make_state(3)
+    s0 = int(st[0])
+    ahead = np.empty(1000)
+    draws(s0, ahead)
+    one = [rnd(st) for _ in range(1000)]
+    assert ahead.tolist() == one and len(set(one)) == 1000
+    assert advance(s0, 1000) == int(st[0]) and advance(s0, 0) == s0
 
 
 def test_gaussian_keeps_its_second_value_and_reseeding_forgets_it():

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit, njit_inline
-from .brush_random import LUT_COS, LUT_SIN, draw, gauss, js_hypot, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, advance, draw, draws, gauss, js_hypot, lut_index, rnd, rr
 from .geometry import _calc_angle, arc_arrays, visible_steps, walk
 from .raster import stamp_discs, stamp_tips
 
@@ -411,6 +411,16 @@ def _step_pressures(n, length, step, custom, pmin, pmax, pa, pb, pc, ct, cs, ck,
     return out
 
 
+#: how many numbers a pencil-type stroke draws ahead at a time (``brush_random.draws``)
+_AHEAD = 1024
+
+
+@njit_inline
+def _between(u, a, b):
+    """A uniform u in [0, 1) as ``rr(st, a, b)`` scales it."""
+    return a + u * (b - a)
+
+
 @njit
 def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_pres, has_plot, direction,
                    length, step, ex, ey, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom,
@@ -465,6 +475,10 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                 npool[0] += 1
             npl = npool[0]
             ss = np.int64(st[0])  # the stream's state in a register for the steps (``brush_random.draw``)
+            # kind 0's numbers drawn ahead: ub[up:] are the stream's next uniforms after state ss
+            ub = np.empty(min(_AHEAD, 6 * n) if kind == 0 else 0)
+            draws(ss, ub)
+            up = 0
             for i in range(n):
                 j = i - k0
                 p = max(pres[i], 1e-3)
@@ -472,11 +486,15 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                 x = xs[j] if show else 0.0
                 y = ys[j] if show else 0.0
                 if kind == 0:
-                    ss, u = draw(ss, 0.0, 1.0)
-                    if u >= grain * p:
+                    # the step's numbers come from ``ub``, drawn ahead in bulk (``draws``): at most six a step
+                    if up > ub.shape[0] - 6:
+                        ss = advance(ss, up)
+                        draws(ss, ub[:min(ub.shape[0], 6 * (n - i))])
+                        up = 0
+                    if ub[up] >= grain * p:  # (``draw(ss, 0.0, 1.0)`` is the uniform itself)
+                        up += 1
                         continue
-                    ss, u = draw(ss, 0.0, 1.0)
-                    g = pool[int(u * npl)]
+                    g = pool[int(ub[up + 1] * npl)]
                     v = vib * (sharp + ((1.0 - sharp) * g) / p)
                     if has_plot:
                         li = lut_index(heading[i])
@@ -485,14 +503,11 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     else:
                         c = dcos
                         s = dsin
-                    ss, u = draw(ss, -1.0, 1.0)
-                    perp = v * u
-                    ss, u = draw(ss, -1.0, 1.0)
-                    along = 0.3 * v * u
-                    ss, u = draw(ss, 0.85, 1.15)
-                    diam = p * p * bweight * u * weight
-                    ss, u = draw(ss, 0.75, 1.1)
-                    a = (0.9 if p < 0.9 else p) * alpha * u
+                    perp = v * _between(ub[up + 2], -1.0, 1.0)
+                    along = 0.3 * v * _between(ub[up + 3], -1.0, 1.0)
+                    diam = p * p * bweight * _between(ub[up + 4], 0.85, 1.15) * weight
+                    a = (0.9 if p < 0.9 else p) * alpha * _between(ub[up + 5], 0.75, 1.1)
+                    up += 6
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + perp * s + along * c, y + perp * c - along * s, diam, a,
                                  0.0)
@@ -516,7 +531,7 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     ss = np.int64(st[0])
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + rx, y + ry, weight * bweight * p, a, ang)
-            st[0] = ss
+            st[0] = advance(ss, up) if kind == 0 else ss
             # the cache the steps leave: counted since its last recomputation, every 10 steps
             pstate[0] = float((n - 1) % 10 + 1) if n > 0 else 10.0
             pstate[1] = pres[n - 1] if n > 0 else math.nan
