@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, advance, dist, draws, fill_pools, gauss, hash_seed,
-                                           js_hypot, js_string, lut_index, make_state, rnd)
+from aquarelle.render.brush_random import (LUT_COS, LUT_SIN, Stream2, advance, dist, draws, fill_pools, gauss,
+                                           hash_seed, js_hypot, js_string, lut_index, make_state, rnd)
 
 
 def test_seed_hash_and_first_draws_are_p5_brushs():

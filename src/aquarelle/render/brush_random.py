@@ -102,6 +102,12 @@ def advance(s, k):
 
 
 @njit_inline
+def between(u, a, b):
+    """A uniform u from ``draws`` scaled as ``rr(st, a, b)`` and ``draw(s, a, b)`` scale theirs."""
+    return a + u * (b - a)
+
+
+@njit_inline
 def rnd(st):
     """Mulberry32: a uniform float in [0, 1)."""
     s = (np.int64(st[0]) + _INC) & _M32

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
-from .brush_random import LUT_COS, LUT_SIN, POOL, draw, gauss_draw, js_hypot, lut_index, rr
+from .brush_random import LUT_COS, LUT_SIN, POOL, advance, between, draw, draws, gauss_draw, js_hypot, lut_index, rr
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -106,7 +106,11 @@ def _grow(p, f, st, bleed, outdeg, cap, pools, flip):
             o[3, i] = 1.0 - t[3, i]
         return o
     o = np.empty((4, 2 * n))
-    ss = np.int64(st[0])  # the stream's state in a register for the loop (four draws per vertex)
+    # the loop's numbers (four per displaced vertex) drawn ahead in one vectorised block (``draws``)
+    ss = np.int64(st[0])
+    ub = np.empty(4 * n)
+    draws(ss, ub)
+    up = 0
     for i in range(n):
         j = i + 1 if i + 1 < n else 0
         ui = _u(2 * i)
@@ -131,21 +135,19 @@ def _grow(p, f, st, bleed, outdeg, cap, pools, flip):
             o[2, uo] = mi
         else:
             # the edge turned by -+90 deg + U(-5, 5) deg, cos/sin from p5.brush's tables
-            ss, u = draw(ss, -1.0, 1.0)
+            u = between(ub[up], -1.0, 1.0)
             k = _u(lut_index((outdeg if di else -outdeg) + u * 5.0))  # >= 0: no wraparound test
             c = LUT_COS[k]
             s = LUT_SIN[k]
             dx = c * sx + s * sy
             dy = c * sy - s * sx
-            ss, u = draw(ss, 0.0, 1.0)
-            ss, v = draw(ss, 0.65, 1.35)
-            dd = pools[0, _u(u * POOL)] * v * mod
-            ss, u = draw(ss, 0.0, 1.0)
+            dd = pools[0, _u(ub[up + 1] * POOL)] * between(ub[up + 2], 0.65, 1.35) * mod
             o[0, uo] = xi + sx * 0.5 + dx * dd
             o[1, uo] = yi + sy * 0.5 + dy * dd
-            o[2, uo] = mi + pools[1, _u(u * POOL)]
+            o[2, uo] = mi + pools[1, _u(ub[up + 3] * POOL)]
+            up += 4
         o[3, uo] = 1.0 if di else 0.0
-    st[0] = ss
+    st[0] = advance(ss, up)
     idx = 2 * n
     if cap > 0 and idx > cap:
         step = int(math.ceil(idx / cap))

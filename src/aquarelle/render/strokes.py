@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit, njit_inline
-from .brush_random import LUT_COS, LUT_SIN, advance, draw, draws, gauss, js_hypot, lut_index, rnd, rr
+from .brush_random import LUT_COS, LUT_SIN, advance, between, draw, draws, gauss, js_hypot, lut_index, rnd, rr
 from .geometry import _calc_angle, arc_arrays, visible_steps, walk
 from .raster import stamp_discs, stamp_tips
 
@@ -415,12 +415,6 @@ def _step_pressures(n, length, step, custom, pmin, pmax, pa, pb, pc, ct, cs, ck,
 _AHEAD = 1024
 
 
-@njit_inline
-def _between(u, a, b):
-    """A uniform u in [0, 1) as ``rr(st, a, b)`` scales it."""
-    return a + u * (b - a)
-
-
 @njit
 def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_pres, has_plot, direction,
                    length, step, ex, ey, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom,
@@ -503,10 +497,10 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     else:
                         c = dcos
                         s = dsin
-                    perp = v * _between(ub[up + 2], -1.0, 1.0)
-                    along = 0.3 * v * _between(ub[up + 3], -1.0, 1.0)
-                    diam = p * p * bweight * _between(ub[up + 4], 0.85, 1.15) * weight
-                    a = (0.9 if p < 0.9 else p) * alpha * _between(ub[up + 5], 0.75, 1.1)
+                    perp = v * between(ub[up + 2], -1.0, 1.0)
+                    along = 0.3 * v * between(ub[up + 3], -1.0, 1.0)
+                    diam = p * p * bweight * between(ub[up + 4], 0.85, 1.15) * weight
+                    a = (0.9 if p < 0.9 else p) * alpha * between(ub[up + 5], 0.75, 1.1)
                     up += 6
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + perp * s + along * c, y + perp * c - along * s, diam, a,
