@@ -368,14 +368,23 @@ def _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1):
     ss = np.int64(st[0])
     kept = st[1] != 0.0
     kv = st[2]
+    # the discs first, then their spans: the gaussians' log and square root then overlap across discs instead
+    # of waiting behind each disc's rows (whose loop lengths vary and mispredict)
+    dx = np.empty(n)
+    dy = np.empty(n)
+    dr = np.empty(n)
     for i in range(n):
         ss, kept, kv, gx = gauss_draw(ss, kept, kv)
-        x = midx + (gx * hx + 0.0)
+        dx[i] = midx + (gx * hx + 0.0)
         ss, kept, kv, gy = gauss_draw(ss, kept, kv)
-        y = midy + (gy * hy + 0.0)
+        dy[i] = midy + (gy * hy + 0.0)
         ss, rad = draw(ss, 0.03 * mins, 0.45 * mins)
+        dr[i] = rad / 2.0
+    for i in range(n):
         if i % 5 != 0:
-            r = rad / 2.0
+            x = dx[i]
+            y = dy[i]
+            r = dr[i]
             if x + r < x0 or x - r > x1 or y + r < y0 or y - r > y1:
                 continue
             span_disc(e, x, y, r, 1, x0, y0, x1, y1)
