@@ -525,7 +525,7 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     ss = np.int64(st[0])
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + rx, y + ry, weight * bweight * p, a, ang)
-            st[0] = advance(ss, up) if kind == 0 else ss
+            st[0] = advance(ss, up)  # (up stays 0 for the other kinds)
             # the cache the steps leave: counted since its last recomputation, every 10 steps
             pstate[0] = float((n - 1) % 10 + 1) if n > 0 else 10.0
             pstate[1] = pres[n - 1] if n > 0 else math.nan
