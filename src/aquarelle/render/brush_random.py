@@ -90,7 +90,7 @@ def draws(s, out):
     """The stream's next ``out.shape[0]`` uniforms from state ``s`` (``rnd``'s values, in order; the state is
     left alone: after k of them it is ``advance(s, k)``). Mulberry32 hashes a counter, so the numbers do not
     depend on each other and this loop runs on the vector units: a third of a scalar draw's cost, for the
-    stroke loops that draw several numbers per step."""
+    loops that draw several numbers per step or vertex (pencil strokes, a fill's ``_grow``)."""
     for k in range(out.shape[0]):
         out[k] = mulberry((s + (k + 1) * _INC) & _M32)
 

@@ -91,14 +91,14 @@ def _grow(p, f, st, bleed, outdeg, cap, pools, flip):
         pre = int(math.ceil(n * 2 / cap))
     if pre >= 2 and pre % 2 == 0:
         # every inserted vertex would be dropped by the cap: the trimmed polygon, with the draws p5.brush still makes
-        ss = np.int64(st[0])
+        # (their values unused: the stream only moves on, four numbers per vertex that would be displaced)
+        k = 0
         for i in range(n):
             if f < 997.0:
                 mod = t[2, i]
             if mod >= 0.05:
-                for _ in range(4):
-                    ss, _v = draw(ss, 0.0, 1.0)
-        st[0] = ss
+                k += 4
+        st[0] = advance(np.int64(st[0]), k)
         if not flip:
             return t
         o = t.copy()
