@@ -614,6 +614,93 @@ def test_arc_plot_matches_the_plot_built_segment_by_segment():
         assert got[1:] == (x + radius * cos_deg(start), y - radius * sin_deg(start))
 
 
+def _spline_reference(points, curvature, close):
+    """p5.brush ``_createSpline`` line by line in Python with ``Plot.add``/``end``, as ``spline_plot`` was before
+    its maths was compiled (``geometry._spline``)."""
+    from aquarelle.render.brush_random import cos_deg, dist, sin_deg
+    from aquarelle.render.geometry import Plot, calc_angle
+
+    pts = [[float(p[0]), float(p[1]), float(p[2]) if len(p) > 2 else 1.0] for p in points]
+    p = Plot("segments" if curvature == 0 else "curve")
+    if close and curvature != 0:
+        pts.append(pts[1])
+    done = pep = pep2 = 0.0
+    tep = pts[0][:2] if pts else None
+    n = len(pts)
+    for i in range(n - 1):
+        if curvature > 0 and i < n - 2:
+            p1, p2, p3 = pts[i], pts[i + 1], pts[i + 2]
+            d1, d2 = dist(p1[0], p1[1], p2[0], p2[1]), dist(p2[0], p2[1], p3[0], p3[1])
+            a1, a2 = calc_angle(p1[0], p1[1], p2[0], p2[1]), calc_angle(p2[0], p2[1], p3[0], p3[1])
+            adj = curvature * min(d1, d2, 0.5 * min(d1, d2))
+            dmax, s1, s2 = max(d1, d2), d1 - adj, d2 - adj
+            if math.floor(a1) == math.floor(a2):
+                p.add(a1, (0 if i == 0 else d1 - done) if close else d1 - done, p1[2])
+                if i == n - 3:
+                    p.add(a2, (0 if i == 0 else d2 - pep2) if close else d2, p2[2])
+                done = 0.0
+                if i == 0:
+                    pep, pep2, tep = d1, adj, pts[1][:2]
+            else:
+                q1 = (p2[0] - adj * cos_deg(-a1), p2[1] - adj * sin_deg(-a1))
+                q2 = (q1[0] + dmax * cos_deg(-a1 + 90), q1[1] + dmax * sin_deg(-a1 + 90))
+                q3 = (p2[0] + adj * cos_deg(-a2), p2[1] + adj * sin_deg(-a2))
+                q4 = (q3[0] + dmax * cos_deg(-a2 + 90), q3[1] + dmax * sin_deg(-a2 + 90))
+                arc_len = 0.0
+                dx1, dy1, dx2, dy2 = q2[0] - q1[0], q2[1] - q1[1], q4[0] - q3[0], q4[1] - q3[1]
+                den = dy2 * dx1 - dx2 * dy1
+                if den != 0:
+                    ua = (dx2 * (q1[1] - q3[1]) - dy2 * (q1[0] - q3[0])) / den
+                    radius = dist(q1[0], q1[1], q1[0] + ua * dx1, q1[1] + ua * dy1)
+                    half = dist(q1[0], q1[1], q3[0], q3[1]) / 2
+                    if radius > 0 and half <= radius:
+                        arc_len = 2 * math.pi * radius * (2 * math.asin(half / radius) * (180 / math.pi)) / 360
+                p.add(a1, (0 if i == 0 else s1 - done) if close else s1 - done, p1[2])
+                p.add(a1, arc_len, p1[2])
+                p.add(a2, ((pep - adj) if close else s2) if i == n - 3 else 0, p2[2])
+                done = adj
+                if i == 0:
+                    pep, pep2, tep = s1, adj, list(q1)
+            if i == n - 3:
+                p.end(a2, p2[2])
+        elif curvature == 0:
+            p1, p2 = pts[i], pts[i + 1]
+            a = calc_angle(p1[0], p1[1], p2[0], p2[1])
+            p.add(a, dist(p1[0], p1[1], p2[0], p2[1]), p2[2])
+            if i == n - 2:
+                p.end(a, 1.0)
+    if pts:
+        o = tep if (close and curvature != 0) else pts[0][:2]
+        p.origin = (float(o[0]), float(o[1]))
+    return p
+
+
+def test_spline_plot_matches_p5_brush_create_spline():
+    """``spline_plot`` (compiled maths) builds the same plot as ``_createSpline`` step by step: every segment
+    length, joint angle and pressure, the running lengths and the origin, open and closed, every curvature."""
+    from aquarelle.render.geometry import spline_plot
+
+    # a right angle with curvature 0.5: 75 px straight, a quarter arc of radius 25, 75 px straight
+    p = spline_plot([[0, 0], [100, 0], [100, 100]], 0.5)
+    assert p.segments == pytest.approx([75.0, 2 * math.pi * 25 / 4, 75.0])
+    assert p.angles == pytest.approx([0.0, 0.0, 270.0, 270.0])
+    assert p.origin == (0.0, 0.0) and p.length == pytest.approx(150 + 12.5 * math.pi)
+
+    rng = np.random.default_rng(5)
+    for trial in range(3000):
+        n = int(rng.choice([1, 2, 3, 4, 5, 8, 20]))
+        pts = [list(v) for v in (rng.choice([0.0, 10.0, 100.0], (n, 2)) if trial % 5 == 0
+                                 else rng.uniform(-50, 650, (n, 2)))]
+        if trial % 2:
+            pts = [v + [float(rng.uniform(0, 2))] for v in pts]
+        curvature = float(rng.choice([0.0, 0.5, 1.0, 0.2, -0.3, 3.0, rng.uniform(0, 1)]))
+        close = bool(trial % 3 == 0)
+        if close:
+            pts = pts + [list(pts[0])]
+        assert spline_plot(pts, curvature, close) == _spline_reference(pts, curvature, close), (pts, curvature, close)
+    assert spline_plot([], 0.5).length == 0.0
+
+
 def _mass_arcs_reference(polys, is_array, lines, bias, rr2):
     """p5.brush ``drawMassArcs`` line by line in Python (``rr2``: rng2's draws), as ``mass_arcs`` was before it
     was compiled."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field as dfield
 import numpy as np
 
 from ._jit import njit
-from .brush_random import LUT_COS, LUT_SIN, cos_deg, dist, lut_index, sin_deg
+from .brush_random import LUT_COS, LUT_SIN, cos_deg, js_hypot, lut_index, sin_deg
 
 
 @njit
@@ -77,81 +77,130 @@ class Plot:
 
 
 def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Plot:
-    """Port of p5.brush's ``_createSpline``: straight runs joined by circular arcs sized by curvature."""
-    pts = [[float(p[0]), float(p[1]), float(p[2]) if len(p) > 2 else 1.0] for p in points]
-    ptype = "segments" if curvature == 0 else "curve"
-    p = Plot(ptype)
-    if close and curvature != 0:
-        pts.append(pts[1])
+    """Port of p5.brush's ``_createSpline``: straight runs joined by circular arcs sized by curvature.
+
+    The maths runs compiled (``_spline``); a painting builds hundreds of these, and in Python their table
+    cos/sin and angle calls were 2-5% of a painting's render."""
+    n = len(points)
+    pts = np.empty((3, n))
+    for i, q in enumerate(points):
+        pts[0, i] = float(q[0])
+        pts[1, i] = float(q[1])
+        pts[2, i] = float(q[2]) if len(q) > 2 else 1.0
+    close = bool(close) and curvature != 0
+    if close:  # the spline runs on past its first point to close the curve
+        pts = np.concatenate([pts, pts[:, 1:2]], axis=1)
+    p = Plot("segments" if curvature == 0 else "curve")
+    if n == 0:
+        return p
+    seg, ang, pres, cum, end, origin = _spline(pts, float(curvature), close)
+    m = seg.shape[0]
+    p.segments = seg.tolist()
+    p.cum = cum[:m].tolist()
+    p.pres = pres.tolist()
+    p.length = float(cum[m]) if m else 0.0
+    # ``Plot.add``'s angles (each add replaces the last joint's with its own, twice) and ``Plot.end``'s
+    p.angles = ang.tolist() + [float(ang[m - 1])] if m else []
+    if end[0] != 0.0:
+        if p.angles:
+            p.angles[-1] = float(end[1])
+        else:
+            p.angles.append(float(end[1]))
+        p.pres.append(float(end[2]))
+    p.origin = (float(origin[0]), float(origin[1]))
+    return p
+
+
+@njit
+def _spline(pts, curvature, close):
+    """``spline_plot``'s segments: (lengths, joint angles (normalised), pressures, cumulative lengths (one more),
+    (ended, end angle, end pressure), origin), from rows x, y, pressure of the points."""
+    n = pts.shape[1]
+    xs = pts[0]
+    ys = pts[1]
+    ps = pts[2]
+    cap = 3 * n + 1
+    seg = np.empty(cap)
+    ang = np.empty(cap)
+    pres = np.empty(cap)
+    end = np.zeros(3)
+    m = 0
     done = 0.0
-    pep = pep2 = 0.0
-    tep = pts[0][:2] if pts else None
-    n = len(pts)
+    pep = 0.0
+    pep2 = 0.0
+    tepx = xs[0]
+    tepy = ys[0]
     for i in range(n - 1):
         if curvature > 0 and i < n - 2:
-            p1, p2, p3 = pts[i], pts[i + 1], pts[i + 2]
-            d1 = dist(p1[0], p1[1], p2[0], p2[1])
-            d2 = dist(p2[0], p2[1], p3[0], p3[1])
-            a1 = calc_angle(p1[0], p1[1], p2[0], p2[1])
-            a2 = calc_angle(p2[0], p2[1], p3[0], p3[1])
+            x1, y1, x2, y2, x3, y3 = xs[i], ys[i], xs[i + 1], ys[i + 1], xs[i + 2], ys[i + 2]
+            d1 = js_hypot(x2 - x1, y2 - y1)
+            d2 = js_hypot(x3 - x2, y3 - y2)
+            a1 = _calc_angle(x1, y1, x2, y2)
+            a2 = _calc_angle(x2, y2, x3, y3)
             adj = curvature * min(d1, d2, 0.5 * min(d1, d2))
             dmax = max(d1, d2)
             s1 = d1 - adj
             s2 = d2 - adj
-            if math.floor(a1) == math.floor(a2):
-                temp = (0 if i == 0 else d1 - done) if close else d1 - done
-                temp2 = (0 if i == 0 else d2 - pep2) if close else d2
-                p.add(a1, temp, p1[2])
+            if np.floor(a1) == np.floor(a2):
+                temp = (0.0 if i == 0 else d1 - done) if close else d1 - done
+                temp2 = (0.0 if i == 0 else d2 - pep2) if close else d2
+                seg[m], ang[m], pres[m] = temp, a1, ps[i]
+                m += 1
                 if i == n - 3:
-                    p.add(a2, temp2, p2[2])
+                    seg[m], ang[m], pres[m] = temp2, a2, ps[i + 1]
+                    m += 1
                 done = 0.0
                 if i == 0:
-                    pep, pep2, tep = d1, adj, pts[1][:2]
+                    pep, pep2, tepx, tepy = d1, adj, xs[1], ys[1]
             else:
                 # p5.brush's table cos/sin, so the arcs (and every vertex walked from them) come out the same
-                q1 = (p2[0] - adj * cos_deg(-a1), p2[1] - adj * sin_deg(-a1))
-                q2 = (q1[0] + dmax * cos_deg(-a1 + 90), q1[1] + dmax * sin_deg(-a1 + 90))
-                q3 = (p2[0] + adj * cos_deg(-a2), p2[1] + adj * sin_deg(-a2))
-                q4 = (q3[0] + dmax * cos_deg(-a2 + 90), q3[1] + dmax * sin_deg(-a2 + 90))
+                q1x = x2 - adj * LUT_COS[lut_index(-a1)]
+                q1y = y2 - adj * LUT_SIN[lut_index(-a1)]
+                q2x = q1x + dmax * LUT_COS[lut_index(-a1 + 90)]
+                q2y = q1y + dmax * LUT_SIN[lut_index(-a1 + 90)]
+                q3x = x2 + adj * LUT_COS[lut_index(-a2)]
+                q3y = y2 + adj * LUT_SIN[lut_index(-a2)]
+                q4x = q3x + dmax * LUT_COS[lut_index(-a2 + 90)]
+                q4y = q3y + dmax * LUT_SIN[lut_index(-a2 + 90)]
                 arc_len = 0.0
-                inter = _intersect(q1, q2, q3, q4)
-                if inter is not None:
-                    radius = dist(q1[0], q1[1], inter[0], inter[1])
-                    half = dist(q1[0], q1[1], q3[0], q3[1]) / 2
+                # the two normals' intersection: the arc's centre
+                dx1, dy1 = q2x - q1x, q2y - q1y
+                dx2, dy2 = q4x - q3x, q4y - q3y
+                den = dy2 * dx1 - dx2 * dy1
+                if den != 0:
+                    ua = (dx2 * (q1y - q3y) - dy2 * (q1x - q3x)) / den
+                    radius = js_hypot(q1x + ua * dx1 - q1x, q1y + ua * dy1 - q1y)
+                    half = js_hypot(q3x - q1x, q3y - q1y) / 2
                     if radius > 0 and half <= radius:
                         arc_angle = 2 * math.asin(half / radius) * (180 / math.pi)
                         arc_len = 2 * math.pi * radius * arc_angle / 360
-                temp = (0 if i == 0 else s1 - done) if close else s1 - done
-                temp2 = ((pep - adj) if close else s2) if i == n - 3 else 0
-                p.add(a1, temp, p1[2])
-                p.add(a1, arc_len, p1[2])
-                p.add(a2, temp2, p2[2])
+                temp = (0.0 if i == 0 else s1 - done) if close else s1 - done
+                temp2 = ((pep - adj) if close else s2) if i == n - 3 else 0.0
+                seg[m], ang[m], pres[m] = temp, a1, ps[i]
+                seg[m + 1], ang[m + 1], pres[m + 1] = arc_len, a1, ps[i]
+                seg[m + 2], ang[m + 2], pres[m + 2] = temp2, a2, ps[i + 1]
+                m += 3
                 done = adj
                 if i == 0:
-                    pep, pep2, tep = s1, adj, list(q1)
+                    pep, pep2, tepx, tepy = s1, adj, q1x, q1y
             if i == n - 3:
-                p.end(a2, p2[2])
+                end[0], end[1], end[2] = 1.0, _norm(a2), ps[i + 1]
         elif curvature == 0:
-            p1, p2 = pts[i], pts[i + 1]
-            d = dist(p1[0], p1[1], p2[0], p2[1])
-            a = calc_angle(p1[0], p1[1], p2[0], p2[1])
-            p.add(a, d, p2[2])
+            d = js_hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i])
+            a = _calc_angle(xs[i], ys[i], xs[i + 1], ys[i + 1])
+            seg[m], ang[m], pres[m] = d, a, ps[i + 1]
+            m += 1
             if i == n - 2:
-                p.end(a, 1.0)
-    if pts:
-        o = tep if (close and curvature != 0) else pts[0][:2]
-        p.origin = (float(o[0]), float(o[1]))
-    return p
-
-
-def _intersect(a, b, c, d):
-    dx1, dy1 = b[0] - a[0], b[1] - a[1]
-    dx2, dy2 = d[0] - c[0], d[1] - c[1]
-    den = dy2 * dx1 - dx2 * dy1
-    if den == 0:
-        return None
-    ua = (dx2 * (a[1] - c[1]) - dy2 * (a[0] - c[0])) / den
-    return (a[0] + ua * dx1, a[1] + ua * dy1)
+                end[0], end[1], end[2] = 1.0, _norm(a), 1.0
+    cum = np.empty(m + 1)
+    tot = 0.0
+    for k in range(m):
+        ang[k] = _norm(ang[k])
+        cum[k] = tot
+        tot += seg[k]
+    cum[m] = tot
+    origin = np.array([tepx, tepy]) if close else np.array([xs[0], ys[0]])
+    return seg[:m], ang[:m], pres[:m], cum, end, origin
 
 
 def circle_plot(x: float, y: float, radius: float, irregularity: float, rand2) -> tuple[Plot, float, float]:
