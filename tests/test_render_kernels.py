@@ -262,7 +262,7 @@ def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     for q in range(rh):
         for c in range(rw):
             win = cnt[max(q + hh - k + 1, 0):min(q + hh, rh - 1) + 1, max(c + hh - k + 1, 0):min(c + hh, rw - 1) + 1]
-            want[q, c] = win.sum() / (k * k)
+            want[q, c] = win.sum() * (1.0 / (k * k))  # the sum times 1 / k^2, as the pass computes it
     assert np.array_equal(sc.s[y0:y1, x0:x1], want)
 
 

@@ -330,7 +330,9 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
             hs[uq, _u(x0 + jj)] = pp[w - 1] - (pp[_u(jj + h - k)] if jj + h - k >= 0 else 0)
     # the vertical pass row by row: one running sum per column, without striding through memory
     accv = np.zeros(w, np.int64)
-    kk = float(k * k)
+    # the mean as the sum times 1 / k^2: a vector division was a quarter of this pass (moves 18 pixels of the
+    # 66 parity paintings by one level, all in arch_city_mud: a band's width rounds the other way)
+    ikk = 1.0 / (k * k)
     for q in range(y0, y1 + h + 1):
         if q < y1:
             for j in range(w):
@@ -342,7 +344,7 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
         qo = q - h
         if qo >= y0 and qo < y1:
             for j in range(w):
-                s[_u(qo), _u(x0 + j)] = accv[j] / kk
+                s[_u(qo), _u(x0 + j)] = accv[j] * ikk
 
 
 @njit
