@@ -272,6 +272,9 @@ def test_background_fill_and_fill_tables_cache():
     assert (canvas == np.array([251, 247, 238], np.uint8)).all()
     a = over_tables((3, 5, 7, 1))
     assert over_tables((3, 5, 7, 1)) is a
+    for border in range(2, 130):  # a process rendering many paintings meets many alpha sets: they stay kept
+        over_tables((3, 5, 7, border))
+    assert over_tables((3, 5, 7, 1)) is a
     # row 0, class 0: n layers of 3/255 on an empty pixel, truncating as Chromium's canvas does
     d = 0
     for n in range(1, 10):
