@@ -49,6 +49,22 @@ def test_published_skeleton_flower(runner):
     assert res.ms > 0 and res.limit is None and res.error is None
 
 
+def test_end_shape_with_p5_close_constant_closes(runner):
+    """``brush.endShape(CLOSE)`` is p5's idiom, and p5.brush closes on any truthy value: it closes the shape, the
+    program is the one ``endShape(true)`` gives, and it paints the same."""
+    from aquarelle.render.native import render
+
+    shape = "brush.fill('#e76f51', 150); brush.beginShape(0.4); brush.vertex(100, 100); brush.vertex(400, 150); " \
+            "brush.vertex(250, 450); brush.endShape({});"
+    closed = runner.run(skeleton(shape.format("CLOSE")))
+    assert calls(closed)[-1] == ("endShape", [True])
+    assert closed.program.dumps() == runner.run(skeleton(shape.format("true"))).program.dumps()
+    assert calls(runner.run(skeleton(shape.format(""))))[-1] == ("endShape", [False])
+    assert (render(closed.program) != render(runner.run(skeleton(shape.format("false"))).program)).any()
+    bad = runner.run(skeleton(shape.format("'yes'")))
+    assert not bad.ok and "true or false" in bad.reason
+
+
 def test_seeded_random_same_seed_same_program(runner):
     src = (SKETCHES / "loops_random.js").read_text()
     a = runner.run(src, seed=1)

@@ -172,6 +172,8 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
         if x < 0 or x > 255:
             raise CommandError(f"{method}: {pname} must be in 0-255, got {x!r}")
         return x
+    if kind == "close":  # endShape's flag: p5.brush closes on any truthy value, so p5's CLOSE constant closes
+        return True if v == "close" else _check("bool", method, pname, v)
     if kind == "bool":
         if isinstance(v, bool):
             return v
@@ -477,7 +479,8 @@ _spec("arc", "primitives", "draw", P("x", "coord"), P("y", "coord"), P("r", "rad
       doc="Stroke an arc from start to end angle.")
 _spec("beginShape", "primitives", "shape", P("curvature", "unit", 0), doc="Start a shape (curvature 0-1).")
 _spec("vertex", "primitives", "shape", P("x", "coord"), P("y", "coord"), P("pressure", "unit2", 1), doc="Add a vertex to the shape.")
-_spec("endShape", "primitives", "draw", P("close", "bool", False), doc="Finish the shape (close it with true).")
+_spec("endShape", "primitives", "draw", P("close", "close", False),
+      doc="Finish the shape (close it with true, or p5's CLOSE).")
 _spec("polygon", "primitives", "draw", P("points", "points"), doc="A polygon from points.")
 # p5 itself, recorded because it paints the canvas
 _spec("background", "canvas", "draw", P("color", "color"), doc="Paint the whole canvas (p5's background).",

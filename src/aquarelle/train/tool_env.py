@@ -36,6 +36,7 @@ _PY_TYPE = {
     "pos": "float", "num": "float", "unit": "float", "unit2": "float", "opacity": "float", "coord": "float",
     "length": "float", "radius": "float", "angle": "float", "irregularity": "float", "seed": "int",
     "color": "str", "name": "str", "direction": "str", "stroketype": "str", "rectmode": "str", "bool": "bool",
+    "close": "bool",
     "angle|null": "float | None", "points": "list[list[float]]", "polygons": "list[list[list[float]]]",
     "region": "list[float]", "hatchopts": "dict", "massopts": "dict", "brushparams": "dict", "grid": "list[list[float]]",
 }
@@ -45,7 +46,7 @@ _DESC = {
     "length": "a length in pixels", "radius": "radius in pixels", "angle": "degrees", "irregularity":
     "0 for a clean circle, more for a hand-drawn one", "seed": "an integer seed",
     "color": 'a colour: "#rrggbb" hex or a CSS name', "name": "a name", "direction": '"out" or "in"',
-    "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false",
+    "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false", "close": "true or false",
     "angle|null": "degrees, or null for none", "points": "a list of [x, y] points",
     "polygons": "a list of polygons, each a list of [x, y] points", "region": "[x1, y1, x2, y2]",
     "hatchopts": "options {rand, continuous, gradient}", "massopts": "options {precision, strength, gradient, outline}",
