@@ -77,12 +77,24 @@ def mulberry(s):
 
 
 @njit_inline
+def advance(s, k):
+    """The stream's state ``s`` after k draws."""
+    return (s + k * _INC) & _M32
+
+
+@njit_inline
+def between(u, a, b):
+    """A uniform u scaled to [a, b), as every draw (``rr``, ``draw``, and ``draws``' numbers) is."""
+    return a + u * (b - a)
+
+
+@njit_inline
 def draw(s, a, b):
     """``rr(st, a, b)`` on a state held in a local integer: returns (next state, the draw). Hot loops take
     ``s = np.int64(st[0])``, draw with ``s, u = draw(s, a, b)`` and store ``st[0] = s`` after: no float
     round trip through memory per draw (the grow loop ran twice as fast)."""
-    s = (s + _INC) & _M32
-    return s, a + mulberry(s) * (b - a)
+    s = advance(s, 1)
+    return s, between(mulberry(s), a, b)
 
 
 @njit_vec
@@ -92,32 +104,20 @@ def draws(s, out):
     depend on each other and this loop runs on the vector units: a third of a scalar draw's cost, for the
     loops that draw several numbers per step or vertex (pencil strokes, a fill's ``_grow``)."""
     for k in range(out.shape[0]):
-        out[k] = mulberry((s + (k + 1) * _INC) & _M32)
-
-
-@njit_inline
-def advance(s, k):
-    """The stream's state ``s`` after k draws."""
-    return (s + k * _INC) & _M32
-
-
-@njit_inline
-def between(u, a, b):
-    """A uniform u from ``draws`` scaled as ``rr(st, a, b)`` and ``draw(s, a, b)`` scale theirs."""
-    return a + u * (b - a)
+        out[k] = mulberry(advance(s, k + 1))
 
 
 @njit_inline
 def rnd(st):
     """Mulberry32: a uniform float in [0, 1)."""
-    s = (np.int64(st[0]) + _INC) & _M32
+    s = advance(np.int64(st[0]), 1)
     st[0] = s
     return mulberry(s)
 
 
 @njit_inline
 def rr(st, a, b):
-    return a + rnd(st) * (b - a)
+    return between(rnd(st), a, b)
 
 
 @njit_inline
