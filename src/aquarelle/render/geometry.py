@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field as dfield
+from itertools import accumulate
 
 import numpy as np
 
@@ -50,14 +51,22 @@ class Plot:
     origin: tuple | None = None
 
     def add(self, a: float, length: float, pres: float = 1.0, degrees: bool = True) -> None:
+        self.extend([length], [_norm(float(a)) if degrees else a], [pres])
+
+    def extend(self, lengths: list, angles: list, pres: list) -> None:
+        """``add`` for many segments at once (angles normalised degrees): each segment's angle holds at its
+        start and, until the next segment replaces it, at its end."""
+        if not lengths:
+            return
         if self.angles:
             self.angles.pop()
-        a = _norm(float(a)) if degrees else a
-        self.angles += [a, a]
-        self.pres.append(pres)
-        self.cum.append(self.length)
-        self.segments.append(length)
-        self.length += length
+        self.angles += angles
+        self.angles.append(angles[-1])
+        self.pres += pres
+        run = list(accumulate(lengths, initial=self.length))  # summed in order, as one add after another
+        self.cum += run[:-1]
+        self.segments += lengths
+        self.length = run[-1]
 
     def end(self, a: float, pres: float = 1.0, degrees: bool = True) -> None:
         a = _norm(float(a)) if degrees else a
@@ -93,28 +102,18 @@ def spline_plot(points: list, curvature: float = 0.5, close: bool = False) -> Pl
     p = Plot("segments" if curvature == 0 else "curve")
     if n == 0:
         return p
-    seg, ang, pres, cum, end, origin = _spline(pts, float(curvature), close)
-    m = seg.shape[0]
-    p.segments = seg.tolist()
-    p.cum = cum[:m].tolist()
-    p.pres = pres.tolist()
-    p.length = float(cum[m]) if m else 0.0
-    # ``Plot.add``'s angles (each add replaces the last joint's with its own, twice) and ``Plot.end``'s
-    p.angles = ang.tolist() + [float(ang[m - 1])] if m else []
+    seg, ang, pres, end, origin = _spline(pts, float(curvature), close)
+    p.extend(seg.tolist(), ang.tolist(), pres.tolist())
     if end[0] != 0.0:
-        if p.angles:
-            p.angles[-1] = float(end[1])
-        else:
-            p.angles.append(float(end[1]))
-        p.pres.append(float(end[2]))
+        p.end(float(end[1]), float(end[2]), degrees=False)
     p.origin = (float(origin[0]), float(origin[1]))
     return p
 
 
 @njit
 def _spline(pts, curvature, close):
-    """``spline_plot``'s segments: (lengths, joint angles (normalised), pressures, cumulative lengths (one more),
-    (ended, end angle, end pressure), origin), from rows x, y, pressure of the points."""
+    """``spline_plot``'s segments: (lengths, joint angles (normalised), pressures, (ended, end angle, end
+    pressure), origin), from rows x, y, pressure of the points."""
     n = pts.shape[1]
     xs = pts[0]
     ys = pts[1]
@@ -192,15 +191,10 @@ def _spline(pts, curvature, close):
             m += 1
             if i == n - 2:
                 end[0], end[1], end[2] = 1.0, _norm(a), 1.0
-    cum = np.empty(m + 1)
-    tot = 0.0
     for k in range(m):
         ang[k] = _norm(ang[k])
-        cum[k] = tot
-        tot += seg[k]
-    cum[m] = tot
     origin = np.array([tepx, tepy]) if close else np.array([xs[0], ys[0]])
-    return seg[:m], ang[:m], pres[:m], cum, end, origin
+    return seg[:m], ang[:m], pres[:m], end, origin
 
 
 def circle_plot(x: float, y: float, radius: float, irregularity: float, rand2) -> tuple[Plot, float, float]:
