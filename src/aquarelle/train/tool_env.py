@@ -46,7 +46,8 @@ _DESC = {
     "length": "a length in pixels", "radius": "radius in pixels", "angle": "degrees", "irregularity":
     "0 for a clean circle, more for a hand-drawn one", "seed": "an integer seed",
     "color": 'a colour: "#rrggbb" hex or a CSS name', "name": "a name", "direction": '"out" or "in"',
-    "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false", "close": "true or false",
+    "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false",
+    "close": "true or false",
     "angle|null": "degrees, or null for none", "points": "a list of [x, y] points",
     "polygons": "a list of polygons, each a list of [x, y] points", "region": "[x1, y1, x2, y2]",
     "hatchopts": "options {rand, continuous, gradient}", "massopts": "options {precision, strength, gradient, outline}",
