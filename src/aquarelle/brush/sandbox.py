@@ -155,6 +155,16 @@ def _prelude() -> str:
     return _PRELUDE
 
 
+#: setup() then, when it did not await, draw(): "sync" once both ran, "async" for the host to wait on setup
+_SETUP_AND_DRAW = '__aq_host.startSetup() === "sync" ? (__aq_host.runDraw(), "sync") : "async"'
+
+
+def _boot(cfg_json: str) -> str:
+    """Our set-up as one script: no timers, the prelude, the sketch's config (``cfg_json`` a JS string literal)."""
+    return ("delete globalThis.setTimeout; delete globalThis.clearTimeout; delete globalThis.__timer_manager;\n"
+            f"{_prelude()}\n__aq_host.init({cfg_json});\n")
+
+
 def _one_line(text: Any, limit: int = 300) -> str:
     s = " ".join(str(text).split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
@@ -195,13 +205,13 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         return max(0.05, limits.time_s - (time.perf_counter() - t0))
 
     try:
-        mr.eval("delete globalThis.setTimeout; delete globalThis.clearTimeout; delete globalThis.__timer_manager;")
-        mr.eval(_prelude())
+        # one round trip into V8 for our own set-up (each costs ~0.3 ms), one for a sketch whose setup() is
+        # synchronous: setup() and draw() in one call
         cfg = {"seed": seed, "maxCommands": int(limits.max_commands), "static": statics}
-        mr.eval(f"__aq_host.init({json.dumps(json.dumps(cfg))})")
+        mr.eval(_boot(json.dumps(json.dumps(cfg))))
         try:
             mr.eval(source + "\n//# sourceURL=sketch.js\n", timeout_sec=left(), max_memory=heap)
-            mode = mr.eval("__aq_host.startSetup()", timeout_sec=left(), max_memory=heap)
+            mode = mr.eval(_SETUP_AND_DRAW, timeout_sec=left(), max_memory=heap)
             if mode == "async":
                 while True:
                     st = mr.eval("__aq_host.setupState()", timeout_sec=left(), max_memory=heap)
@@ -210,7 +220,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
                     if time.perf_counter() - t0 > limits.time_s:
                         raise JSTimeoutException()
                     time.sleep(0.001)
-            mr.eval("__aq_host.runDraw()", timeout_sec=left(), max_memory=heap)
+                mr.eval("__aq_host.runDraw()", timeout_sec=left(), max_memory=heap)
         except JSTimeoutException:
             error, limit = f"time limit: the sketch ran longer than {limits.time_s:g} s", "time"
         except JSOOMException:
