@@ -160,7 +160,9 @@ _KIND = {"default": 0, "spray": 1, "marker": 2, "custom": 3}
 
 
 def _stroke_args(b: Brush, weight: float) -> tuple:
-    """A brush's constants as ``_stroke_stamps`` takes them (after its per-stroke arguments)."""
+    """A brush's constants as ``_stroke_stamps`` takes them (after its per-stroke arguments), every number a float:
+    a custom pressure written with whole numbers (``[1, 1]``) gave ints, and numba compiled the stroke kernels again
+    for them (seconds, on the first such stroke)."""
     kind = _KIND.get(b.type, 0) if (b.type != "custom" or b.tip is not None) else -1
     pr = b.pressure
     custom = pr.kind == "custom"
@@ -168,7 +170,7 @@ def _stroke_args(b: Brush, weight: float) -> tuple:
     samples = pr.samples if custom else np.zeros(2)
     curve = pr.curve if not custom else (0.0, 0.0)
     return (kind, b.grain, b.scatter, b.sharpness, b.weight, float(weight), float(alpha0), b.noise, b.marker_tip,
-            1 if b.rotate == "random" else (2 if b.rotate == "natural" else 0), custom, pr.min, pr.max,
+            1 if b.rotate == "random" else (2 if b.rotate == "natural" else 0), custom, float(pr.min), float(pr.max),
             float(curve[0]), float(curve[1]), samples)
 
 
