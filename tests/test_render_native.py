@@ -311,3 +311,39 @@ def test_cli_runs_sketches_through_the_sandbox_and_rejects_bare_p5(tmp_path: Pat
     assert Path(lines[0]["png"]) == tmp_path / "out" / "good.png"
     assert not lines[1]["ok"] and "rect" in lines[1]["error"] and lines[1]["png"] is None
     assert r.stderr.strip().splitlines() == [f"{bad}: {lines[1]['error']}"]
+
+
+WARM_CHECK = r"""
+import gc, json, sys
+from pathlib import Path
+from numba.core.registry import CPUDispatcher
+from aquarelle.brush.sandbox import SketchRunner
+from aquarelle.render.native import render
+from aquarelle.render.warm import warm_up
+
+def loaded():
+    return {(o.py_func.__module__ + "." + o.py_func.__qualname__, str(s)) for o in gc.get_objects()
+            if isinstance(o, CPUDispatcher) for s in o.signatures}
+
+warm_up()
+before = loaded()
+with SketchRunner() as runner:
+    for path in sys.argv[1:]:
+        res = runner.run(Path(path).read_text(encoding="utf-8"))
+        assert res.ok, (path, res.reason)
+        render(res.program)
+print(json.dumps(sorted(loaded() - before)))
+"""
+
+
+def test_warm_up_loads_every_kernel_the_reference_paintings_use():
+    """After ``warm_up`` (what the render CLI and the env workers run first), the bench, parity and pool
+    paintings load no compiled kernel and no new type specialisation of one: none of them pays another's
+    first-call cost (seconds where a specialisation had to be compiled)."""
+    root = Path(__file__).resolve().parents[1]
+    sketches = sorted(str(p) for d in ("bench/sketches", "bench/parity_sketches", "pool/sketches")
+                      for p in (root / d).glob("*.js"))
+    assert len(sketches) >= 60
+    r = subprocess.run([sys.executable, "-c", WARM_CHECK, *sketches], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == []

@@ -311,6 +311,9 @@ class Runner:
 
 def _warm() -> int:
     """Load the renderer's compiled kernels and the reward model in a worker before the first real step."""
+    from ..render.warm import warm_up
+
+    warm_up()  # every kernel, not only the fill's: a first hatch or mass step would otherwise load its own
     evaluate(EvalRequest(mode="tools", score=True, program={
         "commands": [{"method": "fill", "args": ["#d7263d", 200]}, {"method": "circle", "args": [300, 300, 100]}]}))
     return os.getpid()

@@ -89,10 +89,10 @@ def _make_renderer(backend: str):
             return br.render(program, size=size, seed=seed)
 
         return render
-    from ..brush.program import Program
     from .native import render as native_render
+    from .warm import warm_up
 
-    native_render(Program.from_calls([("fill", ["#808080"]), ("circle", [10, 10, 5])], width=32, height=32))
+    warm_up()  # every kernel loaded now, so no sketch's ms holds another's first-call cost
 
     def render(program, size, seed):
         return native_render(program, size=size, seed=seed)
