@@ -14,9 +14,11 @@ COPY src ./src
 COPY pool ./pool
 COPY server ./server
 COPY openenv.yaml ./
-# the runtime only (no train/browser extras); versions pinned by constraints.txt
+# the runtime only (no train/browser extras); versions pinned by constraints.txt. The renderer's kernels are
+# compiled into numba's cache here, so a container's workers start in seconds instead of compiling for a minute
 RUN pip install -c constraints.txt "openenv>=0.10" . \
- && python -c "import aquarelle.env.server"
+ && python -c "import aquarelle.env.server" \
+ && python -m aquarelle.render.warm
 
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=60s --retries=3 \
