@@ -347,3 +347,25 @@ def test_warm_up_loads_every_kernel_the_reference_paintings_use():
     r = subprocess.run([sys.executable, "-c", WARM_CHECK, *sketches], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout.strip().splitlines()[-1]) == []
+
+
+def test_encode_png_round_trips_through_pillow_and_refuses_other_arrays():
+    """The env's observation PNGs (written by hand for speed): any reader must get the exact pixels back."""
+    import io
+
+    from PIL import Image
+
+    from aquarelle.render.png import encode_png
+
+    rng = np.random.default_rng(3)
+    painting = render(prog(*FILL, ("circle", [100, 100, 60])))
+    for img in (painting, rng.integers(0, 256, (5, 7, 3), dtype=np.uint8), np.zeros((1, 1, 3), np.uint8)):
+        data = encode_png(img)
+        Image.open(io.BytesIO(data)).verify()  # chunk CRCs and structure
+        back = Image.open(io.BytesIO(data))
+        assert back.mode == "RGB" and back.size == (img.shape[1], img.shape[0])
+        assert np.array_equal(np.asarray(back), img)
+    assert len(encode_png(painting)) < painting.nbytes / 4  # deflated, not stored
+    for bad in (painting.astype(np.float64), painting[:, :, 0], np.zeros((0, 4, 3), np.uint8)):
+        with pytest.raises(ValueError, match="H x W x 3 uint8"):
+            encode_png(bad)

@@ -10,7 +10,6 @@ infrastructure failure with a one-line reason and no reward (never a silent 0).
 from __future__ import annotations
 
 import base64
-import io
 import os
 import threading
 import time
@@ -99,11 +98,9 @@ def _reward_model() -> Any:
 
 
 def png_bytes(img: Any) -> bytes:
-    from PIL import Image
+    from ..render.png import encode_png
 
-    buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG", compress_level=1)
-    return buf.getvalue()
+    return encode_png(img)
 
 
 def b64(png: bytes | None) -> str | None:
