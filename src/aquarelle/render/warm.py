@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-#: Built-in brushes by stamp path: discs of every size (pencils, marker), spray, image tips
+#: The built-in brushes: pencil-type discs, spray dots and marker dabs (a custom ``add`` brush below stamps image tips)
 BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
 FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
 SIZE = 128
