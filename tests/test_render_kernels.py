@@ -802,7 +802,8 @@ def _line_alone(painter, st, x1, y1, x2, y2, brush, color, weight):
     painter.mix.begin(True, color)
     paint_stroke(painter.mix.masks["brush"], painter.mix.dirty["brush"],
                  Path(xs[:-1], ys[:-1], np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1])), b, weight,
-                 painter.strokes, steps=n, k0=k0, direction=direction)
+                 painter.strokes, steps=n, k0=k0, direction=direction, left=painter.left)
+    painter._stamped()
 
 
 def _hatch_line_by_line(painter, st, polys):

@@ -230,6 +230,26 @@ def test_floods_fail_fast_with_render_error():
         render_full(prog(*lines), budget=Budget(steps=50_000))
 
 
+def test_stroke_stamps_are_budgeted_before_they_are_made():
+    """Steps alone do not bound a stroke: a marker of weight 1e6 covers the canvas at every step, and a custom
+    spray's grain sets the dots per step. Both are refused by the stamp budget before the stroke is stamped (or
+    its stamps allocated), not after seconds of work."""
+    with pytest.raises(RenderError, match=r"budget: more than 6000 canvases of brush stamps"):
+        render_full(prog(("set", ["marker", "#000000", 1e6]), ("line", [0, 0, 200, 200])))  # the default budget
+    spray = ("add", ["fog", {"type": "spray", "weight": 1, "scatter": 5, "sharpness": 1, "grain": 1e9,
+                             "opacity": 100, "spacing": 1}])
+    with pytest.raises(RenderError, match=r"budget: more than 1e\+07 brush stamps"):
+        render_full(prog(spray, ("set", ["fog", "#000000", 1]), ("line", [0, 0, 200, 200])))
+    # an ordinary program reports what it stamped, and a budget below that refuses it
+    lines = [("set", ["marker", "#202020", 3]), *[("line", [10, 10 + 20 * i, 190, 30 + 20 * i]) for i in range(8)]]
+    used = render_full(prog(*lines)).stats
+    assert used["stamps"] > 1000 and 1.0 < used["stroke_area"] < 100.0
+    with pytest.raises(RenderError, match="canvases of brush stamps"):
+        render_full(prog(*lines), budget=Budget(stroke_area=used["stroke_area"] / 2))
+    with pytest.raises(RenderError, match="more than 500 brush stamps"):
+        render_full(prog(*lines), budget=Budget(stamps=500))
+
+
 def test_degenerate_shapes_warn_and_far_off_coordinates_are_clipped():
     r = render_full(prog(*FILL, ("polygon", [[[10, 10], [10, 10], [10, 10]]]),
                          ("beginShape", [0]), ("vertex", [5, 5]), ("vertex", [5, 5]), ("endShape", [False])))

@@ -11,7 +11,8 @@ does (``brush_random``), so under the same seed they come out as in the
 browser.
 
 Work is bounded per program (``Budget``): a flood of shapes, vertices, brush
-steps or filled area stops with ``RenderError`` instead of running for minutes.
+steps, brush stamps (or their area) or filled area stops with ``RenderError``
+instead of running for minutes.
 Degenerate shapes (fewer than 3 vertices for a fill, zero length) paint
 nothing and are recorded in ``RenderResult.warnings``.
 """
@@ -38,7 +39,8 @@ from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias
 from .raster import fill_polygon
-from .strokes import Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke
+from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke,
+                      stamp_budget)
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
@@ -56,11 +58,20 @@ class Budget:
     vertices: int = 2_000_000  # polygon vertices generated
     steps: int = 6_000_000  # brush tip steps
     hatch_lines: int = 100_000
+    stamps: int = 10_000_000  # brush stamps: a spray step stamps many dots (40 bytes each while a stroke is built)
+    stroke_area: float = 6000.0  # the stamps' boxes summed, in canvases (the most a reference painting stamps: 72)
 
     def spend(self, used: dict, key: str, amount: float) -> None:
         used[key] = used.get(key, 0) + amount
         if used[key] > getattr(self, key):
-            raise RenderError(f"program is over the render budget: more than {getattr(self, key):g} {key.replace('_', ' ')}")
+            self.refuse(key)
+
+    def refuse(self, key: str) -> None:
+        unit = _UNITS.get(key, key.replace("_", " "))
+        raise RenderError(f"program is over the render budget: more than {getattr(self, key):g} {unit}")
+
+
+_UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps"}
 
 
 @dataclass
@@ -146,6 +157,7 @@ class _Painter:
         self.fields = _fields.FieldBank(width, height, seed)
         self.budget = budget
         self.used: dict = {}
+        self.left = stamp_budget(budget.stamps, budget.stroke_area * width * height)
         self.warnings: list[str] = []
 
     # ---------------------------------------------------------------- context
@@ -208,8 +220,18 @@ class _Painter:
             self.mix.begin(True, color)
             self._warn_clip(st)
         steps = paint_lines(self.mix.masks["brush"], self.mix.dirty["brush"], rows, b, weight, jitter, self.strokes,
-                            walker, self.budget.steps - self.used.get("steps", 0))
+                            walker, self.budget.steps - self.used.get("steps", 0), self.left)
+        self._stamped()
         self.budget.spend(self.used, "steps", steps)
+
+    def _stamped(self) -> None:
+        """Record what the strokes stamped (``stamp_budget``); refuse the program if a stroke ran past it."""
+        if self.left[0] < 0:
+            self.budget.refuse("stamps")
+        if self.left[1] < 0:
+            self.budget.refuse("stroke_area")
+        self.used["stamps"] = int(self.budget.stamps - self.left[0])
+        self.used["stroke_area"] = (self.budget.stroke_area * self.w * self.h - self.left[1]) / (self.w * self.h)
 
     def plot_draw(self, st: PaintState, plot: Plot, x: float, y: float, walker=None, brush=None, color=None,
                   weight=None) -> None:
@@ -228,7 +250,8 @@ class _Painter:
         path = Path(xs[:-1], ys[:-1], pang, ppres, float(plot.length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
         self._warn_clip(st)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, left=self.left)
+        self._stamped()
 
     # ---------------------------------------------------------------- areas
 
@@ -328,7 +351,8 @@ class _Painter:
             self.budget.spend(self.used, "steps", steps)
             self.mix.begin(True, m.color)
             self._warn_clip(st)
-            paint_arcs(self.mix.masks["brush"], self.mix.dirty["brush"], arcs, b, 1, self.strokes, wk)
+            paint_arcs(self.mix.masks["brush"], self.mix.dirty["brush"], arcs, b, 1, self.strokes, wk, self.left)
+            self._stamped()
 
     # ---------------------------------------------------------------- shapes
 

@@ -175,12 +175,14 @@ def _stroke_args(b: Brush, weight: float) -> tuple:
 
 
 def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float, rs: StrokeStream,
-                 steps: int | None = None, k0: int = 0, direction: float | None = None) -> int:
+                 steps: int | None = None, k0: int = 0, direction: float | None = None,
+                 left: np.ndarray | None = None) -> int:
     """Stamp one stroke into the brush mask; returns the number of stamps.
 
     ``steps`` is the whole stroke's step count when ``path`` holds only its steps k0.. (a line whose far parts
     cannot reach the canvas): every step still draws its numbers, as p5.brush's does. ``direction`` is a
-    line's heading (degrees); a plot stroke takes each step's heading from ``path``."""
+    line's heading (degrees); a plot stroke takes each step's heading from ``path``. ``left`` is the stamp budget
+    (``stamp_budget``), spent here."""
     n = path.xs.shape[0] if steps is None else int(steps)
     rs.reserve(2 * n)
     has_plot = direction is None
@@ -190,19 +192,47 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
     xs, ys, ds, als, angs, m = _stroke_stamps(
         rs.st, rs.pool, rs.npool, rs.pstate, kind, n, k0, path.xs, path.ys, path.heading,
         path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
-        grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples)
-    _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m)
+        grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples,
+        _left(left))
+    _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m, _left(left))
     return m
 
 
 _NO_TIP = np.zeros((1, 1))
 
 
+def stamp_budget(stamps: float = math.inf, pixels: float = math.inf) -> np.ndarray:
+    """What strokes may still stamp: (stamps, pixels their boxes cover), spent by the compiled stroke loops.
+
+    Steps alone do not bound a stroke's work: a spray step stamps ``grain / pressure`` dots (any number, for a
+    custom spray), and a stamp covers ``weight`` squared pixels (a marker of weight 1e6 covers the canvas at every
+    step). A kernel that would overspend sets the entry to -1 and stamps nothing more; the caller refuses the
+    program (``native.Budget``)."""
+    return np.array([float(stamps), float(pixels)])
+
+
+def _left(left: np.ndarray | None) -> np.ndarray:
+    return stamp_budget() if left is None else left
+
+
 @njit
-def _stamp(mask, dirty, kind, tip, xs, ys, ds, als, angs, m):
-    """Stamps [0, m) into the brush mask: image tips for a custom brush (kind 3), soft discs for the rest."""
+def _stamp(mask, dirty, kind, tip, xs, ys, ds, als, angs, m, left):
+    """Stamps [0, m) into the brush mask: image tips for a custom brush (kind 3), soft discs for the rest; their
+    count and the pixels their boxes cover (clipped to the canvas's size, not its position) come out of ``left``,
+    and none is stamped if they would overspend it."""
     if m == 0:
         return
+    h, w = mask.shape
+    grow = 1.4143 if kind == 3 else 1.0  # a rotated tip's box holds its diagonal
+    area = 0.0
+    for k in range(m):
+        side = max(ds[k], 1.0) * grow + 1.0
+        area += min(side, w) * min(side, h)
+    if not area <= left[1]:  # (a NaN size counts as too big)
+        left[1] = -1.0
+        return
+    left[0] -= m
+    left[1] -= area
     if kind == 3:
         stamp_tips(mask, xs[:m], ys[:m], ds[:m], als[:m] / 255.0, angs[:m], tip, dirty)
     else:
@@ -237,7 +267,7 @@ def _arc_plot(arcs, k, spacing):
 
 
 def paint_arcs(mask: np.ndarray, dirty: np.ndarray, arcs: np.ndarray, b: Brush, weight: float, rs: StrokeStream,
-               walker) -> int:
+               walker, left: np.ndarray | None = None) -> int:
     """Stroke each arc (rows cx, cy, r, start, end in degrees) through ``walker``'s field: what ``arc_plot``,
     ``Walker.walk_plot`` and ``paint_stroke`` do per arc, in one compiled call (a mass draws hundreds of arcs,
     and the Python between those calls cost as much as the strokes). Returns the number of steps."""
@@ -245,7 +275,7 @@ def paint_arcs(mask: np.ndarray, dirty: np.ndarray, arcs: np.ndarray, b: Brush, 
     steps, pool = _arc_strokes(mask, dirty, np.ascontiguousarray(arcs, np.float64), float(b.spacing), walker.fgrid,
                                walker.field_on, float(walker.wiggle), float(walker.res), float(walker.width),
                                float(walker.height), rs.st, rs.pool, rs.npool, rs.pstate, *_stroke_args(b, weight),
-                               tip)
+                               tip, _left(left))
     rs.pool = pool
     return int(steps)
 
@@ -253,8 +283,9 @@ def paint_arcs(mask: np.ndarray, dirty: np.ndarray, arcs: np.ndarray, b: Brush, 
 @njit
 def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width, height, st, pool, npool, pstate,
                  kind, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca,
-                 cb, samples, tip):
-    """The arcs' strokes; returns (steps, the gaussian pool, grown if a stroke needed more room)."""
+                 cb, samples, tip, left):
+    """The arcs' strokes; returns (steps, the gaussian pool, grown if a stroke needed more room). Stops once the
+    stamp budget ``left`` is overspent."""
     total = 0
     for k in range(arcs.shape[0]):
         n, cum, seg, ang, pres, length, sx, sy = _arc_plot(arcs, k, spacing)
@@ -267,8 +298,10 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
         ox, oy, od, oa, og, m = _stroke_stamps(st, pool, npool, pstate, kind, n, 0, xs[:n], ys[:n], pang, ppres, True,
                                                0.0, length, spacing, xs[n], ys[n], grain, scatter, sharp, bweight,
                                                weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
-                                               samples)
-        _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, m)
+                                               samples, left)
+        _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, m, left)
+        if left[0] < 0.0 or left[1] < 0.0:
+            break
     return total, pool
 
 
@@ -286,7 +319,7 @@ def line_rows(ends):
 
 
 def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush, weight: float, jitter: bool,
-                rs: StrokeStream, walker, steps_left: float) -> int:
+                rs: StrokeStream, walker, steps_left: float, left: np.ndarray | None = None) -> int:
     """Stroke straight lines (rows x, y, length, heading in degrees; a length of 0 draws nothing) in one compiled
     call: a line, a flowLine, or a hatch's lines back to back with one brush. With ``jitter`` each line's weight
     is ``weight`` times a draw in [0.9, 1.1] from ``rs``'s stream, made before the line, as p5.brush's hatch
@@ -298,7 +331,7 @@ def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush
                                 float(b.spacing), jitter, float(steps_left), float(b.opacity),
                                 b.type in ("default", "spray"), walker.fgrid, walker.field_on, float(walker.wiggle),
                                 float(walker.res), float(walker.width), float(walker.height), rs.st, rs.pool, rs.npool,
-                                rs.pstate, *_stroke_args(b, weight), tip)
+                                rs.pstate, *_stroke_args(b, weight), tip, _left(left))
     rs.pool = pool
     return int(steps)
 
@@ -306,8 +339,9 @@ def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush
 @njit
 def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat_alpha, fgrid, field_on, wiggle,
                   res, width, height, st, pool, npool, pstate, kind, grain, scatter, sharp, bweight, weight, alpha0,
-                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip):
-    """The lines' strokes (see ``paint_lines``); returns (steps, the gaussian pool, grown if needed)."""
+                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip, left):
+    """The lines' strokes (see ``paint_lines``); returns (steps, the gaussian pool, grown if needed). Stops once
+    the stamp budget ``left`` is overspent."""
     total = 0.0
     z = np.zeros(1)
     for k in range(lines.shape[0]):
@@ -343,8 +377,10 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
         ox, oy, od, oa, og, mm = _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs[:m], ys[:m], np.zeros(0),
                                                 np.ones(0), False, direction, d, spacing, xs[m], ys[m], grain,
                                                 scatter, sharp, bweight, w, a0, noise, marker_tip, rot, custom, pmin,
-                                                pmax, ca, cb, samples)
-        _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm)
+                                                pmax, ca, cb, samples, left)
+        _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm, left)
+        if left[0] < 0.0 or left[1] < 0.0:
+            break
     return total, pool
 
 
@@ -420,7 +456,7 @@ _AHEAD = 1024
 @njit
 def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_pres, has_plot, direction,
                    length, step, ex, ey, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom,
-                   pmin, pmax, ca, cb, samples):
+                   pmin, pmax, ca, cb, samples, left):
     """Every random number one stroke draws, in p5.brush's order (``draw``: ``saveState``, the gaussian pool's
     top-up, one ``tip`` per step, ``restoreState``), and the stamps they place. Steps before k0 (whose
     positions ``xs`` does not hold) draw their numbers but place nothing."""
@@ -450,16 +486,22 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
         dcos = LUT_COS[li]
         dsin = LUT_SIN[li]
     pres = _step_pressures(n, length, step, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples, has_plot, plot_pres)
-    cap = n + 40  # a stamp per step at most, plus the marker tips
+    capf = n + 40.0  # a stamp per step at most, plus the marker tips
     if kind == 1:  # a spray step stamps ceil(grain / pressure) dots
-        cap = 40
+        capf = 40.0
         for i in range(k0, min(n, k0 + xs.shape[0])):
-            cap += int(math.ceil(grain / max(pres[i], 1e-3)))
+            capf += np.ceil(grain / max(pres[i], 1e-3))  # (a float: a huge grain must not overflow an int)
+    if not capf <= left[0]:  # more stamps than the budget has left: allocate nothing, stamp nothing
+        left[0] = -1.0
+        capf = 0.0
+    cap = int(capf)
     ox = np.empty(cap)
     oy = np.empty(cap)
     od = np.empty(cap)
     oa = np.empty(cap)
     og = np.zeros(cap)
+    if cap == 0:
+        return ox, oy, od, oa, og, 0
     m = 0
     vib = weight * scatter
     nx = xs.shape[0]
