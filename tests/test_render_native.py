@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -248,6 +249,30 @@ def test_stroke_stamps_are_budgeted_before_they_are_made():
         render_full(prog(*lines), budget=Budget(stroke_area=used["stroke_area"] / 2))
     with pytest.raises(RenderError, match="more than 500 brush stamps"):
         render_full(prog(*lines), budget=Budget(stamps=500))
+
+
+def test_outlines_are_budgeted_by_the_rows_their_edges_cross():
+    """A fill's cost grows with the rows its edges cross (each of its ~175 grown layers rasterises them) and with
+    its vertices, a wash's with its rows, and a mass checks every hatch line against every vertex: a star of
+    thousands of long edges fitted every count and box budget and took seconds a shape (150 such fills fitted the
+    fill-area budget). These are charged before anything is painted."""
+    square = [[10, 10], [190, 10], [190, 190], [10, -500]]  # rows off the canvas are not counted
+    r = render_full(prog(*FILL, ("polygon", [square]), ("noFill", []), ("wash", ["#2979ff", 120]),
+                         ("polygon", [square])))
+    assert r.stats["fill_rows"] == pytest.approx(1.9) and r.stats["wash_rows"] == pytest.approx(1.9)
+    assert r.stats["fill_vertices"] == 4
+    star = [[100 + 95 * math.cos(i * 2.5), 100 + 95 * math.sin(i * 2.5)] for i in range(400)]
+    rows = sum(abs(star[i][1] - star[i - 1][1]) for i in range(400)) / W
+    with pytest.raises(RenderError, match=f"more than {int(rows) - 1} canvas heights of fill edges"):
+        render_full(prog(*FILL, ("polygon", [star])), budget=Budget(fill_rows=int(rows) - 1))
+    with pytest.raises(RenderError, match="more than 399 fill vertices"):
+        render_full(prog(*FILL, ("polygon", [star])), budget=Budget(fill_vertices=399))
+    with pytest.raises(RenderError, match="canvas heights of wash edges"):
+        render_full(prog(("wash", ["#2979ff", 120]), ("polygon", [star])), budget=Budget(wash_rows=int(rows) - 1))
+    mass = ("mass", ["HB", "#202020", {"precision": 1, "strength": 1}])
+    with pytest.raises(RenderError, match=r"mass arc checks \(hatch lines x shape vertices\)"):
+        render_full(prog(mass, ("polygon", [star])), budget=Budget(mass_checks=40_000))
+    assert render_full(prog(mass, ("polygon", [square]))).stats["mass_checks"] > 4
 
 
 def test_degenerate_shapes_warn_and_far_off_coordinates_are_clipped():

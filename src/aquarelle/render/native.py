@@ -55,9 +55,16 @@ class Budget:
     ops: int = 20_000  # painting calls
     fills: int = 600  # watercolour fills (~5-60 ms each)
     fill_area: float = 150.0  # sum of fill bounding boxes, in canvases
+    # a fill's cost grows with its outline, not only its box. With fillBleed(1): ~18 us per vertex and ~3.3 ms per
+    # canvas height its edges cross (every grown layer rasterises them), so a 4,990-vertex star over the canvas
+    # took 1.9 s, and 150 of them fitted the fill-area budget
+    fill_vertices: int = 150_000  # the fills' vertices (the most a reference painting fills: 5,418)
+    fill_rows: float = 600.0  # the rows their edges cross, in canvas heights (the most: 43)
+    wash_rows: float = 4_000.0  # the rows washes' edges cross (~0.4 ms each for a self-crossing outline; the most: 8)
     vertices: int = 2_000_000  # polygon vertices generated
     steps: int = 6_000_000  # brush tip steps
     hatch_lines: int = 100_000
+    mass_checks: float = 1e8  # a mass's lines x its shape's vertices, ~11 ns each (the most a reference uses: 34,551)
     stamps: int = 10_000_000  # brush stamps: a spray step stamps many dots (40 bytes each while a stroke is built)
     stroke_area: float = 6000.0  # the stamps' boxes summed, in canvases (the most a reference painting stamps: 72)
 
@@ -71,7 +78,16 @@ class Budget:
         raise RenderError(f"program is over the render budget: more than {getattr(self, key):g} {unit}")
 
 
-_UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps"}
+def _edge_rows(verts: np.ndarray, h: int) -> float:
+    """The pixel rows a closed polygon's edges cross, in canvas heights (rows off the canvas are not rasterised):
+    what rasterising its outline costs, whatever its box."""
+    ys = np.clip(verts[:, 1], 0.0, h)
+    return float(np.abs(np.diff(ys, append=ys[:1])).sum()) / h
+
+
+_UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps",
+          "fill_rows": "canvas heights of fill edges", "wash_rows": "canvas heights of wash edges",
+          "mass_checks": "mass arc checks (hatch lines x shape vertices)"}
 
 
 @dataclass
@@ -259,6 +275,7 @@ class _Painter:
         if len(verts) < 3:
             self.warn("wash: shape has fewer than 3 vertices; not washed")
             return
+        self.budget.spend(self.used, "wash_rows", _edge_rows(verts, self.h))
         self.mix.begin(False, st.wash.color)
         a = min(st.wash.opacity / 255.0, 0.999)
         fill_polygon(self.mix.masks["fill"], np.ascontiguousarray(verts[:, 0]), np.ascontiguousarray(verts[:, 1]),
@@ -280,6 +297,8 @@ class _Painter:
         bw = max(0.0, min(self.w, mx[0] + pad) - max(0, mn[0] - pad))
         bh = max(0.0, min(self.h, mx[1] + pad) - max(0, mn[1] - pad))
         self.budget.spend(self.used, "fills", 1)
+        self.budget.spend(self.used, "fill_vertices", len(verts))
+        self.budget.spend(self.used, "fill_rows", _edge_rows(verts, self.h))
         self.budget.spend(self.used, "fill_area", bw * bh / float(self.w * self.h))
         if bw <= 0 or bh <= 0:
             return
@@ -342,6 +361,8 @@ class _Painter:
             ang = base + turn * rr2(-1, 1) if turn else base  # drawn after the pass before it
             hopts = {"gradient": gradient, "rand": rand, "continuous": not is_array}
             lines = hatch_lines(layers[k], hatch_dist * scale, ang, hopts, rr)
+            # each line's arcs are tested against every vertex of the shape
+            self.budget.spend(self.used, "mass_checks", len(lines) * sum(len(p) for p in layers[k]))
             arcs = mass_arcs(layers[k], is_array, lines, bias, self.rng2)
             self.budget.spend(self.used, "hatch_lines", len(arcs))
             # each arc is a stroke of the mass brush (``plot_draw``'s work), all of them in one compiled call
