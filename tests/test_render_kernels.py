@@ -810,10 +810,11 @@ def _hatch_line_by_line(painter, st, polys):
     """``_Painter.hatch`` as it was before its lines were stroked in one call: each line alone, its weight
     jittered first when the hatch has a style (the reference for ``paint_lines``)."""
     from aquarelle.render.brush_random import Uniform
-    from aquarelle.render.hatch import hatch_lines
+    from aquarelle.render.hatch import hatch_lines, scan_checks
 
     h = st.hatch
     rr = Uniform(painter.brush_rng)
+    painter.budget.spend(painter.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
     lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
     painter.budget.spend(painter.used, "hatch_lines", len(lines))
     brush, color, weight = h.style if h.style is not None else (st.stroke.brush, st.stroke.color, st.stroke.weight)

@@ -45,6 +45,20 @@ def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dic
                         float(dist), bool(options.get("continuous")), rng.st)
 
 
+def scan_checks(polys: list[np.ndarray], dist: float, angle: float) -> float:
+    """What ``hatch_lines``' scan will cost, before it runs: each scanline (``dist`` apart, at least 0.1) across
+    the shapes' extent at ``angle`` tests every edge. The scan stops at ``max_lines`` segments, but scanlines
+    through the gap between far-apart shapes (a ``hatchArray``) make none: a small 9,990-vertex shape and a
+    triangle 180,000 px away, hatched 1 px apart, scanned for 1.2 s and gave 5 lines. An upper bound (a
+    ``gradient`` widens the steps)."""
+    if not polys:
+        return 0.0
+    px, py, _ = _flat(polys)
+    rad = math.fmod(math.fmod(angle, 180) + 180, 180) * math.pi / 180
+    ry = px * math.sin(rad) + py * math.cos(rad)
+    return (float(ry.max() - ry.min()) / max(dist, 0.1) + 1.0) * px.shape[0]
+
+
 @njit
 def _scan(px, py, starts, angle, dist, gradient, max_lines):
     """p5.brush's ``scanlineHatch``: rows (y, x1, y1, x2, y2) ordered by (y, x1) (a stable sort, as

@@ -37,7 +37,7 @@ from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
-from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias
+from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
 from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke,
                       stamp_budget)
@@ -64,6 +64,7 @@ class Budget:
     vertices: int = 2_000_000  # polygon vertices generated
     steps: int = 6_000_000  # brush tip steps
     hatch_lines: int = 100_000
+    hatch_checks: float = 2e9  # scanlines x edges a hatch scans, ~0.7 ns each (the most a reference uses: 35,742)
     mass_checks: float = 1e8  # a mass's lines x its shape's vertices, ~11 ns each (the most a reference uses: 34,551)
     stamps: int = 10_000_000  # brush stamps: a spray step stamps many dots (40 bytes each while a stroke is built)
     stroke_area: float = 6000.0  # the stamps' boxes summed, in canvases (the most a reference painting stamps: 72)
@@ -87,7 +88,8 @@ def _edge_rows(verts: np.ndarray, h: int) -> float:
 
 _UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps",
           "fill_rows": "canvas heights of fill edges", "wash_rows": "canvas heights of wash edges",
-          "mass_checks": "mass arc checks (hatch lines x shape vertices)"}
+          "mass_checks": "mass arc checks (hatch lines x shape vertices)",
+          "hatch_checks": "hatch scan checks (scanlines x shape edges)"}
 
 
 @dataclass
@@ -313,6 +315,7 @@ class _Painter:
     def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
         h = st.hatch
         rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
+        self.budget.spend(self.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
         lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
         self.budget.spend(self.used, "hatch_lines", len(lines))
         if h.style is not None:
@@ -360,6 +363,7 @@ class _Painter:
         for k, scale, turn, rand in passes:
             ang = base + turn * rr2(-1, 1) if turn else base  # drawn after the pass before it
             hopts = {"gradient": gradient, "rand": rand, "continuous": not is_array}
+            self.budget.spend(self.used, "hatch_checks", scan_checks(layers[k], hatch_dist * scale, ang))
             lines = hatch_lines(layers[k], hatch_dist * scale, ang, hopts, rr)
             # each line's arcs are tested against every vertex of the shape
             self.budget.spend(self.used, "mass_checks", len(lines) * sum(len(p) for p in layers[k]))
