@@ -34,7 +34,7 @@ def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dic
     polygons scanned with parallel lines ``dist`` apart (at least 0.1) at ``angle``, widening by ``gradient``,
     their ends jittered by ``rand`` from ``rng``'s stream (a ``Uniform``), joined end to end when
     ``continuous``. One compiled call (``_hatch_lines``)."""
-    angle = math.fmod(math.fmod(angle, 180) + 180, 180)  # JavaScript remainders, as p5.brush normalises it
+    angle = _hatch_angle(angle)
     g = options.get("gradient") or 0
     gradient = min(max(1 + 0.1 * g, 1), 1.1) if g else 1
     if not polys:
@@ -43,6 +43,11 @@ def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dic
     return _hatch_lines(px, py, starts, float(angle),
                         float(max(dist, 0.1)), float(gradient), int(max_lines), float(options.get("rand") or 0),
                         float(dist), bool(options.get("continuous")), rng.st)
+
+
+def _hatch_angle(angle: float) -> float:
+    """A hatch's angle in [0, 180), by JavaScript remainders, as p5.brush normalises it."""
+    return math.fmod(math.fmod(angle, 180) + 180, 180)
 
 
 def scan_checks(polys: list[np.ndarray], dist: float, angle: float) -> float:
@@ -54,7 +59,7 @@ def scan_checks(polys: list[np.ndarray], dist: float, angle: float) -> float:
     if not polys:
         return 0.0
     px, py, _ = _flat(polys)
-    rad = math.fmod(math.fmod(angle, 180) + 180, 180) * math.pi / 180
+    rad = _hatch_angle(angle) * math.pi / 180
     ry = px * math.sin(rad) + py * math.cos(rad)
     return (float(ry.max() - ry.min()) / max(dist, 0.1) + 1.0) * px.shape[0]
 

@@ -184,6 +184,7 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
     line's heading (degrees); a plot stroke takes each step's heading from ``path``. ``left`` is the stamp budget
     (``stamp_budget``), spent here."""
     n = path.xs.shape[0] if steps is None else int(steps)
+    left = _left(left)
     rs.reserve(2 * n)
     has_plot = direction is None
     dcs = 0.0 if has_plot else float(direction)
@@ -193,8 +194,8 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
         rs.st, rs.pool, rs.npool, rs.pstate, kind, n, k0, path.xs, path.ys, path.heading,
         path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
         grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples,
-        _left(left))
-    _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m, _left(left))
+        left)
+    _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m, left)
     return m
 
 
@@ -493,15 +494,14 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
             capf += np.ceil(grain / max(pres[i], 1e-3))  # (a float: a huge grain must not overflow an int)
     if not capf <= left[0]:  # more stamps than the budget has left: allocate nothing, stamp nothing
         left[0] = -1.0
-        capf = 0.0
+        none = np.empty(0)
+        return none, none, none, none, none, 0
     cap = int(capf)
     ox = np.empty(cap)
     oy = np.empty(cap)
     od = np.empty(cap)
     oa = np.empty(cap)
     og = np.zeros(cap)
-    if cap == 0:
-        return ox, oy, od, oa, og, 0
     m = 0
     vib = weight * scatter
     nx = xs.shape[0]
