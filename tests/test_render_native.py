@@ -251,6 +251,25 @@ def test_stroke_stamps_are_budgeted_before_they_are_made():
         render_full(prog(*lines), budget=Budget(stamps=500))
 
 
+def test_composites_are_budgeted_by_the_mask_area_they_scan():
+    """A composite scans its mask's whole dirty box, however little is painted in it: lines of a sparse brush
+    in alternating colours each flushed a canvas-wide box (19,000 of them took 7 s within the op budget). The box
+    is charged before it is composited."""
+    sparse = ("add", ["sparse", {"type": "marker", "weight": 2, "spacing": 40, "opacity": 100}])
+    lines = [sparse] + [c for i in range(4) for c in (("set", ["sparse", ("#d7263d", "#2979ff")[i % 2], 1]),
+                                                        ("line", [0, 0, W, W]))]
+    r = render_full(prog(*lines))
+    one = render_full(prog(*lines[:3]))  # one colour: one composite at the end of the frame
+    assert 0.9 < one.stats["composite_area"] <= 1.0  # a few stamps along the diagonal: a box over the canvas
+    assert r.stats["composite_area"] == pytest.approx(4 * one.stats["composite_area"])  # a flush per colour
+    with pytest.raises(RenderError, match="budget: more than 3 canvases of mask composited"):
+        render_full(prog(*lines), budget=Budget(composite_area=3))
+    flood = [sparse] + [c for i in range(400) for c in (("set", ["sparse", ("#d7263d", "#2979ff")[i % 2], 1]),
+                                                          ("line", [0, 0, W, W]))]
+    with pytest.raises(RenderError, match="more than 300 canvases of mask composited"):
+        render_full(prog(*flood))  # the default budget
+
+
 def test_outlines_are_budgeted_by_the_rows_their_edges_cross():
     """A fill's cost grows with the rows its edges cross (each of its ~175 grown layers rasterises them) and with
     its vertices, a wash's with its rows, and a mass checks every hatch line against every vertex: a star of

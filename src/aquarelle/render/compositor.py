@@ -10,6 +10,8 @@ they are blended. ``Compositor.blend`` is a port of that state machine.
 from __future__ import annotations
 
 import copy
+import math
+from typing import Callable
 
 import numpy as np
 
@@ -46,6 +48,12 @@ class Compositor:
         self.stroked = False
         self.drop_fill = False
         self.work = work if work is not None else make_work(height, width)
+        # the mask area composited so far and the most allowed, in pixels: a composite scans its mask's whole
+        # dirty box, so 19,000 alternating-colour lines each flushing a canvas-wide box took 7 s. ``refuse`` raises
+        # (the renderer's budget error) before a composite that would pass ``area_limit``
+        self.composited = 0.0
+        self.area_limit = math.inf
+        self.refuse: Callable[[], None] | None = None
 
     def __deepcopy__(self, memo) -> "Compositor":
         """A copy that can be finished on its own (tools mode flushes a copy per step); ``work`` is scratch
@@ -70,11 +78,19 @@ class Compositor:
         if not self.drawn(which):
             return
         if self.cached is not None and not (which == "fill" and self.drop_fill):
+            self._charge(self.dirty[which])
             composite_mask(self.canvas, self.masks[which], (0, 0), self.dirty[which], rgb_of(self.cached),
                            which == "brush", self.work)
             if which == "fill":
                 self.fill_blended = True
         self.clear(which)
+
+    def _charge(self, d: np.ndarray) -> None:
+        h, w = self.canvas.shape[:2]
+        area = float(max(0, min(d[2], w) - max(d[0], 0)) * max(0, min(d[3], h) - max(d[1], 0)))
+        if self.composited + area > self.area_limit and self.refuse is not None:
+            self.refuse()
+        self.composited += area
 
     def painted_fill(self) -> None:
         """A watercolour fill composites itself onto the canvas (``fill.paint_fill``), not through the fill mask;

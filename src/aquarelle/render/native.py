@@ -68,6 +68,9 @@ class Budget:
     mass_checks: float = 1e8  # a mass's lines x its shape's vertices, ~11 ns each (the most a reference uses: 34,551)
     stamps: int = 10_000_000  # brush stamps: a spray step stamps many dots (40 bytes each while a stroke is built)
     stroke_area: float = 6000.0  # the stamps' boxes summed, in canvases (the most a reference painting stamps: 72)
+    # the mask boxes composited, in canvases: ~0.4 ms each at 600x600, more when its pixels need fresh mixes (the
+    # most a reference composites: 3). Fills composite themselves and are budgeted above
+    composite_area: float = 300.0
 
     def spend(self, used: dict, key: str, amount: float) -> None:
         used[key] = used.get(key, 0) + amount
@@ -95,6 +98,7 @@ def _edge_rows(verts: np.ndarray, h: int) -> float:
 
 
 _UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps",
+          "composite_area": "canvases of mask composited",
           "fill_rows": "canvas heights of fill edges", "wash_rows": "canvas heights of wash edges",
           "mass_checks": "mass arc checks (hatch lines x shape vertices)",
           "hatch_checks": "hatch scan checks (scanlines x shape edges)"}
@@ -178,6 +182,8 @@ class _Painter:
     def __init__(self, width: int, height: int, background: tuple[int, int, int], seed: int, budget: Budget):
         self.w, self.h = width, height
         self.mix = Compositor(width, height, background, _work(height, width))
+        self.mix.area_limit = budget.composite_area * width * height
+        self.mix.refuse = lambda: budget.refuse("composite_area")
         self.scratch: FillScratch | None = None
         self.reseed(seed)
         self.fields = _fields.FieldBank(width, height, seed)
@@ -554,7 +560,8 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
         if op is not None:
             painter.paint(op)
     img = painter.mix.finish()
-    return RenderResult(img, painter.warnings, dict(painter.used))
+    used = dict(painter.used, composite_area=painter.mix.composited / (w * h))
+    return RenderResult(img, painter.warnings, used)
 
 
 def render(program: Program, *, size: int | None = None, seed: int | None = None) -> np.ndarray:
