@@ -858,6 +858,8 @@ def test_hatch_lines_stroked_in_one_call_match_each_line_stroked_alone(style, fi
     assert (m1 > 0).sum() > 5000
     assert np.array_equal(m1, m2) and np.array_equal(d1, d2)
     assert np.array_equal(s1, s2) and np.array_equal(p1, p2, equal_nan=True) and np.array_equal(g1, g2)
+    # the same work charged (the shared allowance is summed in another order, so it may differ in the last bit)
+    assert u1.pop("share") == pytest.approx(u2.pop("share"), rel=1e-12)
     assert u1 == u2 and u1["steps"] > 1000
     from aquarelle.render.errors import RenderError
 

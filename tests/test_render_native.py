@@ -270,6 +270,19 @@ def test_composites_are_budgeted_by_the_mask_area_they_scan():
         render_full(prog(*flood))  # the default budget
 
 
+def test_the_budgets_share_one_allowance():
+    """Each budget alone allows seconds of work at most, but a program near several at once added them up: the
+    fractions of each budget a program uses are summed (``share``) and capped too."""
+    fills = [*FILL, *[("circle", [40 + 40 * i, 100, 30, 0]) for i in range(3)]]
+    r = render_full(prog(*fills))
+    b = Budget()
+    assert r.stats["share"] == pytest.approx(sum(v / getattr(b, k) for k, v in r.stats.items() if k != "share"))
+    tight = Budget(fills=4, fill_area=r.stats["fill_area"] * 4 / 3)  # each within its budget, three quarters used
+    assert render_full(prog(*fills), budget=tight).stats["share"] > 1.5
+    with pytest.raises(RenderError, match=r"more than 1\.2 budgets' worth of work in all"):
+        render_full(prog(*fills), budget=Budget(fills=4, fill_area=tight.fill_area, share=1.2))
+
+
 def test_outlines_are_budgeted_by_the_rows_their_edges_cross():
     """A fill's cost grows with the rows its edges cross (each of its ~175 grown layers rasterises them) and with
     its vertices, a wash's with its rows, and a mass checks every hatch line against every vertex: a star of

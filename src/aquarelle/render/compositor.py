@@ -10,7 +10,6 @@ they are blended. ``Compositor.blend`` is a port of that state machine.
 from __future__ import annotations
 
 import copy
-import math
 from typing import Callable
 
 import numpy as np
@@ -48,17 +47,16 @@ class Compositor:
         self.stroked = False
         self.drop_fill = False
         self.work = work if work is not None else make_work(height, width)
-        # the mask area composited so far and the most allowed, in pixels: a composite scans its mask's whole
-        # dirty box, so 19,000 alternating-colour lines each flushing a canvas-wide box took 7 s. ``refuse`` raises
-        # (the renderer's budget error) before a composite that would pass ``area_limit``
-        self.composited = 0.0
-        self.area_limit = math.inf
-        self.refuse: Callable[[], None] | None = None
+        # called with a composite's box area in pixels before it is scanned, to charge the renderer's budget (which
+        # raises when it is spent): a composite scans its mask's whole dirty box however little is painted in it, so
+        # 19,000 alternating-colour lines each flushing a canvas-wide box took 7 s
+        self.charge: Callable[[float], None] | None = None
 
     def __deepcopy__(self, memo) -> "Compositor":
         """A copy that can be finished on its own (tools mode flushes a copy per step); ``work`` is scratch
         that no composite reads before writing, so the copy shares it instead of copying ~10 MB."""
         new = copy.copy(self)
+        new.charge = None  # a copy flushed for a step's image is not charged: the painter's budget counts a full render
         new.canvas = self.canvas.copy()
         new.masks = {k: v.copy() for k, v in self.masks.items()}
         new.dirty = {k: v.copy() for k, v in self.dirty.items()}
@@ -86,11 +84,9 @@ class Compositor:
         self.clear(which)
 
     def _charge(self, d: np.ndarray) -> None:
-        h, w = self.canvas.shape[:2]
-        area = float(max(0, min(d[2], w) - max(d[0], 0)) * max(0, min(d[3], h) - max(d[1], 0)))
-        if self.composited + area > self.area_limit and self.refuse is not None:
-            self.refuse()
-        self.composited += area
+        if self.charge is not None:
+            h, w = self.canvas.shape[:2]
+            self.charge(float(max(0, min(d[2], w) - max(d[0], 0)) * max(0, min(d[3], h) - max(d[1], 0))))
 
     def painted_fill(self) -> None:
         """A watercolour fill composites itself onto the canvas (``fill.paint_fill``), not through the fill mask;

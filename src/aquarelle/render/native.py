@@ -72,10 +72,20 @@ class Budget:
     # most a reference composites: 3). Fills composite themselves and are budgeted above
     composite_area: float = 300.0
 
+    # the budgets also share one allowance: the fractions of each used, summed (``used["share"]``). Each budget
+    # alone allows seconds at most (150 canvas-wide textured fills: ~6 s), but a program near several at once added
+    # them up. A call is checked after it is charged, so one call can pass this by its own share (the most a
+    # reference painting uses in all: 0.52, ``tree_mass``)
+    share: float = 2.0
+
     def spend(self, used: dict, key: str, amount: float) -> None:
+        limit = getattr(self, key)
         used[key] = used.get(key, 0) + amount
-        if used[key] > getattr(self, key):
+        if used[key] > limit:
             self.refuse(key)
+        used["share"] = used.get("share", 0.0) + amount / limit
+        if used["share"] > self.share:
+            self.refuse("share")
 
     def refuse(self, key: str) -> None:
         unit = _UNITS.get(key, key.replace("_", " "))
@@ -99,6 +109,7 @@ def _edge_rows(verts: np.ndarray, h: int) -> float:
 
 _UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps",
           "composite_area": "canvases of mask composited",
+          "share": "budgets' worth of work in all (the fraction of each budget used, summed)",
           "fill_rows": "canvas heights of fill edges", "wash_rows": "canvas heights of wash edges",
           "mass_checks": "mass arc checks (hatch lines x shape vertices)",
           "hatch_checks": "hatch scan checks (scanlines x shape edges)"}
@@ -182,8 +193,7 @@ class _Painter:
     def __init__(self, width: int, height: int, background: tuple[int, int, int], seed: int, budget: Budget):
         self.w, self.h = width, height
         self.mix = Compositor(width, height, background, _work(height, width))
-        self.mix.area_limit = budget.composite_area * width * height
-        self.mix.refuse = lambda: budget.refuse("composite_area")
+        self.mix.charge = lambda px: budget.spend(self.used, "composite_area", px / (width * height))
         self.scratch: FillScratch | None = None
         self.reseed(seed)
         self.fields = _fields.FieldBank(width, height, seed)
@@ -258,12 +268,10 @@ class _Painter:
 
     def _stamped(self) -> None:
         """Record what the strokes stamped (``stamp_budget``); refuse the program if a stroke ran past it."""
-        if self.left[0] < 0:
-            self.budget.refuse("stamps")
-        if self.left[1] < 0:
-            self.budget.refuse("stroke_area")
-        self.used["stamps"] = int(self.budget.stamps - self.left[0])
-        self.used["stroke_area"] = (self.budget.stroke_area * self.w * self.h - self.left[1]) / (self.w * self.h)
+        stamps = int(self.budget.stamps - self.left[0])
+        area = (self.budget.stroke_area * self.w * self.h - self.left[1]) / (self.w * self.h)
+        self.budget.spend(self.used, "stamps", stamps - self.used.get("stamps", 0))
+        self.budget.spend(self.used, "stroke_area", area - self.used.get("stroke_area", 0))
 
     def plot_draw(self, st: PaintState, plot: Plot, x: float, y: float, walker=None, brush=None, color=None,
                   weight=None) -> None:
@@ -560,8 +568,7 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
         if op is not None:
             painter.paint(op)
     img = painter.mix.finish()
-    used = dict(painter.used, composite_area=painter.mix.composited / (w * h))
-    return RenderResult(img, painter.warnings, used)
+    return RenderResult(img, painter.warnings, dict(painter.used))
 
 
 def render(program: Program, *, size: int | None = None, seed: int | None = None) -> np.ndarray:
