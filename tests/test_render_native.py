@@ -270,6 +270,24 @@ def test_composites_are_budgeted_by_the_mask_area_they_scan():
         render_full(prog(*flood))  # the default budget
 
 
+def test_a_painter_is_freed_when_its_render_ends():
+    """A render's painter holds ~4 MB of canvas and masks per 600 px; the compositor's budget charge must not refer
+    back to it (a reference cycle), or painters would wait for the cycle collector, piling up between renders."""
+    import gc
+    import weakref
+
+    from aquarelle.render.native import _Painter
+
+    gc.disable()
+    try:
+        painter = _Painter(W, W, (255, 255, 255), 1, Budget())
+        ref = weakref.ref(painter)
+        del painter
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
 def test_the_budgets_share_one_allowance():
     """Each budget alone allows seconds of work at most, but a program near several at once added them up: the
     fractions of each budget a program uses are summed (``share``) and capped too."""

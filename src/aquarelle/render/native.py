@@ -192,13 +192,14 @@ class _Painter:
 
     def __init__(self, width: int, height: int, background: tuple[int, int, int], seed: int, budget: Budget):
         self.w, self.h = width, height
+        self.budget = budget
+        self.used: dict = {}
+        used = self.used  # the charge holds the dict, not the painter: no cycle, so a render's buffers free at once
         self.mix = Compositor(width, height, background, _work(height, width))
-        self.mix.charge = lambda px: budget.spend(self.used, "composite_area", px / (width * height))
+        self.mix.charge = lambda px: budget.spend(used, "composite_area", px / (width * height))
         self.scratch: FillScratch | None = None
         self.reseed(seed)
         self.fields = _fields.FieldBank(width, height, seed)
-        self.budget = budget
-        self.used: dict = {}
         self.left = stamp_budget(budget.stamps, budget.stroke_area * width * height)
         self.warnings: list[str] = []
 
