@@ -1029,3 +1029,20 @@ def test_a_stamp_bigger_than_the_canvas_covers_it_whole(shape):
     assert list(dirty) == [0, 0, w, h]
     reach = np.arange(w) + 0.5 < -600.0 + 750.0 - 1.0  # well inside the second stamp
     assert (mask[:, ~reach] >= 128).all() and (mask[:, reach] == 128 + math.floor(0.25 * 127 + 0.5)).all()
+
+
+def test_the_kernel_cache_is_keyed_on_what_kernels_can_reach(tmp_path):
+    """The cache is dropped when a module a kernel can reach changes (its own, a callee's, a table it reads),
+    and kept when only the painter, the CLI or the browser backend changed."""
+    from pathlib import Path
+
+    from aquarelle.render import _jit
+
+    here = Path(_jit.__file__).parent
+    names = {p.name for p in _jit._kernel_sources(here)}
+    assert {"raster.py", "strokes.py", "mix.py", "_spectral.py", "_jit.py"} <= names
+    assert not names & {"native.py", "cli.py", "browser.py", "worker.py", "resample.py"}
+    (tmp_path / "a.py").write_text("from .b import f\nfrom . import (c, d)\n@njit\ndef g(): pass\n")
+    for name in ("b", "c", "d", "e"):
+        (tmp_path / f"{name}.py").write_text("X = 1\n")
+    assert {p.name for p in _jit._kernel_sources(tmp_path)} == {"a.py", "b.py", "c.py", "d.py"}

@@ -8,17 +8,34 @@ p5.brush's own, in ``brush_random``.)
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import numba
 import numpy as np
 
 
+def _kernel_sources(here: Path) -> list[Path]:
+    """The modules compiled code can depend on: those that use ``njit``, and the package modules they import,
+    transitively (a constant a kernel reads is frozen into it). An edit elsewhere (the CLI, the browser
+    backend, the painter in ``native``) then keeps the cache instead of costing every process a recompile."""
+    text = {p.stem: p.read_text(encoding="utf-8") for p in here.glob("*.py")}
+    todo, seen = [k for k, t in text.items() if "njit" in t], set()
+    while todo:
+        k = todo.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        for mod, names in re.findall(r"^from \.(\w*) import \(?([\w, ]+)", text[k], re.M):
+            todo += [m for m in ([mod] if mod else [n.strip() for n in names.split(",")]) if m in text]
+    return [here / f"{k}.py" for k in sorted(seen)]
+
+
 def _invalidate_stale_cache() -> None:
     """Numba keys each cached kernel on its own file only, so a kernel that calls one in another module
-    would keep the old callee after an edit. Drop this package's cache when any of its sources changed."""
+    would keep the old callee after an edit. Drop this package's cache when any kernel source changed."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.sha1(b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
+    digest = hashlib.sha1(b"".join(p.read_bytes() for p in _kernel_sources(here))).hexdigest()
     cache = here / "__pycache__"
     stamp = cache / "kernels.stamp"
     try:
