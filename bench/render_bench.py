@@ -56,21 +56,26 @@ def _load(paths: list[Path]) -> dict:
     return progs
 
 
-def _synthetic(n_fills: int, n_strokes: int, seed: int = 0):
+def _synthetic(n_fills: int, n_strokes: int, seed: int = 0, side: int = 600):
+    """Fills and strokes at random on a 600 px canvas, or the same painting drawn on a ``side`` px one."""
     import numpy as np
 
     from aquarelle.brush import Program
 
+    k = side / 600
     rng = np.random.default_rng(seed)
-    calls = [("background", ["#fbf7ee"]), ("noStroke", []), ("fillTexture", [0.5, 0.5]), ("fillBleed", [0.2])]
+    calls = [("scaleBrushes", [k]), ("background", ["#fbf7ee"]), ("noStroke", []), ("fillTexture", [0.5, 0.5]),
+             ("fillBleed", [0.2])]
     pal = ["#264653", "#2a9d8f", "#e9c46a", "#f4a261", "#e76f51"]
     for i in range(n_fills):
-        calls += [("fill", [pal[i % 5], 120]), ("circle", [float(rng.uniform(80, 520)), float(rng.uniform(80, 520)), 60])]
+        x, y = rng.uniform(80, 520, 2)
+        calls += [("fill", [pal[i % 5], 120]), ("circle", [float(x * k), float(y * k), 60 * k])]
     calls += [("noFill", []), ("set", ["2B", "#333333", 2])]
     for _ in range(n_strokes):
         x, y = rng.uniform(0, 600, 2)
-        calls.append(("line", [float(x), float(y), float(x + rng.uniform(-200, 200)), float(y + rng.uniform(-200, 200))]))
-    return Program.from_calls(calls)
+        x2, y2 = x + rng.uniform(-200, 200), y + rng.uniform(-200, 200)
+        calls.append(("line", [float(x * k), float(y * k), float(x2 * k), float(y2 * k)]))
+    return Program.from_calls(calls if k != 1 else calls[1:], width=side, height=side)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -79,7 +84,6 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--no-pool", action="store_true", help="only the bench sketches")
     args = ap.parse_args(argv)
 
-    import numpy as np
     from PIL import Image
 
     from aquarelle.render import background_of
@@ -118,10 +122,10 @@ def main(argv: list[str] | None = None) -> dict:
         cpu_f, _ = _time(lambda: render(_synthetic(n, 0)), args.repeat)
         cpu_s, _ = _time(lambda: render(_synthetic(0, n)), args.repeat)
         scaling_shapes.append({"n": n, "fills_cpu_ms": cpu_f, "strokes_cpu_ms": cpu_s})
-    ref = _synthetic(8, 8)
     scaling_size = []
     for size in (150, 300, 600, 1200):
-        cpu, _ = _time(lambda: render(ref, size=size), args.repeat)
+        ref = _synthetic(8, 8, side=size)
+        cpu, _ = _time(lambda: render(ref), args.repeat)
         scaling_size.append({"size": size, "cpu_ms": cpu})
 
     out = {"benchmark": "render_native", "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),

@@ -51,11 +51,25 @@ def test_weights_are_per_episode(env):
 
 
 def test_small_step_renders_still_score_full_size():
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from aquarelle.brush import Program
+    from aquarelle.env import incremental
+    from aquarelle.render import render_program
+
     small = WatercolourEnvironment(step_render_size=150)
-    small.reset(mode="tools")
+    small.reset(mode="tools", seed=5, return_image=True)
     obs = small.step(WatercolourAction(calls=[{"method": "fill", "args": ["#1b998b", 220]},
                                               {"method": "circle", "args": [300, 300, 150]}]))
     step_cov = obs.coverage
+    # the step's image is the episode's kept (incremental) canvas resampled, as a full render at that size is
+    shown = np.asarray(Image.open(io.BytesIO(base64.b64decode(obs.image_png_b64))).convert("RGB"))
+    assert shown.shape == (150, 150, 3) and small.state.episode_id in incremental._CACHE
+    assert np.array_equal(shown, render_program(Program.from_json(small.state.program), seed=5, size=150))
     final = small.step(WatercolourAction(finish=True))
     assert step_cov > 0.1 and final.coverage > 0.1
     assert abs(step_cov - final.coverage) < 0.05 and final.reward is not None

@@ -361,13 +361,40 @@ def test_degenerate_shapes_warn_and_far_off_coordinates_are_clipped():
         render(prog(*FILL, ("circle", [1, 1, 5])), size=0)
 
 
-def test_size_rescales_the_canvas():
+def _ink(img) -> float:
+    return float((255 - img.astype(float)).mean())
+
+
+def test_size_resamples_the_painting():
     p = prog(*FILL, ("circle", [100, 100, 40]))
     small, big = render(p, size=100), render(p, size=400)
     assert small.shape == (100, 100, 3) and big.shape == (400, 400, 3)
     assert abs(coverage(small) - coverage(render(p))) < 0.06
     assert abs(coverage(big) - coverage(render(p))) < 0.06
     assert np.array_equal(render_program(p), render(p))
+    # pencil and hatch work keep their weight at another size: painting the canvas anew at 256 px drew it two to
+    # three times darker (a thin pencil's stamp is one pixel at any scale), so the scorers saw heavier lines
+    lines = prog(("set", ["HB", "#202020", 1]), *[("line", [20, 30 + 12 * i, 560, 60 + 10 * i]) for i in range(40)],
+                 ("noStroke", []), ("hatch", [6, 30]), ("hatchStyle", ["2B", "#003049", 1]),
+                 ("rect", [60, 420, 480, 150]), width=600, height=600)
+    full, small = render(lines), render(lines, size=256)
+    assert small.shape == (256, 256, 3)
+    assert abs(_ink(small) / _ink(full) - 1) < 0.05
+
+
+def test_a_big_canvas_is_budgeted_by_the_pixel():
+    """Area budgets count a canvas bigger than 600 x 600 in 600 x 600 ones: its fills cost by the pixel."""
+    fills = [("noStroke", [])] + [c for i in range(3) for c in (("fill", ["#d7263d", 60]), ("rect", [0, 0, 1200, 1200]))]
+    tight = Budget(fill_area=10)
+    render_full(prog(*fills, width=600, height=600), budget=tight)  # 3 canvases: within 10
+    with pytest.raises(RenderError, match="canvases of fill boxes"):
+        render_full(prog(*fills, width=1200, height=1200), budget=Budget(fill_area=10))  # 3 x 4
+    # a background writes the whole canvas: an eighth of a composite's area
+    grounds = [("background", ["#fffceb"])] * 3
+    assert render_full(prog(*grounds, width=600, height=600), budget=Budget(composite_area=1)).stats[
+        "composite_area"] == pytest.approx(3 / 8)
+    with pytest.raises(RenderError, match="canvases of mask composited"):
+        render_full(prog(*grounds, width=1200, height=1200), budget=Budget(composite_area=1))  # 3 x 4 / 8
 
 
 # ----------------------------------------------------------------- CLI

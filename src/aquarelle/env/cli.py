@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
         workers: int = typer.Option(-1, "--workers", help="Render/score processes (-1: one per core, 0: inline)."),
         idle_timeout: float = typer.Option(600.0, "--idle-timeout", help="Reclaim sessions idle this many seconds."),
         step_size: int = typer.Option(0, "--step-size", min=0,
-                                      help="Render tools steps at this size (faster; 0: full size). Scores use full size."),
+                                      help="Tools-step images at this size (smaller PNGs; 0: full size). Scores use full size."),
     ) -> None:
         """Serve the watercolour environment over OpenEnv (WebSocket /ws, /health)."""
         if not 0 < port < 65536:

@@ -86,7 +86,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
 
     def __init__(self, runner: Runner | None = None, *, render_size: int | None = None,
                  step_render_size: int | None = None):
-        """``step_render_size`` renders tools-mode steps smaller (faster, coverage approximate); the score never."""
+        """``step_render_size`` resamples tools-mode step images smaller (smaller PNGs, coverage approximate); the
+        score never."""
         super().__init__()
         self._runner = runner if runner is not None else Runner(0)
         self._render_size = render_size

@@ -199,16 +199,17 @@ def fast_coverage(img: Any, background: tuple[int, int, int]) -> float:
 
 
 def _render(req: EvalRequest, program: Any, render_program: Any) -> Any:
-    """Incremental for a tools episode at full size (same pixels, only new calls painted), else a full render."""
-    full_size = req.size is None or req.size == program.width == program.height
-    if req.episode and req.source is None and full_size:
+    """Incremental for a tools episode (same pixels, only new calls painted), else a full render. Both paint
+    the program's own canvas and resample it to ``req.size``."""
+    if req.episode and req.source is None:
         from aquarelle.render import RenderError
+        from aquarelle.render.resample import resample
 
         from . import incremental
 
         seed = req.seed if req.seed is not None else (program.seed or 0)
         try:
-            img = incremental.render_incremental(req.episode, program, seed)
+            img = resample(incremental.render_incremental(req.episode, program, seed), req.size)
         except RenderError:
             raise
         except Exception:  # noqa: BLE001 - the renderer's internals moved: a full render is always right

@@ -461,13 +461,9 @@ def _decode(png: bytes, size: int | None) -> "np.ndarray":
         img = img.convert("RGBA")
         bg = Image.new("RGBA", img.size, (255, 255, 255, 255))
         img = Image.alpha_composite(bg, img)
-    img = img.convert("RGB")
-    if size is not None:
-        if size < 1:
-            raise ValueError(f"size must be >= 1, got {size}")
-        if img.size != (size, size):
-            img = img.resize((size, size), Image.LANCZOS)
-    return np.asarray(img, dtype=np.uint8).copy()
+    from .resample import resample
+
+    return resample(np.asarray(img.convert("RGB"), dtype=np.uint8).copy(), size)
 
 
 def _one_line(e: Any) -> str:

@@ -22,17 +22,10 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
 
 
 def resize(image: np.ndarray, size: int) -> np.ndarray:
-    """Area-average down (or bilinear up) to size x size."""
-    a = as_rgb(image)
-    if a.shape[0] == size and a.shape[1] == size:
-        return a
-    h, w = a.shape[:2]
-    if h % size == 0 and w % size == 0:
-        fh, fw = h // size, w // size
-        return a.reshape(size, fh, size, fw, 3).mean(axis=(1, 3)).astype(np.uint8)
-    from PIL import Image
+    """Area-average down (or bilinear up) to size x size, as the renderers resample (``render.resample``)."""
+    from ..render.resample import resample
 
-    return np.asarray(Image.fromarray(a).resize((size, size), Image.BOX if size < h else Image.BILINEAR))
+    return resample(as_rgb(image), size)
 
 
 def png_bytes(image: np.ndarray, size: int | None = None) -> bytes:
