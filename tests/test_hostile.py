@@ -49,13 +49,15 @@ GOOD = textwrap.dedent("""
 
 
 def GENERATED(filler: str) -> list[tuple[str, str, str, str]]:
-    """Cases too big to keep as files: (name, source, limit, reason). The last three once made a
+    """Cases too big to keep as files: (name, source, limit, reason). The last four once made a
     static scan quadratic (the sandbox's, then the gate's): minutes to hours on one sketch."""
     return [
         ("huge_source", GOOD + filler * (3 * 1024 * 1024 // len(filler)), "source", "source limit"),
         ("huge_source_blank_lines", GOOD + "\n" * 3_000_000, "source", "source limit"),
         ("unterminated_strings", GOOD + "'\\" * 100_000, "none", "syntax error"),
         ("canvas_call_bomb", GOOD + "createCanvas(" * 15_000, "none", "syntax error"),
+        # the gate's function-definition scan backtracked over one long name from each of its letters: ~23 min
+        ("long_identifier", GOOD + "x" * 250_000, "none", "ReferenceError"),
     ]
 
 

@@ -30,7 +30,7 @@ _TEXT_RE = re.compile(r"(?<![\w.$])text\s*\(")
 _EXTERNAL_RE = re.compile(r"(?<![\w.$])(" + "|".join(EXTERNAL) + r")\s*\(|\bimport\s*\(|^[^\S\n]*import\s|"
                           r"\bnew\s+(XMLHttpRequest|WebSocket|EventSource|Worker)\b|https?://", re.M)
 _BRUSH_CALL_RE = re.compile(r"(?<![\w$])brush\s*\.\s*([A-Za-z_$][\w$]*)")
-_FUNC_DEF_RE = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(|([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\()")
+_FUNC_DEF_RE = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(|(?<![\w$])([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\()")
 
 
 @dataclass
