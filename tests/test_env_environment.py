@@ -111,6 +111,37 @@ def test_a_dead_worker_is_an_infrastructure_failure_not_a_zero():
         runner.close()
 
 
+def test_a_job_past_the_timeout_stops_its_worker_and_the_jobs_behind_it_run():
+    """A job that outlives the timeout keeps its worker busy: the worker is stopped, and a job that was waiting
+    behind it (another session's) runs on the fresh worker instead of timing out too."""
+    import threading
+    import time
+
+    from aquarelle.env.work import EvalRequest, Runner
+
+    loop = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }\n"
+    paint = EvalRequest(mode="tools", program={"commands": [{"method": "fill", "args": ["#d7263d", 220]},
+                                                            {"method": "circle", "args": [300, 300, 150]}]})
+    runner = Runner(1)
+    try:
+        runner.warm()
+        first = runner.worker_pids()
+        runner.timeout_s = 1.5  # the sandbox lets the loop run 5 s
+        out = {}
+        slow = threading.Thread(target=lambda: out.update(slow=runner.evaluate(EvalRequest(mode="sketch",
+                                                                                           source=loop))))
+        slow.start()
+        time.sleep(0.3)
+        queued = runner.evaluate(paint)  # submitted behind the loop, on the same worker
+        slow.join()
+        assert out["slow"].infra_error == "evaluation took longer than 1.5 s (its worker was restarted)"
+        assert queued.infra_error is None and queued.coverage > 0.1
+        assert runner.worker_pids() and runner.worker_pids() != first
+        assert runner.evaluate(paint).coverage > 0.1
+    finally:
+        runner.close()
+
+
 def test_incremental_step_images_equal_full_renders():
     import base64
     import io

@@ -326,11 +326,16 @@ def _worker_main(conn: Any) -> None:
             return
         source, space, limits, seed = req
         try:
-            res = execute(source, space, limits, seed, on_js_done=lambda lim: conn.send(("js", lim)))
-        except Exception as e:  # an infrastructure bug, reported to the parent as such
-            conn.send(("crash", f"{type(e).__name__}: {_one_line(e)}"))
-            continue
-        conn.send(("result", _pack(res)))
+            try:
+                res = execute(source, space, limits, seed, on_js_done=lambda lim: conn.send(("js", lim)))
+            except ConnectionError:
+                raise
+            except Exception as e:  # an infrastructure bug, reported to the parent as such
+                conn.send(("crash", f"{type(e).__name__}: {_one_line(e)}"))
+                continue
+            conn.send(("result", _pack(res)))
+        except ConnectionError:  # the parent is gone (killed, or a pool worker stopped mid-sketch): nobody to answer
+            return
         if res.limit == "heap":
             return  # an isolate that hit OOM is not reused; the parent replaces us
 

@@ -13,7 +13,8 @@ import base64
 import os
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+import weakref
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -230,13 +231,21 @@ class Runner:
     A tools episode is pinned to one worker so its kept canvas is there (see
     ``incremental``); other jobs go to the least busy worker. A pool whose worker
     died is replaced; the job that found it broken reports an infrastructure error.
+    A job past ``timeout_s`` has its worker stopped (it is still in the job, and the
+    jobs queued behind it would wait on it); those queued jobs never ran, so they run
+    again on the fresh worker. A fresh worker's first job also gets ``start_s`` for
+    its start-up (imports, kernels: up to minutes when they compile).
     """
 
-    def __init__(self, workers: int = 0, reward_config: Any = None, timeout_s: float = 300.0):
+    def __init__(self, workers: int = 0, reward_config: Any = None, timeout_s: float = 300.0,
+                 start_s: float = 180.0):
         self.workers = max(int(workers), 0)
         self.reward_config = reward_config
         self.timeout_s = timeout_s
+        self.start_s = start_s
         self._pools: list[ProcessPoolExecutor | None] = [None] * self.workers
+        self._ready: set[int] = set()  # ids of pools that have finished a job (started up)
+        self._stopped: weakref.WeakSet = weakref.WeakSet()  # pools stopped because a job ran past the timeout
         self._busy = [0] * self.workers
         self._lock = threading.Lock()  # sessions call from many threads
         if self.workers == 0 and reward_config is not None:
@@ -260,13 +269,20 @@ class Runner:
     def warm(self) -> None:
         """Start the workers now (spawn + imports + kernels take seconds) instead of on the first step."""
         if self.workers > 0:
-            futs = [self._get_pool(i).submit(_warm) for i in range(self.workers)]
-            for f in futs:
-                f.result(timeout=self.timeout_s)
+            pools = [self._get_pool(i) for i in range(self.workers)]
+            futs = [p.submit(_warm) for p in pools]
+            for i, f in enumerate(futs):
+                f.result(timeout=self.timeout_s + self.start_s)
+                self._started(i, pools[i])
         else:
             _warm()
 
-    def evaluate(self, req: EvalRequest) -> EvalResult:
+    def _started(self, i: int, pool: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._pools[i] is pool:
+                self._ready.add(id(pool))
+
+    def evaluate(self, req: EvalRequest, *, _again: bool = True) -> EvalResult:
         if self.workers <= 0:
             return evaluate(req)
         i = self._slot(req)
@@ -274,13 +290,24 @@ class Runner:
         with self._lock:
             self._busy[i] += 1
         try:
-            fut: Future = pool.submit(evaluate, req)
-            return fut.result(timeout=self.timeout_s)
-        except BrokenProcessPool:
+            try:
+                fut: Future = pool.submit(evaluate, req)
+            except RuntimeError:  # another thread shut this pool down after we took it
+                if _again:
+                    return self.evaluate(req, _again=False)
+                raise
+            out = fut.result(timeout=self.timeout_s + (0.0 if id(pool) in self._ready else self.start_s))
+            self._started(i, pool)
+            return out
+        except (BrokenProcessPool, CancelledError):
+            if _again and pool in self._stopped:
+                return self.evaluate(req, _again=False)  # it waited behind a stopped job and never ran
             self._reset_pool(i, pool)
             return EvalResult(infra_error="evaluation worker died (pool restarted); try again")
         except TimeoutError:
-            return EvalResult(infra_error=f"evaluation took longer than {self.timeout_s:g} s")
+            self._reset_pool(i, pool, stopped=True)  # the worker is still in the job: the jobs behind it move on
+            return EvalResult(infra_error=f"evaluation took longer than {self.timeout_s:g} s (its worker was "
+                                          "restarted)")
         finally:
             with self._lock:
                 self._busy[i] -= 1
@@ -288,13 +315,17 @@ class Runner:
     def worker_pids(self) -> list[int]:
         return [pid for p in self._pools if p is not None for pid in (getattr(p, "_processes", None) or {})]
 
-    def _reset_pool(self, i: int, broken: ProcessPoolExecutor | None = None) -> None:
+    def _reset_pool(self, i: int, broken: ProcessPoolExecutor | None = None, stopped: bool = False) -> None:
         """Drop pool ``i`` (only if it is still ``broken``: another thread may have replaced it already)."""
         with self._lock:
             pool = self._pools[i]
             if broken is not None and pool is not broken:
                 return
             self._pools[i] = None
+            if pool is not None:
+                self._ready.discard(id(pool))
+                if stopped:
+                    self._stopped.add(pool)
         if pool is not None:
             procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
