@@ -190,7 +190,8 @@ def test_reset_names_the_argument_with_the_wrong_type(env):
                     ({"action_space": 7}, "action_space must be a name or a list of method names, got 7"),
                     ({"action_space": []}, "action_space is empty"),
                     ({"return_image": "no"}, "return_image must be true .* got 'no'"),
-                    ({"prompt": "a cat \ud800"}, r"prompt is not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)"),
+                    ({"prompt": "a cat \ud800"},
+                     r"prompt is not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)"),
                     ({"mode": "x" * 1_000_000}, "mode must be one of")):
         with pytest.raises(ResetError, match=msg) as ei:
             env.reset(**kw)

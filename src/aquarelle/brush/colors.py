@@ -54,7 +54,8 @@ def parse_color(value: Any) -> tuple[str, int | None]:
         try:
             c = ImageColor.getrgb(s)
         except ValueError:
-            raise ColorError(f"unknown colour {short_repr(value)} (use hex like '#d7263d', a CSS name or rgb())") from None
+            raise ColorError(f"unknown colour {short_repr(value)} (use hex like '#d7263d', a CSS name or rgb())") \
+                from None
         alpha = c[3] if len(c) == 4 else None
         if alpha == 255 and not (s.startswith("#") and len(s) in (5, 9)) and not s.lower().startswith(("rgba", "hsla")):
             alpha = None

@@ -291,7 +291,8 @@ def _brush_params(method: str, v: Any) -> dict:
     out: dict[str, Any] = {}
     for k, val in v.items():
         if k not in _BRUSH_KEYS:
-            raise CommandError(f"{method}: unknown brush parameter {_show(k)} (allowed: {', '.join(sorted(_BRUSH_KEYS))})")
+            raise CommandError(f"{method}: unknown brush parameter {_show(k)} "
+                               f"(allowed: {', '.join(sorted(_BRUSH_KEYS))})")
         kind = _BRUSH_KEYS[k]
         key = _LEGACY_BRUSH.get(k, k)
         if kind == "str":

@@ -132,7 +132,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         spec = kwargs.get("action_space")
         if spec is None:
             spec = "hf10"
-        elif not isinstance(spec, str) and not (isinstance(spec, (list, tuple)) and all(isinstance(m, str) for m in spec)):
+        elif not isinstance(spec, str) and not (isinstance(spec, (list, tuple))
+                                                and all(isinstance(m, str) for m in spec)):
             raise ResetError(f"reset: action_space must be a name or a list of method names, got {_show(spec)}")
         elif not spec:
             raise ResetError("reset: action_space is empty (give a name like 'hf10' or a list of method names)")
