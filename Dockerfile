@@ -23,4 +23,5 @@ RUN pip install -c constraints.txt "openenv>=0.10" . \
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=60s --retries=3 \
     CMD curl -f http://localhost:8000/health || exit 1
-CMD ["uvicorn", "server.app:app", "--host", "0.0.0.0", "--port", "8000", "--ws-ping-interval", "20", "--ws-ping-timeout", "20"]
+CMD ["uvicorn", "server.app:app", "--host", "0.0.0.0", "--port", "8000", "--ws-ping-interval", "20", \
+     "--ws-ping-timeout", "20", "--ws-max-size", "4194304"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from aquarelle.env.server import DEFAULT_IDLE_TIMEOUT_S, create_server_app
+from aquarelle.env.server import DEFAULT_IDLE_TIMEOUT_S, WS_MAX_MESSAGE_BYTES, create_server_app
 
 
 def _env_int(name: str, default: int) -> int:
@@ -39,7 +39,8 @@ def main() -> None:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     a = ap.parse_args()
-    uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws_ping_interval=20, ws_ping_timeout=20)
+    uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws_ping_interval=20, ws_ping_timeout=20,
+                ws_max_size=WS_MAX_MESSAGE_BYTES)
 
 
 if __name__ == "__main__":

@@ -147,3 +147,19 @@ def test_json_round_trip_property(raw, seed):
     text = prog.dumps()
     again = Program.loads(text)
     assert again == prog and again.dumps() == text
+
+
+def test_errors_echo_at_most_a_clipped_value():
+    """A client's megabyte of colour, option name or method name is not echoed back whole in the error line."""
+    for method, args in (("fill", ["#" + "f" * 1_000_000, 200]), ("hatch", [5, 30, {"x" * 1_000_000: 1}]),
+                         ("rect", [1, 2, 3, 10 ** 4000]), ("stroke", [[1, 2, "z" * 1_000_000]])):
+        with pytest.raises(CommandError) as ei:
+            validate(method, args)
+        assert len(str(ei.value)) < 200 and "..." in str(ei.value), (method, str(ei.value)[:300])
+    for bad in ("x" * 1_000_000, ["y" * 1_000_000]):
+        with pytest.raises(CommandError) as ei:
+            get_space(bad)
+        assert len(str(ei.value)) < 200
+    with pytest.raises(CommandError) as ei:
+        get_space("hf10").check("z" * 1_000_000)
+    assert len(str(ei.value)) < 200

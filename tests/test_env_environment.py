@@ -208,3 +208,67 @@ def test_fast_coverage_is_the_reference_definition():
         img[mask] = np.clip(img[mask].astype(int) + noise[mask], 0, 255)
         assert fast_coverage(img, bg) == coverage(img, background=bg)
         assert fast_coverage(np.full((8, 8, 3), bg, np.uint8), bg) == 0.0
+
+
+# --------------------------------------------------------------------------- hostile input: one clear line each
+
+
+def test_reset_names_the_argument_with_the_wrong_type(env):
+    from aquarelle.env.environment import ResetError
+
+    for kw, msg in (({"episode_id": 5}, "episode_id must be a string, got int 5"),
+                    ({"episode_id": ["a"]}, "episode_id must be a string, got list"),
+                    ({"action_space": 7}, "action_space must be a name or a list of method names, got 7"),
+                    ({"action_space": []}, "action_space is empty"),
+                    ({"return_image": "no"}, "return_image must be true .* got 'no'"),
+                    ({"prompt": "a cat \ud800"},
+                     r"prompt is not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)"),
+                    ({"mode": "x" * 1_000_000}, "mode must be one of")):
+        with pytest.raises(ResetError, match=msg) as ei:
+            env.reset(**kw)
+        assert len(str(ei.value)) < 200 and "\n" not in str(ei.value)
+        str(ei.value).encode("utf-8")  # a reply can carry it
+
+
+def test_bad_actions_fail_validation_with_json_safe_errors():
+    import json
+    import time
+
+    from pydantic import ValidationError
+
+    from aquarelle.env.models import MAX_EPISODE_COMMANDS, MAX_SKETCH_CHARS
+
+    for action, msg in (({}, "exactly one of 'sketch', 'calls' or 'finish' (got none)"),
+                        ({"sketch": "x", "calls": []}, "(got sketch, calls)"),
+                        ({"calls": [{"method": "fill"}] * 900_000}, f"at most {MAX_EPISODE_COMMANDS} calls"),
+                        ({"sketch": "x" * (MAX_SKETCH_CHARS + 1)}, f"at most {MAX_SKETCH_CHARS} characters"),
+                        ({"calls": [{"method": "f" * 1000}]}, "a method name has at most 64 characters")):
+        t0 = time.perf_counter()
+        with pytest.raises(ValidationError) as ei:
+            WatercolourAction.model_validate(action)
+        assert time.perf_counter() - t0 < 0.5  # a huge list is refused by its length, not item by item
+        errors = ei.value.errors(include_input=False)
+        assert msg in errors[0]["msg"]
+        json.dumps(errors)  # OpenEnv sends these: a ValueError in ctx made the session die
+
+
+def test_text_that_is_not_unicode_costs_no_step(env):
+    env.reset(mode="tools", max_steps=5)
+    for calls in ([{"method": "\ud800"}], [{"method": "fill", "args": ["#112233", 200]},
+                                           {"method": "fill", "args": [["\udfff"], 200]}]):
+        obs = env.step({"calls": calls})
+        assert "not valid Unicode text" in obs.errors[0] and obs.metadata["steps_left"] == 5
+        obs.model_dump_json()
+    assert env.state.n_calls == 0
+    assert env.step({"calls": [{"method": "fill", "args": ["#112233", 200]}]}).errors == []
+
+
+def test_a_sketch_that_is_not_unicode_is_the_models_fault():
+    e = WatercolourEnvironment()
+    e.reset(mode="sketch")
+    obs = e.step({"sketch": "function setup() { createCanvas(600, 600, WEBGL); let s = '\ud800'; }"})
+    assert obs.done and obs.reward == 0.0 and obs.breakdown["gate"] == 0.0
+    assert any("not valid Unicode text" in x for x in obs.errors), obs.errors
+    assert not any(x.startswith("infrastructure") for x in obs.errors), obs.errors
+    obs.model_dump_json()
+    assert "\\ud800" in e.state.model_dump_json()  # kept escaped: state still serialises

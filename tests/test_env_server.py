@@ -310,3 +310,78 @@ def test_pool_workers_exit_when_the_server_is_killed():
         assert not alive, f"orphaned workers: {[p.pid for p in alive]}"
     finally:
         srv.stop()
+
+
+# --------------------------------------------------------------------------- hostile frames: an error, the session kept
+
+
+def _ws(server):
+    from websockets.sync.client import connect
+
+    return connect(server.url.replace("http://", "ws://") + "/ws", max_size=64 * 2 ** 20)
+
+
+def _send(ws, frame) -> dict:
+    import json
+
+    ws.send(frame if isinstance(frame, (str, bytes)) else json.dumps(frame))
+    return json.loads(ws.recv(timeout=120))
+
+
+def test_bad_frames_and_actions_get_one_line_and_keep_the_session(server):
+    from aquarelle.env.models import MAX_EPISODE_COMMANDS, MAX_SKETCH_CHARS
+    from aquarelle.env.server import WS_MAX_MESSAGE_BYTES
+
+    too_many = '{"type": "step", "data": {"calls": [' + ", ".join(['{"method": "fill"}'] * 200_000) + "]}}"
+    assert len(too_many) < WS_MAX_MESSAGE_BYTES
+    cases = [  # (frame, code, fragment of the message)
+        ("[]", "INVALID_JSON", "a message must be a JSON object"),
+        ("null", "INVALID_JSON", "got null"),
+        ('"step"', "INVALID_JSON", "got a string"),
+        ("42", "INVALID_JSON", "got a number"),
+        ("[" * 5000 + "]" * 5000, "INVALID_JSON", "nested too deep"),
+        ('{"type": "step", "data": {"calls": ' + "[" * 5000 + "]" * 5000 + "}}", "INVALID_JSON", "nested too deep"),
+        (b"\x00\x01", "INVALID_JSON", "text frame"),
+        ({"type": "step", "data": {}}, "VALIDATION_ERROR", "exactly one of 'sketch', 'calls' or 'finish' (got none)"),
+        ({"type": "step", "data": {"sketch": "x", "calls": []}}, "VALIDATION_ERROR", "(got sketch, calls)"),
+        ({"type": "step", "data": {"finish": True, "sketch": "x"}}, "VALIDATION_ERROR", "(got sketch, finish)"),
+        (too_many, "VALIDATION_ERROR", f"at most {MAX_EPISODE_COMMANDS} calls"),
+        ({"type": "step", "data": {"sketch": "x" * (MAX_SKETCH_CHARS + 1)}}, "VALIDATION_ERROR",
+         f"at most {MAX_SKETCH_CHARS} characters"),
+        ({"type": "step", "data": {"calls": [{"method": "\ud800"}]}}, "VALIDATION_ERROR",
+         "data.calls[0].method is not valid Unicode text"),
+        ({"type": "reset", "data": {"prompt": "a cat \ud800"}}, "VALIDATION_ERROR", "data.prompt is not valid Unicode"),
+        ({"type": "reset", "data": {"episode_id": 5}}, "EXECUTION_ERROR", "episode_id must be a string, got int 5"),
+        ({"type": "reset", "data": {"action_space": 7}}, "EXECUTION_ERROR", "action_space must be a name or a list"),
+        ({"type": "reset", "data": {"return_image": "no"}}, "EXECUTION_ERROR", "return_image must be true"),
+    ]
+    with _ws(server) as ws:
+        assert _send(ws, {"type": "reset", "data": {"mode": "tools", "episode_id": "e1"}})["type"] == "observation"
+        for frame, code, fragment in cases:
+            t0 = time.monotonic()
+            r = _send(ws, frame)
+            assert r["type"] == "error" and r["data"]["code"] == code, (str(frame)[:60], r)
+            assert fragment in r["data"]["message"] + str(r["data"].get("errors")), (str(frame)[:60], r)
+            assert time.monotonic() - t0 < 5, str(frame)[:60]
+        st = _send(ws, {"type": "state"})  # the same episode, no step spent
+        assert st["data"]["episode_id"] == "e1" and st["data"]["step_count"] == 0
+        r = _send(ws, {"type": "step", "data": {"calls": [{"method": "fill", "args": ["#d7263d", 200]}]}})
+        assert r["type"] == "observation" and r["data"]["observation"]["errors"] == []
+
+
+def test_a_sketch_that_is_not_unicode_is_a_gate_zero_over_the_wire(server):
+    with _ws(server) as ws:
+        _send(ws, {"type": "reset", "data": {"mode": "sketch"}})
+        r = _send(ws, {"type": "step", "data": {"sketch": SKETCH.replace("noLoop();", "let s = '\ud800'; noLoop();")}})
+        assert r["type"] == "observation" and r["data"]["reward"] == 0.0, r
+        assert any("not valid Unicode text" in e for e in r["data"]["observation"]["errors"])
+        st = _send(ws, {"type": "state"})
+        assert st["type"] == "state" and "\\ud800" in st["data"]["source"]
+
+
+def test_http_bad_reset_and_step_are_422_with_the_line(server):
+    r = httpx.post(server.url + "/reset", json={"mode": "bogus"})
+    assert r.status_code == 422 and "mode must be one of sketch, tools, revise, got 'bogus'" in r.json()["detail"]
+    for action, fragment in (({}, "(got none)"), ({"sketch": "x", "calls": []}, "(got sketch, calls)")):
+        r = httpx.post(server.url + "/step", json={"action": action})
+        assert r.status_code == 422 and fragment in r.json()["detail"][0]["msg"]

@@ -7,7 +7,8 @@ environment), never a traceback, a hang or a crashed server; the worker that ran
 it is replaced when it had to be killed; other sessions keep painting; and a
 loopback listener on the port the network attacks target proves nothing arrives
 (``__PORT__`` in a sketch is replaced by that port). One more case is generated:
-a multi-megabyte source (refused before it runs).
+a source three times the sandbox's limit (refused before it runs; one past the action's
+``MAX_SKETCH_CHARS`` never reaches a session: tests/test_env_server.py).
 """
 
 from __future__ import annotations
@@ -48,12 +49,16 @@ GOOD = textwrap.dedent("""
 """)
 
 
+HUGE = 3 * 256 * 1024  # 3x SandboxLimits.max_source_bytes, under the env's MAX_SKETCH_CHARS
+
+
 def GENERATED(filler: str) -> list[tuple[str, str, str, str]]:
     """Cases too big to keep as files: (name, source, limit, reason). The last four once made a
-    static scan quadratic (the sandbox's, then the gate's): minutes to hours on one sketch."""
+    static scan quadratic (the sandbox's, then the gate's): minutes to hours on one sketch. The huge ones are
+    3x the sandbox's source limit: under the env action's bound, so a session answers them with a gate 0."""
     return [
-        ("huge_source", GOOD + filler * (3 * 1024 * 1024 // len(filler)), "source", "source limit"),
-        ("huge_source_blank_lines", GOOD + "\n" * 3_000_000, "source", "source limit"),
+        ("huge_source", GOOD + filler * (HUGE // len(filler)), "source", "source limit"),
+        ("huge_source_blank_lines", GOOD + "\n" * HUGE, "source", "source limit"),
         ("unterminated_strings", GOOD + "'\\" * 100_000, "none", "syntax error"),
         ("canvas_call_bomb", GOOD + "createCanvas(" * 15_000, "none", "syntax error"),
         # the gate's function-definition scan backtracked over one long name from each of its letters: ~23 min
@@ -116,7 +121,7 @@ def listener():
 
 @pytest.fixture(scope="module")
 def corpus(listener, tmp_path_factory) -> list[Case]:
-    """The corpus with __PORT__ filled in, plus a generated 3 MB sketch."""
+    """The corpus with __PORT__ filled in, plus the generated cases (GENERATED)."""
     out = tmp_path_factory.mktemp("hostile")
     cases = []
     for src in sorted(HOSTILE.glob("*.js")):
@@ -130,7 +135,7 @@ def corpus(listener, tmp_path_factory) -> list[Case]:
     for name, text, limit, reason in GENERATED(filler):
         (out / f"{name}.js").write_text(text)
         cases.append(Case(name, out / f"{name}.js", {limit}, re.compile(reason)))
-    assert (out / "huge_source.js").stat().st_size > 3_000_000
+    assert (out / "huge_source.js").stat().st_size > HUGE - 1000
     assert len(cases) >= 45
     return cases
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .colors import short_repr
 from .commands import BRUSH_METHODS, SPECS, CommandError
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """A client's name in an error line, clipped (a megabyte of method name is not echoed back whole)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
 
 HF10 = (
     "scaleBrushes",
@@ -40,7 +47,7 @@ class ActionSpace:
             return
         if method not in self.methods:
             known = "" if method in SPECS else " (and it is not a p5.brush method)"
-            raise CommandError(f"{method} is not in the {self.name} action space{known}")
+            raise CommandError(f"{_clip(str(method))} is not in the {self.name} action space{known}")
 
     def __contains__(self, method: str) -> bool:
         return method in ALWAYS or method in self.methods
@@ -64,9 +71,10 @@ def get_space(spec: str | list[str] | tuple[str, ...] | ActionSpace | None, defa
         if "," in spec:
             spec = [s.strip() for s in spec.split(",") if s.strip()]
         else:
-            raise CommandError(f"unknown action space {spec!r} (known: {', '.join(SPACES)}, or a comma-separated list)")
+            raise CommandError(f"unknown action space {short_repr(spec)} (known: {', '.join(SPACES)}, "
+                               "or a comma-separated list)")
     methods = list(spec)
     unknown = [m for m in methods if m not in BRUSH_METHODS]
     if unknown:
-        raise CommandError(f"custom action space names unknown method(s): {', '.join(map(str, unknown))}")
+        raise CommandError(f"custom action space names unknown method(s): {_clip(', '.join(map(str, unknown)))}")
     return ActionSpace("custom[" + ",".join(methods) + "]", frozenset(methods))

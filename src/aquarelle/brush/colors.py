@@ -18,13 +18,22 @@ class ColorError(ValueError):
     """A value that is not a colour p5 would accept."""
 
 
+def short_repr(v: Any, limit: int = 80) -> str:
+    """``repr(v)`` clipped for an error line: a client's megabyte of colour is not echoed back whole."""
+    try:
+        r = repr(v)
+    except ValueError:  # an int past Python's digit limit for str()
+        r = f"<{type(v).__name__} too large to print>"
+    return (r[:limit - 3] + "...") if len(r) > limit else r
+
+
 def _channel(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ColorError(f"{what} must be a number, got {type(v).__name__} {v!r}")
+        raise ColorError(f"{what} must be a number, got {type(v).__name__} {short_repr(v)}")
     if not math.isfinite(v):
-        raise ColorError(f"{what} must be finite, got {v!r}")
+        raise ColorError(f"{what} must be finite, got {short_repr(v)}")
     if v < 0 or v > 255:
-        raise ColorError(f"{what} must be in 0-255, got {v!r}")
+        raise ColorError(f"{what} must be in 0-255, got {short_repr(v)}")
     return int(round(v))
 
 
@@ -45,7 +54,8 @@ def parse_color(value: Any) -> tuple[str, int | None]:
         try:
             c = ImageColor.getrgb(s)
         except ValueError:
-            raise ColorError(f"unknown colour {value!r} (use hex like '#d7263d', a CSS name or rgb())") from None
+            raise ColorError(f"unknown colour {short_repr(value)} (use hex like '#d7263d', a CSS name or rgb())") \
+                from None
         alpha = c[3] if len(c) == 4 else None
         if alpha == 255 and not (s.startswith("#") and len(s) in (5, 9)) and not s.lower().startswith(("rgba", "hsla")):
             alpha = None

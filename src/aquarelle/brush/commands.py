@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from .colors import ColorError, parse_color
+from .colors import ColorError, parse_color, short_repr
 
 BUILTIN_BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
 BUILTIN_FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
@@ -83,14 +83,17 @@ class MethodSpec:
 def _num(method: str, pname: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise CommandError(f"{method}: {pname} must be a number, got {_show(v)}")
-    if not math.isfinite(v):
-        raise CommandError(f"{method}: {pname} must be finite, got {v!r}")
+    try:
+        finite = math.isfinite(v)
+    except OverflowError:  # an int past float range (JSON allows 10**4000): not a coordinate either
+        finite = False
+    if not finite:
+        raise CommandError(f"{method}: {pname} must be finite, got {_show(v)}")
     return float(v) if isinstance(v, float) else v
 
 
 def _show(v: Any) -> str:
-    r = repr(v)
-    return (r[:40] + "...") if len(r) > 43 else r
+    return short_repr(v)
 
 
 def _point(method: str, pname: str, p: Any, with_pressure: bool = True) -> list:
@@ -105,7 +108,7 @@ def _point(method: str, pname: str, p: Any, with_pressure: bool = True) -> list:
 def _coord(method: str, pname: str, v: Any) -> float:
     x = _num(method, pname, v)
     if abs(x) > MAX_COORD:
-        raise CommandError(f"{method}: {pname} {x!r} is out of range (|value| <= {MAX_COORD:g})")
+        raise CommandError(f"{method}: {pname} {_show(x)} is out of range (|value| <= {MAX_COORD:g})")
     return x
 
 
@@ -117,7 +120,7 @@ def _options(method: str, v: Any, allowed: dict[str, str]) -> dict:
     out = {}
     for k, val in v.items():
         if k not in allowed:
-            raise CommandError(f"{method}: unknown option {k!r} (allowed: {', '.join(allowed)})")
+            raise CommandError(f"{method}: unknown option {_show(k)} (allowed: {', '.join(allowed)})")
         kind = allowed[k]
         if kind == "num|false":
             if val is False or val is None:
@@ -145,32 +148,32 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
     if kind == "pos":
         x = _num(method, pname, v)
         if x <= 0:
-            raise CommandError(f"{method}: {pname} must be > 0, got {x!r}")
+            raise CommandError(f"{method}: {pname} must be > 0, got {_show(x)}")
         return x
     if kind == "length":
         x = _num(method, pname, v)
         if x < 0 or x > MAX_COORD:
-            raise CommandError(f"{method}: {pname} must be in 0-{MAX_COORD:g}, got {x!r}")
+            raise CommandError(f"{method}: {pname} must be in 0-{MAX_COORD:g}, got {_show(x)}")
         return x
     if kind == "radius":
         x = _num(method, pname, v)
         if x <= 0 or x > MAX_COORD:
-            raise CommandError(f"{method}: {pname} must be in (0, {MAX_COORD:g}], got {x!r}")
+            raise CommandError(f"{method}: {pname} must be in (0, {MAX_COORD:g}], got {_show(x)}")
         return x
     if kind == "unit":
         x = _num(method, pname, v)
         if x < 0 or x > 1:
-            raise CommandError(f"{method}: {pname} must be in 0-1, got {x!r}")
+            raise CommandError(f"{method}: {pname} must be in 0-1, got {_show(x)}")
         return x
     if kind == "unit2":  # pressure: p5.brush multiplies by it; allow 0-2
         x = _num(method, pname, v)
         if x < 0 or x > 2:
-            raise CommandError(f"{method}: {pname} must be in 0-2, got {x!r}")
+            raise CommandError(f"{method}: {pname} must be in 0-2, got {_show(x)}")
         return x
     if kind == "opacity":
         x = _num(method, pname, v)
         if x < 0 or x > 255:
-            raise CommandError(f"{method}: {pname} must be in 0-255, got {x!r}")
+            raise CommandError(f"{method}: {pname} must be in 0-255, got {_show(x)}")
         return x
     if kind == "close":  # endShape's flag: p5.brush closes on any truthy value, so p5's CLOSE constant closes
         return True if v == "close" else _check("bool", method, pname, v)
@@ -235,7 +238,7 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
             return 1
         x = _num(method, pname, v)
         if x < 0 or x > 10:
-            raise CommandError(f"{method}: {pname} must be in 0-10, got {x!r}")
+            raise CommandError(f"{method}: {pname} must be in 0-10, got {_show(x)}")
         return x
     if kind == "hatchopts":
         return _options(method, v, {"rand": "num|false", "continuous": "bool", "gradient": "num|false"})
@@ -288,7 +291,8 @@ def _brush_params(method: str, v: Any) -> dict:
     out: dict[str, Any] = {}
     for k, val in v.items():
         if k not in _BRUSH_KEYS:
-            raise CommandError(f"{method}: unknown brush parameter {k!r} (allowed: {', '.join(sorted(_BRUSH_KEYS))})")
+            raise CommandError(f"{method}: unknown brush parameter {_show(k)} "
+                               f"(allowed: {', '.join(sorted(_BRUSH_KEYS))})")
         kind = _BRUSH_KEYS[k]
         key = _LEGACY_BRUSH.get(k, k)
         if kind == "str":
@@ -315,7 +319,7 @@ def _brush_params(method: str, v: Any) -> dict:
         if req not in out:
             raise CommandError(f"{method}: brush parameter {req!r} is required")
     if out["weight"] <= 0 or out["weight"] > 1000:
-        raise CommandError(f"{method}: weight must be in (0, 1000], got {out['weight']!r}")
+        raise CommandError(f"{method}: weight must be in (0, 1000], got {_show(out['weight'])}")
     return out
 
 
@@ -328,7 +332,7 @@ def _pressure(method: str, val: Any) -> Any:
         allowed = {"curve", "min_max", "mode", "type", "samples"}
         bad = set(val) - allowed
         if bad:
-            raise CommandError(f"{method}: unknown pressure key {sorted(bad)[0]!r}")
+            raise CommandError(f"{method}: unknown pressure key {_show(sorted(bad)[0])}")
         out: dict[str, Any] = {}
         for k in ("curve", "min_max"):
             if k in val:
@@ -498,7 +502,7 @@ def validate(method: Any, args: Any = ()) -> Command:
     spec = SPECS.get(method)
     if spec is None:
         hint = f" (p5.brush 2.x calls it {LEGACY_NAMES[method]})" if method in LEGACY_NAMES else ""
-        raise CommandError(f"unknown method {method!r}{hint}")
+        raise CommandError(f"unknown method {_show(method)}{hint}")
     if args is None:
         args = []
     if not isinstance(args, (list, tuple)):

@@ -25,15 +25,14 @@ from openenv.core.env_server.types import EnvironmentMetadata
 from aquarelle.brush import CommandError, PaintState, Program, get_space, validate
 from aquarelle.brush.action_space import ActionSpace
 
-from .models import MODES, WatercolourAction, WatercolourObservation, WatercolourState
+from .models import MAX_EPISODE_COMMANDS, MODES, WatercolourAction, WatercolourObservation, WatercolourState
 from .scoring import resolve_weights
 from .work import EvalRequest, EvalResult, Runner, b64, png_bytes
 
 DEFAULT_PROMPT = "a watercolour painting"
 DEFAULT_MAX_STEPS = 40
 DEFAULT_REVISIONS = 2
-#: Commands one tools episode may hold (bounds the render work of a step).
-MAX_EPISODE_COMMANDS = 5_000
+__all__ = ["MAX_EPISODE_COMMANDS", "ResetError", "WatercolourEnvironment", "not_unicode"]
 CANVAS = 600
 RESET_KEYS = ("prompt", "mode", "seed", "episode_id", "action_space", "preset", "weights", "max_steps",
               "revisions", "return_image")
@@ -45,6 +44,25 @@ def _blank_png_b64(width: int, height: int) -> str:
     import numpy as np
 
     return b64(png_bytes(np.full((height, width, 3), 255, np.uint8)))
+
+
+class ResetError(ValueError):
+    """A reset argument is wrong (the client's fault: the server answers it with a 4xx, not a 500)."""
+
+
+def not_unicode(s: str) -> str | None:
+    """Why ``s`` is not valid Unicode text (a lone UTF-16 surrogate, legal in JSON as ``"\\ud800"``), or None.
+
+    Such text cannot be encoded as UTF-8: echoed in a reply it makes the reply unserialisable."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"a lone UTF-16 surrogate (\\u{ord(s[e.start]):04x}) at character {e.start}"
+    return None
+
+
+def _escape_surrogates(s: str) -> str:
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass
@@ -102,21 +120,34 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         self._check_open()
         unknown = sorted(set(kwargs) - set(RESET_KEYS))
         if unknown:
-            raise ValueError(f"reset: unknown keyword(s) {', '.join(unknown)} (known: {', '.join(RESET_KEYS)})")
+            raise ResetError(_clip(f"reset: unknown keyword(s) {', '.join(_clip(k, 40) for k in unknown)} "
+                                   f"(known: {', '.join(RESET_KEYS)})", 400))
         mode = kwargs.get("mode") or "tools"
         if mode not in MODES:
-            raise ValueError(f"reset: mode must be one of {', '.join(MODES)}, got {mode!r}")
+            raise ResetError(f"reset: mode must be one of {', '.join(MODES)}, got {_show(mode)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ValueError(f"reset: seed must be an integer, got {seed!r}")
-        spec = kwargs.get("action_space") or "hf10"
+            raise ResetError(f"reset: seed must be an integer, got {_show(seed)}")
+        if episode_id is not None and not isinstance(episode_id, str):
+            raise ResetError(f"reset: episode_id must be a string, got {type(episode_id).__name__} {_show(episode_id)}")
+        spec = kwargs.get("action_space")
+        if spec is None:
+            spec = "hf10"
+        elif not isinstance(spec, str) and not (isinstance(spec, (list, tuple))
+                                                and all(isinstance(m, str) for m in spec)):
+            raise ResetError(f"reset: action_space must be a name or a list of method names, got {_show(spec)}")
+        elif not spec:
+            raise ResetError("reset: action_space is empty (give a name like 'hf10' or a list of method names)")
         try:
             space = get_space(spec)
         except CommandError as e:
-            raise ValueError(f"reset: {e}") from None
+            raise ResetError(_clip(f"reset: action_space: {e}")) from None
         preset, weights = kwargs.get("preset"), kwargs.get("weights")
         if preset is not None and weights is not None:
-            raise ValueError("reset: give either preset or weights, not both")
-        w = resolve_weights(preset=preset, weights=weights) if (preset or weights) else None
+            raise ResetError("reset: give either preset or weights, not both")
+        try:
+            w = resolve_weights(preset=preset, weights=weights) if (preset or weights) else None
+        except ValueError as e:
+            raise ResetError(_clip(f"reset: {e}")) from None
         max_steps = _positive("max_steps", kwargs.get("max_steps"), {"sketch": 1, "revise": 1}.get(mode, DEFAULT_MAX_STEPS))
         revisions = _positive("revisions", kwargs.get("revisions"), DEFAULT_REVISIONS, allow_zero=True)
         if mode == "sketch":
@@ -124,9 +155,16 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         elif mode == "revise":
             max_steps = revisions + 1
         ret = kwargs.get("return_image")
+        if ret is not None and not isinstance(ret, bool):
+            raise ResetError(f"reset: return_image must be true (every observation) or false (none), or omitted "
+                             f"(the scored image only), got {_show(ret)}")
         prompt = kwargs.get("prompt") or DEFAULT_PROMPT
         if not isinstance(prompt, str):
-            raise ValueError(f"reset: prompt must be a string, got {type(prompt).__name__}")
+            raise ResetError(f"reset: prompt must be a string, got {type(prompt).__name__}")
+        for name, text in (("prompt", prompt), ("episode_id", episode_id)):
+            why = not_unicode(text) if text is not None else None
+            if why:
+                raise ResetError(f"reset: {name} is not valid Unicode text: {why}")
         self._ep = ep = Episode(
             mode=mode, prompt=prompt, seed=int(seed or 0), space=space,
             space_spec=spec if isinstance(spec, str) else list(spec), weights=w, max_steps=max_steps,
@@ -184,6 +222,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if action.calls is None:
             return self._obs("Tools mode takes {\"calls\": [...]} or {\"finish\": true}.",
                              errors=["tools mode: send calls or finish, not a sketch"], image=self._img(ep))
+        bad = _calls_not_unicode(action.calls)
+        if bad:  # refused before it costs a step: echoed, such text would make the reply unserialisable
+            return self._obs(f"Not applied (no step used): {bad}.", errors=[bad], image=self._img(ep))
         ep.step_count += 1
         state = copy.deepcopy(ep.state)
         new, drew, warnings = [], [], []
@@ -277,10 +318,14 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                              + (" or {\"finish\": true}." if ep.mode == "revise" else "."),
                              errors=[f"{ep.mode} mode: send a sketch"], image=self._img(ep))
         ep.step_count += 1
-        ep.source = action.sketch
+        source, why = action.sketch, not_unicode(action.sketch)
+        if why:  # the model's fault (a gate 0 with the reason); kept escaped so state and replies still serialise
+            source = _escape_surrogates(source)
+        ep.source = source
         res = self._runner.evaluate(EvalRequest(
-            mode=ep.mode, source=action.sketch, action_space=ep.space_spec, seed=ep.seed, score=True,
-            want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt))
+            mode=ep.mode, source=source, action_space=ep.space_spec, seed=ep.seed, score=True,
+            want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt,
+            fault=f"the sketch is not valid Unicode text: {why}" if why else None))
         ep.program = res.program
         ep.commands = Program.from_json(res.program).commands if res.program else []
         ep.coverage = res.coverage or 0.0
@@ -347,8 +392,41 @@ def _positive(name: str, v: Any, default: int, allow_zero: bool = False) -> int:
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, int) or v < (0 if allow_zero else 1) or v > 10_000:
-        raise ValueError(f"reset: {name} must be an integer {'>= 0' if allow_zero else '>= 1'} (<= 10000), got {v!r}")
+        raise ResetError(f"reset: {name} must be an integer {'>= 0' if allow_zero else '>= 1'} (<= 10000), "
+                         f"got {_show(v)}")
     return v
+
+
+def _calls_not_unicode(calls: list) -> str | None:
+    """The first call whose method or a string argument (at any depth) is not valid Unicode text, as one line."""
+    for i, call in enumerate(calls):
+        where = f"call {i + 1}: " if len(calls) > 1 else ""
+        why = not_unicode(call.method)
+        if why:
+            return f"{where}the method name is not valid Unicode text: {why}"
+        stack = list(call.args)
+        while stack:
+            v = stack.pop()
+            if isinstance(v, str):
+                why = not_unicode(v)
+                if why:
+                    return f"{where}{_clip(call.method, 64)}: an argument is not valid Unicode text: {why}"
+            elif isinstance(v, (list, tuple)):
+                stack.extend(v)
+            elif isinstance(v, dict):
+                stack.extend(v.keys())
+                stack.extend(v.values())
+    return None
+
+
+def _show(v: Any, limit: int = 80) -> str:
+    """``repr(v)`` for an error line, clipped: a client's 1 MB value is not echoed back whole."""
+    return _clip(repr(v), limit)
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    text = _escape_surrogates(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _dump(w: Any) -> dict | None:

@@ -11,10 +11,19 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 Mode = Literal["sketch", "tools", "revise"]
 MODES: tuple[str, ...] = ("sketch", "tools", "revise")
+
+#: Commands one tools episode may hold (bounds the render work of a step), so also the calls in one action.
+MAX_EPISODE_COMMANDS = 5_000
+#: The sandbox refuses sources over 256 KiB (``SandboxLimits.max_source_bytes``) with a gate 0; a sketch past
+#: four times that is no model's output and is refused as a malformed action (before anything parses it).
+MAX_SKETCH_CHARS = 4 * 256 * 1024
+#: A method name (the longest p5.brush name has 17 characters).
+MAX_METHOD_CHARS = 64
 
 
 class BrushCall(BaseModel):
@@ -24,6 +33,14 @@ class BrushCall(BaseModel):
     method: str
     args: list[Any] = Field(default_factory=list)
 
+    @field_validator("method", mode="before")
+    @classmethod
+    def _short_name(cls, v: Any) -> Any:
+        if isinstance(v, str) and len(v) > MAX_METHOD_CHARS:
+            raise PydanticCustomError("too_long", "a method name has at most {limit} characters, got {n}",
+                                      {"limit": MAX_METHOD_CHARS, "n": len(v)})
+        return v
+
 
 class WatercolourAction(Action):
     """Exactly one of ``sketch`` (sketch/revise), ``calls`` (tools) or ``finish``."""
@@ -32,13 +49,31 @@ class WatercolourAction(Action):
     calls: list[BrushCall] | None = Field(default=None, description="Brush calls to paint now (tools mode); [] looks")
     finish: bool = Field(default=False, description="End the episode and score the painting")
 
+    @field_validator("sketch", mode="before")
+    @classmethod
+    def _bounded_sketch(cls, v: Any) -> Any:
+        if isinstance(v, str) and len(v) > MAX_SKETCH_CHARS:
+            raise PydanticCustomError("too_long", "a sketch has at most {limit} characters, got {n}",
+                                      {"limit": MAX_SKETCH_CHARS, "n": len(v)})
+        return v
+
+    @field_validator("calls", mode="before")
+    @classmethod
+    def _bounded_calls(cls, v: Any) -> Any:  # before the items are validated: a huge list costs nothing
+        if isinstance(v, list) and len(v) > MAX_EPISODE_COMMANDS:
+            raise PydanticCustomError("too_long", "an action has at most {limit} calls (an episode holds at most "
+                                      "{limit}), got {n}", {"limit": MAX_EPISODE_COMMANDS, "n": len(v)})
+        return v
+
     @model_validator(mode="after")
     def _one_kind(self) -> "WatercolourAction":
         given = [k for k, v in (("sketch", self.sketch is not None), ("calls", self.calls is not None),
                                 ("finish", self.finish)) if v]
         if len(given) != 1:
-            raise ValueError("an action needs exactly one of 'sketch', 'calls' or 'finish'"
-                             + (f" (got {', '.join(given)})" if given else ""))
+            # PydanticCustomError, not ValueError: pydantic keeps a ValueError in errors()[i]["ctx"], which
+            # OpenEnv cannot JSON-encode (the session died with SESSION_ERROR, HTTP /step gave a bare 500).
+            raise PydanticCustomError("action_kind", "an action needs exactly one of 'sketch', 'calls' or 'finish'"
+                                      + (f" (got {', '.join(given)})" if given else " (got none)"))
         return self
 
 

@@ -7,21 +7,32 @@ A client that dies closes its socket (or stops answering uvicorn's pings) and it
 slot frees at once. Each session's step runs in that session's own thread, and
 the sandbox/render/score part of it in a shared process pool, so a slow sketch
 never stalls the event loop or another session.
+
+Bad input answers with one line and keeps the session: ``_FrameGuard`` screens each
+WebSocket frame before OpenEnv's handler (which would end the session on a frame
+that is not a JSON object, nests too deep, or echoes text that is not Unicode), a
+frame is at most ``WS_MAX_MESSAGE_BYTES``, and a bad reset over HTTP is a 422.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
-from .environment import WatercolourEnvironment
+from .environment import ResetError, WatercolourEnvironment, not_unicode
 from .models import WatercolourAction, WatercolourObservation, WatercolourState
 from .work import Runner
 
 DEFAULT_IDLE_TIMEOUT_S = 600.0
+#: The largest WebSocket frame (uvicorn's ``ws_max_size``, and checked again here for other launchers). A
+#: sketch is at most 256 KiB to run (``MAX_SKETCH_CHARS`` to be refused with a gate 0) and an action at most
+#: 5000 calls: a few MiB is ample, and parsing a frame this size holds the event loop for well under a second.
+WS_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
 def default_workers() -> int:
@@ -49,7 +60,94 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
     )
     app.state.runner = runner
     app.router.on_shutdown.append(runner.close)
+    app.add_exception_handler(ResetError, _reset_error)
+    app.add_middleware(_FrameGuard)
     return app
+
+
+async def _reset_error(request: Request, exc: Exception) -> JSONResponse:
+    """A bad reset over HTTP is the client's fault: 422 with the same line the WebSocket gives (not a bare 500)."""
+    return JSONResponse(status_code=422, content={"detail": str(exc)})
+
+
+class _FrameGuard:
+    """ASGI middleware on ``/ws``: answer a frame OpenEnv's handler cannot take with an error, and drop it.
+
+    OpenEnv's handler ends the session (SESSION_ERROR, socket closed) when a frame is valid JSON but not an
+    object (``[]``, ``null``, ``42``), nests deeper than ``json`` can parse, is binary, or holds text that is
+    not Unicode (a lone surrogate) which its reply then echoes; this answers those with an error and the
+    session goes on. Frames are parsed here once more, which costs far less than the step that follows.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket" or scope.get("path") != "/ws":
+            await self.app(scope, receive, send)
+            return
+
+        async def screened() -> dict:
+            while True:
+                msg = await receive()
+                if msg["type"] != "websocket.receive":
+                    return msg
+                bad = frame_problem(msg.get("text"), msg.get("bytes"))
+                if bad is None:
+                    return msg
+                code, why = bad[0], bad[1] if len(bad[1]) <= 300 else bad[1][:297] + "..."
+                await send({"type": "websocket.send",
+                            "text": json.dumps({"type": "error", "data": {"message": why, "code": code}})})
+
+        await self.app(scope, screened, send)
+
+
+def frame_problem(text: str | None, data: bytes | None = None) -> tuple[str, str] | None:
+    """(error code, one line) for a WebSocket frame the session cannot take, or None to pass it on."""
+    if text is None:
+        return "INVALID_JSON", f"a message must be a text frame holding a JSON object, got {len(data or b'')} bytes"
+    if len(text) > WS_MAX_MESSAGE_BYTES:
+        return "VALIDATION_ERROR", f"a message has at most {WS_MAX_MESSAGE_BYTES} bytes, got {len(text)} characters"
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        return "INVALID_JSON", "Invalid JSON: nested too deep"
+    except json.JSONDecodeError:
+        return None  # OpenEnv answers it (INVALID_JSON) and keeps the session
+    except ValueError as e:  # e.g. an integer past Python's 4300-digit limit
+        return "INVALID_JSON", f"Invalid JSON: {str(e).splitlines()[0][:200]}"
+    if not isinstance(obj, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(obj), "a number")
+        return "INVALID_JSON", f'a message must be a JSON object like {{"type": "step", "data": {{...}}}}, got {kind}'
+    if "\\u" in text:  # a lone surrogate can only arrive escaped
+        why = _not_unicode_at(obj)
+        if why is not None:
+            return "VALIDATION_ERROR", why
+    return None
+
+
+def _not_unicode_at(obj: dict) -> str | None:
+    """Where the message first holds text that is not Unicode (``data.prompt is ...``), or None.
+
+    A step's sketch is left to the environment: there it is the model's fault, a gate 0 with the reason."""
+    data = obj.get("data")
+    skip = data.get("sketch") if obj.get("type") == "step" and isinstance(data, dict) else None
+    stack: list[tuple[str, Any]] = [("the message", obj)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, str):
+            why = not_unicode(v) if v is not skip else None
+            if why:
+                return f"{path} is not valid Unicode text: {why}"
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                why = not_unicode(k)
+                if why:
+                    return f"a key in {path} is not valid Unicode text: {why}"
+                stack.append((k if path == "the message" else f"{path}.{k}", x))
+        elif isinstance(v, list):
+            stack.extend((f"{path}[{i}]", x) for i, x in enumerate(v))
+    return None
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64, *, workers: int | None = None,
@@ -59,4 +157,4 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64, *, 
 
     app = create_server_app(max_sessions, workers=workers, idle_timeout_s=idle_timeout_s, warm=True, **kw)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_ping_interval=ping_s, ws_ping_timeout=ping_s,
-                ws_max_size=16 * 1024 * 1024)
+                ws_max_size=WS_MAX_MESSAGE_BYTES)

@@ -39,6 +39,7 @@ class EvalRequest:
     prompt: str | None = None
     episode: str | None = None  # tools mode: paint incrementally on this episode's kept canvas
     forget: bool = False        # the episode is over: drop its kept canvas after this job
+    fault: str | None = None    # the sketch's fault, found before it ran (not valid Unicode): gate 0, no sandbox
 
 
 @dataclass
@@ -130,7 +131,9 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
     from aquarelle.brush import Program
 
     program = None
-    if req.source is not None:
+    if req.fault is not None:
+        out.sketch_error = req.fault
+    elif req.source is not None:
         from aquarelle.brush.sandbox import run_sketch
 
         t = time.perf_counter()
