@@ -122,6 +122,19 @@ def submit_sketch(self, code: str) -> str:
 # --------------------------------------------------------------------------- backends
 
 
+def _action_problem(action: dict) -> str | None:
+    """Why the environment's action model refuses ``action`` (its first error's line), or None."""
+    from pydantic import ValidationError
+
+    from aquarelle.env.models import WatercolourAction
+
+    try:
+        WatercolourAction(**action)
+    except ValidationError as e:
+        return str(e.errors()[0]["msg"]).splitlines()[0]
+    return None
+
+
 class _LocalBackend:
     """The environment in this process (TRL's embedded default)."""
 
@@ -287,6 +300,10 @@ class _ToolEnvBase:
             raise ToolError("no episode: reset first")
         if self._done:
             raise ToolError("the painting is finished; no more tool calls")
+        bad = _action_problem(action)
+        if bad is not None:  # (a 10,000-point shape is over the action's call bound): one line, the episode goes on
+            self.tool_errors += 1
+            raise ToolError(self._cap(bad))
         obs = self._backend.step(action)
         self._obs = obs
         self._done = bool(obs.done)
