@@ -408,6 +408,21 @@ def test_cli_timeout_fires_and_the_next_sketch_still_renders(tmp_path: Path):
     assert lines[1]["ok"]
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--timeout", "nan"], "--timeout must be a finite number > 0, got nan"),
+    (["--timeout", "inf"], "--timeout must be a finite number > 0, got inf"),
+])
+def test_cli_bad_flags_and_outputs_are_one_line_before_any_render(tmp_path: Path, args, needle):
+    good = tmp_path / "good.json"
+    good.write_text(prog(*FILL, ("circle", [100, 100, 50])).dumps())
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if "-o" not in args and "--out-dir" not in args:
+        args += ["-o", str(tmp_path / "t.png")]
+    r = _cli(str(good), "--json", *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == r.stderr.strip().splitlines()[0] and needle.replace("{tmp}", str(tmp_path)) in r.stderr
+
+
 SKETCH = """function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }
 function draw() {
   translate(-width / 2, -height / 2);

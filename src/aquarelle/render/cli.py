@@ -7,6 +7,7 @@ a worker process when the command runs.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -35,8 +36,8 @@ def render_cmd(
         _fail(f"-o names one output file but {len(sketch)} sketches were given; use --out-dir")
     if size < 1 or size > 4096:
         _fail(f"--size must be in 1-4096, got {size}")
-    if timeout <= 0:
-        _fail(f"--timeout must be > 0, got {timeout}")
+    if not math.isfinite(timeout) or timeout <= 0:
+        _fail(f"--timeout must be a finite number > 0, got {timeout}")
     worker = Worker(backend)
     failed = 0
     try:
