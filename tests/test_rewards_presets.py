@@ -43,6 +43,19 @@ def test_config_file_json_and_yaml(tmp_path):
         load_config(q)
 
 
+@pytest.mark.parametrize("name", ["r.yaml", "r.json"])
+def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
+    from aquarelle.cli import app
+
+    p = tmp_path / name
+    p.write_bytes(b"\xcc\xff preset: hps-only\n")
+    for args in (["scorers", "check"], ["pool", "validate"], ["score", str(p)]):
+        r = CliRunner().invoke(app, [*args, "--config", str(p)])
+        assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+        assert r.output.strip() == f"reward config {p} is not valid UTF-8: " \
+            "'utf-8' codec can't decode byte 0xcc in position 0: invalid continuation byte"
+
+
 def test_composite_arithmetic_and_per_episode_weights(tmp_path):
     from test_rewards_openai import canvas, write_pool
 

@@ -137,17 +137,17 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
         p = Path(path)
         if not p.is_file():
             raise RewardError(f"reward config {p} does not exist")
-        text = p.read_text(encoding="utf-8")
         try:
+            text = p.read_text(encoding="utf-8")
             if p.suffix in (".yaml", ".yml"):
                 import yaml
 
                 data = yaml.safe_load(text) or {}
             else:
                 data = json.loads(text)
-        except Exception as e:  # noqa: BLE001 - any parse error is the file's fault
-            raise RewardError(f"reward config {p} is not valid {p.suffix.lstrip('.') or 'json'}: "
-                              f"{str(e).splitlines()[0]}") from None
+        except Exception as e:  # noqa: BLE001 - any read or parse error is the file's fault
+            kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix.lstrip('.') or 'json'
+            raise RewardError(f"reward config {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
         if not isinstance(data, dict):
             raise RewardError(f"reward config {p} must be a mapping")
         data = data.get("rewards", data)
