@@ -34,7 +34,7 @@ def score_cmd(
     sketches: List[Path] = typer.Argument(..., help="p5.brush sketch files (.js)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="judge-led | hps-led | hps-only."),
     action_space: str = typer.Option("full", "--action-space", help="full | hf10 | comma-separated methods."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Reward config (JSON or YAML)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="What the painting should show (HPSv3 uses it)."),
     group_seed: int = typer.Option(0, "--group-seed", help="Seed that picks the judge's references."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per sketch on stdout."),
@@ -96,7 +96,7 @@ def score_cmd(
 
 @scorers_app.command("check")
 def scorers_check(
-    config: Optional[Path] = typer.Option(None, "--config", help="Reward config (JSON or YAML)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
     judge_backend: Optional[str] = typer.Option(None, "--judge-backend", help="local | openai."),
     preference_backend: Optional[str] = typer.Option(None, "--preference-backend", help="local | hpsv3."),
 ) -> None:
@@ -150,7 +150,7 @@ def pool_render(
 def pool_validate(
     split: str = typer.Option("heldout", "--split", help="heldout | design | all."),
     pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: the repo's pool/)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Reward config: validates its backends."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config: validates its backends."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
 ) -> None:
     """How often each scorer ranks love above reject and okay above reject (pairwise accuracy)."""
