@@ -126,7 +126,10 @@ def pool_render(
         pool = Pool(pool_dir)
     except RewardError as e:
         _fail(str(e))
-    entries = [pool.get(i) for i in only] if only else pool.entries
+    try:
+        entries = [pool.get(i) for i in only] if only else pool.entries
+    except RewardError as e:  # an unknown --id
+        _fail(str(e))
     from rich.progress import Progress
 
     fresh = failed = 0
@@ -158,6 +161,8 @@ def pool_validate(
         _fail(f"--split must be heldout, design or all (got {split!r})")
     cfg = _config(config)
     from .config import RewardError
+    from .hps_client import PreferenceBackendError
+    from .judge import JudgeBackendError
     from .pool import Pool, PoolRenderError
     from .validate import validate_pool
 
@@ -166,6 +171,10 @@ def pool_validate(
         report = validate_pool(pool, cfg, split=split)
     except (RewardError, PoolRenderError) as e:
         _fail(str(e))
+    except JudgeBackendError as e:  # the configured scorer did not answer: infrastructure, like scorers check
+        _fail(f"judge backend {cfg.judge_backend} failed: {str(e).splitlines()[0]}", 1)
+    except PreferenceBackendError as e:
+        _fail(f"preference backend {cfg.preference_backend} failed: {str(e).splitlines()[0]}", 1)
     if as_json:
         print(json.dumps(report))
         return
