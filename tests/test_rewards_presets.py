@@ -79,6 +79,20 @@ def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
             "'utf-8' codec can't decode byte 0xcc in position 0: invalid continuation byte"
 
 
+def test_score_json_has_a_line_for_every_input(tmp_path):
+    """A consumer matching JSON lines to inputs must not lose the missing file or the directory."""
+    from aquarelle.cli import app
+
+    missing, folder = tmp_path / "missing.js", tmp_path / "adir.js"
+    folder.mkdir()
+    r = CliRunner().invoke(app, ["score", "--json", str(missing), str(folder)])
+    assert r.exit_code == 1
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(x["sketch"], x["reward"], x["error"]) for x in lines] == [
+        (str(missing), None, "no such file"), (str(folder), None, "is a directory")]
+    assert all(set(x) == {"sketch", "reward", "breakdown", "weights", "gate_reasons", "error"} for x in lines)
+
+
 def test_composite_arithmetic_and_per_episode_weights(tmp_path):
     from test_rewards_openai import canvas, write_pool
 

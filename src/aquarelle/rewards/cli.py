@@ -55,19 +55,23 @@ def score_cmd(
 
     model = RewardModel(cfg)
     failed = False
+    def unscored(path: Path, error: str) -> None:
+        """A sketch that got no reward: one line on stderr and, with --json, its record like any other."""
+        print(f"{path}: {error}", file=sys.stderr)
+        if as_json:
+            print(json.dumps({"sketch": str(path), "reward": None, "breakdown": {}, "weights": {},
+                              "gate_reasons": [], "error": error}), flush=True)
+
     for path in sketches:
         if not path.is_file():
-            print(f"{path}: no such file", file=sys.stderr)
+            unscored(path, "is a directory" if path.is_dir() else "no such file")
             failed = True
             continue
         source = path.read_text(encoding="utf-8", errors="replace")
         try:
             res = run_sketch(source, action_space=action_space)
         except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
-            print(f"{path}: sandbox failed: {e}", file=sys.stderr)
-            if as_json:
-                print(json.dumps({"sketch": str(path), "reward": None, "breakdown": {}, "weights": {},
-                                  "gate_reasons": [], "error": f"sandbox failed: {e}"}), flush=True)
+            unscored(path, f"sandbox failed: {e}")
             failed = True
             continue
         try:
