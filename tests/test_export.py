@@ -222,6 +222,10 @@ def test_cli_exports_a_program(tmp_path):
         ('{"commands": [{"method": "fill", "args": ["zz"]}]}', [], "unknown colour 'zz'"),
         ('{"commands": [', [], "not valid JSON"),
         ("{}", ["--format", "png"], "--format must be html or js"),
+        # a .json file is program JSON whatever it opens with, as check and render decide
+        ("[1, 2]", [], "bad.json: program JSON must be an object with a 'commands' list"),
+        ("", [], "bad.json is not valid JSON"),
+        ("[" * 100000, [], "bad.json: program JSON is nested too deeply"),
     ],
 )
 def test_cli_bad_input_is_one_line(tmp_path, content, args, needle):
