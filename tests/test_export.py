@@ -243,6 +243,31 @@ def test_cli_missing_file(tmp_path):
     assert r.exit_code == 2 and "no such file" in r.output
 
 
+def test_cli_usage_errors_exit_2_naming_the_problem(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(_program().dumps())
+    runner = CliRunner()
+    r = runner.invoke(app, ["export", str(tmp_path), "-o", str(tmp_path / "x.js")])
+    assert r.exit_code == 2 and r.output.strip() == f"error: {tmp_path}: is a directory"
+    r = runner.invoke(app, ["export", "--action-space", "bogus", str(src), "-o", str(tmp_path / "x.js")])
+    assert r.exit_code == 2 and r.output.startswith("error: --action-space: unknown action space 'bogus'")
+    r = runner.invoke(app, ["export", "-", "-o", "-"], input=b"abc\xff\xfe")
+    assert r.exit_code == 2 and r.output.strip() == "error: stdin is not UTF-8 text"
+    assert not (tmp_path / "x.js").exists()
+
+
+def test_cli_warns_when_the_output_suffix_is_neither_html_nor_js(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(_program().dumps())
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "x.png")])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0] == f"warning: {tmp_path / 'x.png'} is not .html or .js; writing html"
+    assert (tmp_path / "x.png").read_text().startswith("<!doctype html>")
+    for name, args in (("x.js", []), ("y.txt", ["--format", "js"])):
+        r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / name), *args])
+        assert r.exit_code == 0 and "warning" not in r.stderr, r.output
+
+
 # ---------------------------------------------------------------- round trip through the sandbox
 
 

@@ -82,9 +82,25 @@ def register(app: typer.Typer) -> None:
             fmt = format_for(output, format)
         except ValueError as e:
             _fail(str(e), 2)
+        from .action_space import get_space
+        from .commands import CommandError
+
+        try:
+            get_space(action_space)
+        except CommandError as e:
+            _fail(f"--action-space: {e}", 2)
+        if format is None and str(output) != "-" and output.suffix.lower() not in (".html", ".htm", ".js", ".mjs"):
+            typer.echo(f"warning: {output} is not .html or .js; writing {fmt}", err=True)
         if str(source) == "-":
-            text, name = sys.stdin.read(), "stdin"
+            stdin = getattr(sys.stdin, "buffer", None)
+            try:
+                text = stdin.read().decode("utf-8") if stdin is not None else sys.stdin.read()
+            except UnicodeDecodeError:
+                _fail("stdin is not UTF-8 text", 2)
+            name = "stdin"
         else:
+            if source.is_dir():
+                _fail(f"{source}: is a directory", 2)
             if not source.is_file():
                 _fail(f"{source}: no such file", 2)
             try:
