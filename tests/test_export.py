@@ -222,6 +222,10 @@ def test_cli_exports_a_program(tmp_path):
         ('{"commands": [{"method": "fill", "args": ["zz"]}]}', [], "unknown colour 'zz'"),
         ('{"commands": [', [], "not valid JSON"),
         ("{}", ["--format", "png"], "--format must be html or js"),
+        # a .json file is program JSON whatever it opens with, as check and render decide
+        ("[1, 2]", [], "bad.json: program JSON must be an object with a 'commands' list"),
+        ("", [], "bad.json is not valid JSON"),
+        ("[" * 100000, [], "bad.json: program JSON is nested too deeply"),
     ],
 )
 def test_cli_bad_input_is_one_line(tmp_path, content, args, needle):
@@ -237,6 +241,31 @@ def test_cli_bad_input_is_one_line(tmp_path, content, args, needle):
 def test_cli_missing_file(tmp_path):
     r = CliRunner().invoke(app, ["export", str(tmp_path / "nope.js"), "-o", str(tmp_path / "x.html")])
     assert r.exit_code == 2 and "no such file" in r.output
+
+
+def test_cli_usage_errors_exit_2_naming_the_problem(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(_program().dumps())
+    runner = CliRunner()
+    r = runner.invoke(app, ["export", str(tmp_path), "-o", str(tmp_path / "x.js")])
+    assert r.exit_code == 2 and r.output.strip() == f"error: {tmp_path}: is a directory"
+    r = runner.invoke(app, ["export", "--action-space", "bogus", str(src), "-o", str(tmp_path / "x.js")])
+    assert r.exit_code == 2 and r.output.startswith("error: --action-space: unknown action space 'bogus'")
+    r = runner.invoke(app, ["export", "-", "-o", "-"], input=b"abc\xff\xfe")
+    assert r.exit_code == 2 and r.output.strip() == "error: stdin is not UTF-8 text"
+    assert not (tmp_path / "x.js").exists()
+
+
+def test_cli_warns_when_the_output_suffix_is_neither_html_nor_js(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(_program().dumps())
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "x.png")])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0] == f"warning: {tmp_path / 'x.png'} is not .html or .js; writing html"
+    assert (tmp_path / "x.png").read_text().startswith("<!doctype html>")
+    for name, args in (("x.js", []), ("y.txt", ["--format", "js"])):
+        r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / name), *args])
+        assert r.exit_code == 0 and "warning" not in r.stderr, r.output
 
 
 # ---------------------------------------------------------------- round trip through the sandbox

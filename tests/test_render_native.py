@@ -435,6 +435,44 @@ def test_cli_timeout_fires_and_the_next_sketch_still_renders(tmp_path: Path):
     assert lines[1]["ok"]
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--timeout", "nan"], "--timeout must be a finite number > 0, got nan"),
+    (["--timeout", "inf"], "--timeout must be a finite number > 0, got inf"),
+    (["-o", "{tmp}/x.txt"], "-o must end in .png"),
+    (["-o", "{tmp}/noext"], "-o must end in .png"),
+    (["-o", "{tmp}/good.json/x.png"], "is not a directory"),
+    (["-o", "/proc/x.png"], "-o /proc/x.png: cannot write to /proc"),
+    (["--out-dir", "{tmp}/good.json"], "--out-dir {tmp}/good.json is not a directory"),
+])
+def test_cli_bad_flags_and_outputs_are_one_line_before_any_render(tmp_path: Path, args, needle):
+    good = tmp_path / "good.json"
+    good.write_text(prog(*FILL, ("circle", [100, 100, 50])).dumps())
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if "-o" not in args and "--out-dir" not in args:
+        args += ["-o", str(tmp_path / "t.png")]
+    r = _cli(str(good), "--json", *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == r.stderr.strip().splitlines()[0] and needle.replace("{tmp}", str(tmp_path)) in r.stderr
+
+
+def test_cli_refuses_two_sketches_that_would_write_one_png(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = tmp_path / "a" / "good.json", tmp_path / "b" / "good.json"
+    for p in (a, b):
+        p.write_text(prog(*FILL, ("circle", [100, 100, 50])).dumps())
+    r = _cli(str(a), str(b), "--json", "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 2 and r.stdout == "" and not (tmp_path / "out").exists()
+    assert r.stderr.strip() == f"{a} and {b} would both be written to {tmp_path / 'out' / 'good.png'}; " \
+                               "render them separately or rename one"
+
+
+def test_cli_says_a_directory_is_a_directory(tmp_path: Path):
+    r = _cli(str(tmp_path), "--json", "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 1 and json.loads(r.stdout)["error"] == "is a directory"
+    assert r.stderr.strip() == f"{tmp_path}: is a directory"
+
+
 SKETCH = """function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }
 function draw() {
   translate(-width / 2, -height / 2);

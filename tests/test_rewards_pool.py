@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +90,59 @@ def test_pool_cli_validate_json_and_serve_hps_without_hpsv3():
     except ImportError:
         r = runner.invoke(app, ["serve-hps", "--port", "0"])
         assert r.exit_code == 2 and "needs the hpsv3 package" in r.output and "Traceback" not in r.output
+
+
+def _tiny_pool(root: Path, ids: list[str]) -> Path:
+    """A pool of a few of the repository's paintings (with their cached images when there are any)."""
+    src = Pool().root
+    data = json.loads((src / "pool.json").read_text(encoding="utf-8"))
+    data["paintings"] = [next(e for e in data["paintings"] if e["id"] == i) for i in ids]
+    (root / "sketches").mkdir(parents=True)
+    (root / "images").mkdir()
+    (root / "pool.json").write_text(json.dumps(data))
+    for i in ids:
+        shutil.copy(src / "sketches" / f"{i}.js", root / "sketches")
+        for ext in (".png", ".json"):
+            if (src / "images" / f"{i}{ext}").is_file():
+                shutil.copy(src / "images" / f"{i}{ext}", root / "images")
+    return root
+
+
+def test_pool_cli_broken_pool_and_unknown_id_are_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    runner = CliRunner()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "pool.json").write_text("{}")
+    r = runner.invoke(app, ["pool", "validate", "--pool", str(empty)])
+    assert r.exit_code == 2 and r.output.strip() == f"{empty / 'pool.json'} has no 'paintings' list"
+    root = _tiny_pool(tmp_path / "p", ["animals_butterfly", "abstract_stripes_harsh"])
+    r = runner.invoke(app, ["pool", "render", "--pool", str(root), "--id", "bogus"])
+    assert r.exit_code == 2 and r.output.strip() == "no painting 'bogus' in the pool"
+    (root / "sketches" / "animals_butterfly.js").unlink()
+    r = runner.invoke(app, ["pool", "validate", "--pool", str(root)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.strip() == \
+        f"pool sketch animals_butterfly: no sketch file at {root / 'sketches' / 'animals_butterfly.js'}"
+
+
+@pytest.mark.parametrize("config, needle", [
+    ({"preference_backend": "hpsv3", "preference_url": "http://127.0.0.1:9", "preference_retries": 0},
+     "preference backend hpsv3 failed: hpsv3 service unreachable at http://127.0.0.1:9"),
+    ({"judge_backend": "openai", "judge_url": "http://127.0.0.1:9/v1", "judge_model": "foo", "judge_retries": 0},
+     "judge backend openai failed: judge unreachable at http://127.0.0.1:9/v1"),
+])
+def test_pool_cli_validate_with_an_unreachable_scorer_is_one_line(tmp_path, config, needle):
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    root = _tiny_pool(tmp_path / "p", ["animals_butterfly", "abstract_stripes_harsh"])
+    cfg = tmp_path / "bad.json"
+    cfg.write_text(json.dumps(config))
+    r = CliRunner().invoke(app, ["pool", "validate", "--pool", str(root), "--config", str(cfg), "--json"])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1 and needle in r.output, r.output

@@ -43,6 +43,56 @@ def test_config_file_json_and_yaml(tmp_path):
         load_config(q)
 
 
+def test_config_file_may_be_the_training_config(tmp_path):
+    """The documented training config (docs/config.md) works as --config: its reward: section, read as training
+    reads it (preset, weights, extra)."""
+    from aquarelle.train.config import load_config as load_training_config
+
+    p = tmp_path / "train.yaml"
+    p.write_text("mode: tools\nmodel: {name: tiny}\nreward:\n  preset: hps-only\n  weights: {length: 0.2}\n"
+                 "  judge_backend: local\n  extra: {judge_retries: 5}\n")
+    cfg = load_config(p)
+    assert cfg.weights_resolved().as_dict() == {"gate": 0.05, "length": 0.2, "judge": 0.0, "preference": 0.9}
+    assert cfg.judge_retries == 5 and cfg.judge_backend == "local"
+    assert cfg.model_dump(exclude={"preset", "weights"}) == RewardConfig(
+        **load_training_config(p).reward.reward_config()).model_dump(exclude={"preset", "weights"})
+    assert load_config(p, preset="judge-led").weights_resolved().judge == pytest.approx(0.6)  # flags still win
+    from aquarelle.cli import app
+
+    r = CliRunner().invoke(app, ["scorers", "check", "--config", str(p)])
+    assert r.exit_code == 0 and "ok: judge=local preference=local" in r.output, r.output
+    p.write_text("mode: tools\nreward:\n  preset: best\n")
+    with pytest.raises(RewardError, match="reward.preset"):
+        load_config(p)
+
+
+@pytest.mark.parametrize("name", ["r.yaml", "r.json"])
+def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
+    from aquarelle.cli import app
+
+    p = tmp_path / name
+    p.write_bytes(b"\xcc\xff preset: hps-only\n")
+    for args in (["scorers", "check"], ["pool", "validate"], ["score", str(p)]):
+        r = CliRunner().invoke(app, [*args, "--config", str(p)])
+        assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+        assert r.output.strip() == f"reward config {p} is not valid UTF-8: " \
+            "'utf-8' codec can't decode byte 0xcc in position 0: invalid continuation byte"
+
+
+def test_score_json_has_a_line_for_every_input(tmp_path):
+    """A consumer matching JSON lines to inputs must not lose the missing file or the directory."""
+    from aquarelle.cli import app
+
+    missing, folder = tmp_path / "missing.js", tmp_path / "adir.js"
+    folder.mkdir()
+    r = CliRunner().invoke(app, ["score", "--json", str(missing), str(folder)])
+    assert r.exit_code == 1
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(x["sketch"], x["reward"], x["error"]) for x in lines] == [
+        (str(missing), None, "no such file"), (str(folder), None, "is a directory")]
+    assert all(set(x) == {"sketch", "reward", "breakdown", "weights", "gate_reasons", "error"} for x in lines)
+
+
 def test_composite_arithmetic_and_per_episode_weights(tmp_path):
     from test_rewards_openai import canvas, write_pool
 

@@ -222,6 +222,11 @@ def test_missing_skeleton(runner, src, fragment):
     (skeleton("brush.add('img', {type: 'image', image: {src: 'a.png'}, weight: 1});"), "image brushes"),
     (skeleton("brush.add('t', {type: 'custom', weight: 1, tip: (g) => g.image(1, 2)});"), "custom brush tip: g.image()"),
     (skeleton("", "await Promise.reject(new Error('late'));"), "Error: late"),
+    # JSON has no NaN or Infinity: the recorder marks them so the message names them, not 'got None'
+    (skeleton("brush.circle(NaN, 50, 20);"), "invalid call: circle: x must be finite, got nan"),
+    (skeleton("brush.circle(50, 50, Infinity);"), "invalid call: circle: r must be finite, got inf"),
+    (skeleton("brush.polygon([[1, 2], [3, -Infinity], [5, 6]]);"), "points y must be finite, got -inf"),
+    (skeleton("brush.circle({__aq_number__: 'NaN'}, 2, 3);"), "x must be finite, got nan"),  # a forged mark
 ])
 def test_errors_reject_with_one_line(runner, src, fragment):
     res = runner.run(src)

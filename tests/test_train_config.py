@@ -41,6 +41,14 @@ def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     assert needle in str(e.value) and "\n" not in str(e.value)
 
 
+def test_a_config_that_is_not_utf8_is_one_line(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_bytes(b"mode: \xcc\xff\n")
+    with pytest.raises(ConfigError, match="is not valid UTF-8") as e:
+        load_config(f)
+    assert "\n" not in str(e.value)
+
+
 def test_every_config_key_is_documented():
     doc = (REPO / "docs" / "config.md").read_text()
     missing = [k for k in documented_keys() if f"`{k}`" not in doc]

@@ -30,22 +30,27 @@ def format_for(output: Path | str, fmt: str | None) -> str:
     return "js" if suffix in (".js", ".mjs") else "html"
 
 
-def load_program(text: str, *, name: str = "input", action_space: str = "full", seed: int = 0):
+def load_program(text: str, *, name: str = "input", action_space: str = "full", seed: int = 0,
+                 is_json: bool | None = None):
     """A Program from program JSON (also ``{"program": ...}`` or a rollout's ``{"code": ...}``) or sketch source.
 
-    Raises ValueError with one line saying what is wrong.
+    ``is_json``: True for a ``.json`` file (as check and render decide), else None: JSON when the text opens with
+    ``{``. Raises ValueError with one line saying what is wrong.
     """
     import json
 
     from .commands import CommandError
     from .program import Program
 
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
+    if is_json is None:
+        is_json = text.lstrip().startswith("{")
+    if is_json:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise ValueError(f"{name} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        except RecursionError:
+            raise ValueError(f"{name}: program JSON is nested too deeply") from None
         if isinstance(data, dict) and "commands" not in data:
             if isinstance(data.get("program"), dict):
                 data = data["program"]
@@ -77,9 +82,25 @@ def register(app: typer.Typer) -> None:
             fmt = format_for(output, format)
         except ValueError as e:
             _fail(str(e), 2)
+        from .action_space import get_space
+        from .commands import CommandError
+
+        try:
+            get_space(action_space)
+        except CommandError as e:
+            _fail(f"--action-space: {e}", 2)
+        if format is None and str(output) != "-" and output.suffix.lower() not in (".html", ".htm", ".js", ".mjs"):
+            typer.echo(f"warning: {output} is not .html or .js; writing {fmt}", err=True)
         if str(source) == "-":
-            text, name = sys.stdin.read(), "stdin"
+            stdin = getattr(sys.stdin, "buffer", None)
+            try:
+                text = stdin.read().decode("utf-8") if stdin is not None else sys.stdin.read()
+            except UnicodeDecodeError:
+                _fail("stdin is not UTF-8 text", 2)
+            name = "stdin"
         else:
+            if source.is_dir():
+                _fail(f"{source}: is a directory", 2)
             if not source.is_file():
                 _fail(f"{source}: no such file", 2)
             try:
@@ -87,7 +108,8 @@ def register(app: typer.Typer) -> None:
             except (OSError, UnicodeDecodeError) as e:
                 _fail(f"{source}: cannot read it ({e.__class__.__name__})", 2)
         try:
-            program = load_program(text, name=name, action_space=action_space)
+            is_json = True if str(source) != "-" and source.suffix.lower() == ".json" else None
+            program = load_program(text, name=name, action_space=action_space, is_json=is_json)
         except ValueError as e:
             _fail(str(e))
         from .export import to_html, to_sketch

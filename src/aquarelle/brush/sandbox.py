@@ -39,6 +39,7 @@ timeout or out-of-memory: mini-racer can hang at exit after an OOM abort.
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing as mp
 import re
 import threading
@@ -159,6 +160,17 @@ def _prelude() -> str:
 _SETUP_AND_DRAW = '__aq_host.startSetup() === "sync" ? (__aq_host.runDraw(), "sync") : "async"'
 
 
+_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def _non_finite(obj: dict) -> Any:
+    """json object_hook: the prelude's ``{"__aq_number__": "NaN"}`` (JSON has no NaN or Infinity) back to the number,
+    so validation names it instead of seeing null."""
+    if len(obj) == 1 and obj.get("__aq_number__") in _NON_FINITE:
+        return _NON_FINITE[obj["__aq_number__"]]
+    return obj
+
+
 def _boot(cfg_json: str) -> str:
     """Our set-up as one script: no timers, the prelude, the sketch's config (``cfg_json`` a JS string literal)."""
     return ("delete globalThis.setTimeout; delete globalThis.clearTimeout; delete globalThis.__timer_manager;\n"
@@ -241,7 +253,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
             if mr.eval("__aq_host.limitHit()", timeout_sec=1) == "commands":
                 error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
         elif limit != "heap":
-            data = json.loads(mr.eval("__aq_host.result()", timeout_sec=10))
+            data = json.loads(mr.eval("__aq_host.result()", timeout_sec=10), object_hook=_non_finite)
     finally:
         if limit != "heap":
             mr.close()

@@ -7,6 +7,7 @@ a worker process when the command runs.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -35,14 +36,20 @@ def render_cmd(
         _fail(f"-o names one output file but {len(sketch)} sketches were given; use --out-dir")
     if size < 1 or size > 4096:
         _fail(f"--size must be in 1-4096, got {size}")
-    if timeout <= 0:
-        _fail(f"--timeout must be > 0, got {timeout}")
+    if not math.isfinite(timeout) or timeout <= 0:
+        _fail(f"--timeout must be a finite number > 0, got {timeout}")
+    if out is not None and out.suffix.lower() != ".png":
+        _fail(f"-o must end in .png, got {out}")
+    pngs = [out if out is not None else (out_dir / (p.stem + ".png") if out_dir else p.with_suffix(".png"))
+            for p in sketch]
+    _check_outputs(sketch, pngs, "-o" if out is not None else "--out-dir" if out_dir is not None else None)
     worker = Worker(backend)
     failed = 0
     try:
-        for path in sketch:
-            png = out if out is not None else (out_dir / (path.stem + ".png") if out_dir else path.with_suffix(".png"))
-            if not path.is_file():
+        for path, png in zip(sketch, pngs):
+            if path.is_dir():
+                res = {"ok": False, "error": "is a directory", "ms": None}
+            elif not path.is_file():
                 res = {"ok": False, "error": "no such file", "ms": None}
             else:
                 res = worker.run({"sketch": str(path), "png": str(png), "size": size, "seed": seed,
@@ -59,6 +66,31 @@ def render_cmd(
     finally:
         worker.close()
     raise typer.Exit(1 if failed else 0)
+
+
+def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) -> None:
+    """Before any render: no two inputs may write the same PNG, and every output directory must be writable."""
+    import os
+    import tempfile
+
+    first: dict[Path, Path] = {}
+    for path, png in zip(sketches, pngs):
+        key = Path(os.path.abspath(png))
+        other = first.setdefault(key, path)
+        if Path(os.path.abspath(other)) != Path(os.path.abspath(path)):
+            _fail(f"{other} and {path} would both be written to {png}; render them separately or rename one")
+    # next to each sketch (no -o/--out-dir): only where the sketch exists; a missing one is reported per sketch
+    targets = [png for path, png in zip(sketches, pngs) if flag or path.is_file()]
+    for folder, png in {p.parent: p for p in reversed(targets)}.items():
+        where = f"--out-dir {folder}" if flag == "--out-dir" else f"-o {png}" if flag == "-o" else str(png)
+        if folder.exists() and not folder.is_dir():
+            _fail(f"--out-dir {folder} is not a directory" if flag == "--out-dir"
+                  else f"{where}: {folder} is not a directory")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as e:
+            _fail(f"{where}: cannot write to {folder} ({e.strerror or e.__class__.__name__})")
 
 
 def _fail(msg: str) -> None:

@@ -34,7 +34,7 @@ def score_cmd(
     sketches: List[Path] = typer.Argument(..., help="p5.brush sketch files (.js)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="judge-led | hps-led | hps-only."),
     action_space: str = typer.Option("full", "--action-space", help="full | hf10 | comma-separated methods."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Reward config (JSON or YAML)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="What the painting should show (HPSv3 uses it)."),
     group_seed: int = typer.Option(0, "--group-seed", help="Seed that picks the judge's references."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per sketch on stdout."),
@@ -55,19 +55,23 @@ def score_cmd(
 
     model = RewardModel(cfg)
     failed = False
+    def unscored(path: Path, error: str) -> None:
+        """A sketch that got no reward: one line on stderr and, with --json, its record like any other."""
+        print(f"{path}: {error}", file=sys.stderr)
+        if as_json:
+            print(json.dumps({"sketch": str(path), "reward": None, "breakdown": {}, "weights": {},
+                              "gate_reasons": [], "error": error}), flush=True)
+
     for path in sketches:
         if not path.is_file():
-            print(f"{path}: no such file", file=sys.stderr)
+            unscored(path, "is a directory" if path.is_dir() else "no such file")
             failed = True
             continue
         source = path.read_text(encoding="utf-8", errors="replace")
         try:
             res = run_sketch(source, action_space=action_space)
         except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
-            print(f"{path}: sandbox failed: {e}", file=sys.stderr)
-            if as_json:
-                print(json.dumps({"sketch": str(path), "reward": None, "breakdown": {}, "weights": {},
-                                  "gate_reasons": [], "error": f"sandbox failed: {e}"}), flush=True)
+            unscored(path, f"sandbox failed: {e}")
             failed = True
             continue
         try:
@@ -96,7 +100,7 @@ def score_cmd(
 
 @scorers_app.command("check")
 def scorers_check(
-    config: Optional[Path] = typer.Option(None, "--config", help="Reward config (JSON or YAML)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
     judge_backend: Optional[str] = typer.Option(None, "--judge-backend", help="local | openai."),
     preference_backend: Optional[str] = typer.Option(None, "--preference-backend", help="local | hpsv3."),
 ) -> None:
@@ -126,7 +130,10 @@ def pool_render(
         pool = Pool(pool_dir)
     except RewardError as e:
         _fail(str(e))
-    entries = [pool.get(i) for i in only] if only else pool.entries
+    try:
+        entries = [pool.get(i) for i in only] if only else pool.entries
+    except RewardError as e:  # an unknown --id
+        _fail(str(e))
     from rich.progress import Progress
 
     fresh = failed = 0
@@ -150,7 +157,7 @@ def pool_render(
 def pool_validate(
     split: str = typer.Option("heldout", "--split", help="heldout | design | all."),
     pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: the repo's pool/)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Reward config: validates its backends."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config: validates its backends."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
 ) -> None:
     """How often each scorer ranks love above reject and okay above reject (pairwise accuracy)."""
@@ -158,6 +165,8 @@ def pool_validate(
         _fail(f"--split must be heldout, design or all (got {split!r})")
     cfg = _config(config)
     from .config import RewardError
+    from .hps_client import PreferenceBackendError
+    from .judge import JudgeBackendError
     from .pool import Pool, PoolRenderError
     from .validate import validate_pool
 
@@ -166,6 +175,10 @@ def pool_validate(
         report = validate_pool(pool, cfg, split=split)
     except (RewardError, PoolRenderError) as e:
         _fail(str(e))
+    except JudgeBackendError as e:  # the configured scorer did not answer: infrastructure, like scorers check
+        _fail(f"judge backend {cfg.judge_backend} failed: {str(e).splitlines()[0]}", 1)
+    except PreferenceBackendError as e:
+        _fail(f"preference backend {cfg.preference_backend} failed: {str(e).splitlines()[0]}", 1)
     if as_json:
         print(json.dumps(report))
         return

@@ -131,26 +131,35 @@ class RewardConfig(BaseModel):
 
 
 def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfig:
-    """Read a JSON or YAML reward config (or the defaults), with keyword overrides."""
+    """Read a JSON or YAML reward config (or the defaults), with keyword overrides.
+
+    The file is a flat reward config, one under a ``rewards:`` key, or a training config
+    (docs/config.md), whose ``reward:`` section is read the way training reads it.
+    """
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
         if not p.is_file():
             raise RewardError(f"reward config {p} does not exist")
-        text = p.read_text(encoding="utf-8")
         try:
+            text = p.read_text(encoding="utf-8")
             if p.suffix in (".yaml", ".yml"):
                 import yaml
 
                 data = yaml.safe_load(text) or {}
             else:
                 data = json.loads(text)
-        except Exception as e:  # noqa: BLE001 - any parse error is the file's fault
-            raise RewardError(f"reward config {p} is not valid {p.suffix.lstrip('.') or 'json'}: "
-                              f"{str(e).splitlines()[0]}") from None
+        except Exception as e:  # noqa: BLE001 - any read or parse error is the file's fault
+            kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix.lstrip('.') or 'json'
+            raise RewardError(f"reward config {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
         if not isinstance(data, dict):
             raise RewardError(f"reward config {p} must be a mapping")
-        data = data.get("rewards", data)
+        if "rewards" in data:
+            data = data["rewards"] or {}
+            if not isinstance(data, dict):
+                raise RewardError(f"reward config {p}: 'rewards' must be a mapping")
+        elif _is_training_config(data):
+            data = _training_reward_section(p)
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return RewardConfig(**data)
@@ -159,3 +168,20 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
         msg = str(err["msg"]).removeprefix("Value error, ")
         where = ".".join(str(x) for x in err.get("loc", ()))
         raise RewardError(f"bad reward config field {where}: {msg}" if where else f"bad reward config: {msg}") from None
+
+
+def _is_training_config(data: dict) -> bool:
+    """A training config (aquarelle.train.config.TrainConfig): its keys never overlap a flat reward config's."""
+    return bool(set(data) & {"reward", "mode", "model", "generation", "optim", "sft", "env", "prompts"})
+
+
+def _training_reward_section(path: Path) -> dict[str, Any]:
+    """The RewardConfig keywords a training run builds from the file's ``reward:`` section."""
+    from ..train.config import ConfigError
+    from ..train.config import load_config as load_training_config
+
+    try:
+        section = load_training_config(path).reward
+    except ConfigError as e:
+        raise RewardError(f"training config {path}: {e}") from None
+    return {**section.reward_config(), "preset": section.preset, "weights": section.weights}

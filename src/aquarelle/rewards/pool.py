@@ -67,9 +67,20 @@ class Pool:
             raise RewardError(f"no pool at {path} (set AQUARELLE_POOL or pool_dir)")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            self.entries = [PoolEntry(**e) for e in data["paintings"]]
-        except (ValueError, KeyError, TypeError, ValidationError) as e:
+        except ValueError as e:  # not JSON, not UTF-8
             raise RewardError(f"{path} is malformed: {str(e).splitlines()[0]}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("paintings"), list):
+            raise RewardError(f"{path} has no 'paintings' list")
+        self.entries = []
+        for i, e in enumerate(data["paintings"]):
+            if not isinstance(e, dict):
+                raise RewardError(f"{path} is malformed: paintings[{i}] is not an object")
+            try:
+                self.entries.append(PoolEntry(**e))
+            except ValidationError as err:
+                first = err.errors()[0]
+                raise RewardError(f"{path} is malformed: paintings[{i}] ({e.get('id')!r}): "
+                                  f"{'.'.join(str(x) for x in first['loc']) or 'entry'}: {first['msg']}") from None
         self._by_id = {e.id: e for e in self.entries}
         self._images: dict[tuple[str, int], np.ndarray] = {}
 
@@ -122,6 +133,8 @@ class Pool:
         """(image, freshly_rendered); renders through the sandbox + renderer and caches the PNG."""
         from .imageio import load_png, save_png
 
+        if not self.sketch_path(e).is_file():  # a broken pool: one line naming the entry, not a traceback
+            raise PoolRenderError(f"pool sketch {e.id}: no sketch file at {self.sketch_path(e)}")
         if not force and self.cached(e, backend):
             return load_png(self.image_path(e)), False
         from ..brush.sandbox import run_sketch

@@ -125,16 +125,17 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         p = Path(path)
         if not p.is_file():
             raise ConfigError(f"config file {p} does not exist")
-        text = p.read_text()
         try:
+            text = p.read_text(encoding="utf-8")
             if p.suffix in (".yaml", ".yml"):
                 import yaml
 
                 data = yaml.safe_load(text) or {}
             else:
                 data = json.loads(text)
-        except Exception as e:  # yaml/json syntax: one line
-            raise ConfigError(f"config file {p} is not valid {p.suffix[1:] or 'JSON'}: {str(e).splitlines()[0]}") from None
+        except Exception as e:  # unreadable, not UTF-8, yaml/json syntax: one line
+            kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix[1:] or "JSON"
+            raise ConfigError(f"config file {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {p} must hold a mapping at the top level")
     for key, value in (overrides or {}).items():

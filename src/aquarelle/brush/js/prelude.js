@@ -225,7 +225,9 @@
     if (depth > 8) throw new ErrorC("argument nested too deeply");
     if (v === undefined || v === null) return null;
     const t = typeof v;
-    if (t === "number" || t === "string" || t === "boolean") return v;
+    // JSON has no NaN/Infinity (stringify writes null); the host turns this marker back into the number
+    if (t === "number") return isFinite_(v) ? v : { __aq_number__: StringC(v) };
+    if (t === "string" || t === "boolean") return v;
     if (t === "function") return { __function__: true };
     if (t === "bigint" || t === "symbol") return StringC(v);
     if (isColor(v)) return colorHex(v);
