@@ -7,12 +7,13 @@ mix must not need a restart.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..configfile import read_mapping
 
 TERMS = ("gate", "length", "judge", "preference")
 
@@ -139,27 +140,13 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
-        if not p.is_file():
-            raise RewardError(f"reward config {p} does not exist")
-        try:
-            text = p.read_text(encoding="utf-8")
-            if p.suffix in (".yaml", ".yml"):
-                import yaml
-
-                data = yaml.safe_load(text) or {}
-            else:
-                data = json.loads(text)
-        except Exception as e:  # noqa: BLE001 - any read or parse error is the file's fault
-            kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix.lstrip('.') or 'json'
-            raise RewardError(f"reward config {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
-        if not isinstance(data, dict):
-            raise RewardError(f"reward config {p} must be a mapping")
+        data = read_mapping(p, "reward config", RewardError)
         if "rewards" in data:
             data = data["rewards"] or {}
             if not isinstance(data, dict):
                 raise RewardError(f"reward config {p}: 'rewards' must be a mapping")
         elif _is_training_config(data):
-            data = _training_reward_section(p)
+            data = _training_reward_section(data, p)
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return RewardConfig(**data)
@@ -175,13 +162,12 @@ def _is_training_config(data: dict) -> bool:
     return bool(set(data) & {"reward", "mode", "model", "generation", "optim", "sft", "env", "prompts"})
 
 
-def _training_reward_section(path: Path) -> dict[str, Any]:
-    """The RewardConfig keywords a training run builds from the file's ``reward:`` section."""
-    from ..train.config import ConfigError
-    from ..train.config import load_config as load_training_config
+def _training_reward_section(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The RewardConfig keywords a training run builds from the training config's ``reward:`` section."""
+    from ..train.config import ConfigError, config_from
 
     try:
-        section = load_training_config(path).reward
+        section = config_from(data).reward
     except ConfigError as e:
         raise RewardError(f"training config {path}: {e}") from None
     return {**section.reward_config(), "preset": section.preset, "weights": section.weights}

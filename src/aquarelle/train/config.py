@@ -7,11 +7,12 @@ and remote scorers without code changes. docs/config.md documents every key.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..configfile import read_mapping
 
 Mode = Literal["tools", "sketch", "revise"]
 Preset = Literal["judge-led", "hps-led", "hps-only"]
@@ -84,7 +85,8 @@ class EnvSection(_Section):
                                   description="tools not offered to the policy (the compact `shape` tool covers them); "
                                               "every tool's schema is in the prompt of every turn")
     observation_chars: int = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
-    image_size: int = Field(256, ge=32, description="size rollout images are scored and saved at (the painting, resampled)")
+    image_size: int = Field(256, ge=32,
+                            description="size rollout images are scored and saved at (the painting, resampled)")
 
 
 class RewardSection(_Section):
@@ -122,24 +124,12 @@ class ConfigError(ValueError):
 
 def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read a YAML/JSON file (or defaults) and apply dotted-key overrides, e.g. {"optim.max_steps": 3}."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"config file {p} does not exist")
-        try:
-            text = p.read_text(encoding="utf-8")
-            if p.suffix in (".yaml", ".yml"):
-                import yaml
+    data = read_mapping(path, "config file", ConfigError) if path is not None else {}
+    return config_from(data, overrides)
 
-                data = yaml.safe_load(text) or {}
-            else:
-                data = json.loads(text)
-        except Exception as e:  # unreadable, not UTF-8, yaml/json syntax: one line
-            kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix[1:] or "JSON"
-            raise ConfigError(f"config file {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"config file {p} must hold a mapping at the top level")
+
+def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """The config a file's mapping gives (``load_config`` once the file is read), with dotted-key overrides."""
     for key, value in (overrides or {}).items():
         if value is None:
             continue

@@ -1,0 +1,28 @@
+"""Reading a YAML or JSON config file into a mapping, with one-line errors (training's and the scorers')."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[str, Any]:
+    """The file's top-level mapping; ``error("<label> <path> ...")`` naming what is wrong with it."""
+    p = Path(path)
+    if not p.is_file():
+        raise error(f"{label} {p} does not exist")
+    try:
+        text = p.read_text(encoding="utf-8")
+        if p.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+        else:
+            data = json.loads(text)
+    except Exception as e:  # noqa: BLE001 - unreadable, not UTF-8, yaml/json syntax: the file's fault, one line
+        kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix[1:] or "JSON"
+        raise error(f"{label} {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise error(f"{label} {p} must hold a mapping at the top level")
+    return data
