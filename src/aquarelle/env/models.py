@@ -26,6 +26,14 @@ MAX_SKETCH_CHARS = 4 * 256 * 1024
 MAX_METHOD_CHARS = 64
 
 
+def _at_most(v: Any, kind: type, limit: int, message: str) -> Any:
+    """``v`` itself, or a JSON-safe ``too_long`` error (``message`` formats ``{limit}`` and ``{n}``) when it is a
+    ``kind`` longer than ``limit``: checked before pydantic validates what it holds."""
+    if isinstance(v, kind) and len(v) > limit:
+        raise PydanticCustomError("too_long", message, {"limit": limit, "n": len(v)})
+    return v
+
+
 class BrushCall(BaseModel):
     """One brush call in a tools-mode action (validated later by aquarelle.brush)."""
 
@@ -36,10 +44,7 @@ class BrushCall(BaseModel):
     @field_validator("method", mode="before")
     @classmethod
     def _short_name(cls, v: Any) -> Any:
-        if isinstance(v, str) and len(v) > MAX_METHOD_CHARS:
-            raise PydanticCustomError("too_long", "a method name has at most {limit} characters, got {n}",
-                                      {"limit": MAX_METHOD_CHARS, "n": len(v)})
-        return v
+        return _at_most(v, str, MAX_METHOD_CHARS, "a method name has at most {limit} characters, got {n}")
 
 
 class WatercolourAction(Action):
@@ -52,18 +57,13 @@ class WatercolourAction(Action):
     @field_validator("sketch", mode="before")
     @classmethod
     def _bounded_sketch(cls, v: Any) -> Any:
-        if isinstance(v, str) and len(v) > MAX_SKETCH_CHARS:
-            raise PydanticCustomError("too_long", "a sketch has at most {limit} characters, got {n}",
-                                      {"limit": MAX_SKETCH_CHARS, "n": len(v)})
-        return v
+        return _at_most(v, str, MAX_SKETCH_CHARS, "a sketch has at most {limit} characters, got {n}")
 
     @field_validator("calls", mode="before")
     @classmethod
     def _bounded_calls(cls, v: Any) -> Any:  # before the items are validated: a huge list costs nothing
-        if isinstance(v, list) and len(v) > MAX_EPISODE_COMMANDS:
-            raise PydanticCustomError("too_long", "an action has at most {limit} calls (an episode holds at most "
-                                      "{limit}), got {n}", {"limit": MAX_EPISODE_COMMANDS, "n": len(v)})
-        return v
+        return _at_most(v, list, MAX_EPISODE_COMMANDS,
+                        "an action has at most {limit} calls (an episode holds at most {limit}), got {n}")
 
     @model_validator(mode="after")
     def _one_kind(self) -> "WatercolourAction":
