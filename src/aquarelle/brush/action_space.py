@@ -8,14 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .colors import short_repr
 from .commands import BRUSH_METHODS, SPECS, CommandError
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    """A client's name in an error line, clipped (a megabyte of method name is not echoed back whole)."""
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
+from .text import clip, short_repr
 
 HF10 = (
     "scaleBrushes",
@@ -47,7 +41,7 @@ class ActionSpace:
             return
         if method not in self.methods:
             known = "" if method in SPECS else " (and it is not a p5.brush method)"
-            raise CommandError(f"{_clip(str(method))} is not in the {self.name} action space{known}")
+            raise CommandError(f"{clip(str(method))} is not in the {self.name} action space{known}")
 
     def __contains__(self, method: str) -> bool:
         return method in ALWAYS or method in self.methods
@@ -76,5 +70,5 @@ def get_space(spec: str | list[str] | tuple[str, ...] | ActionSpace | None, defa
     methods = list(spec)
     unknown = [m for m in methods if m not in BRUSH_METHODS]
     if unknown:
-        raise CommandError(f"custom action space names unknown method(s): {_clip(', '.join(map(str, unknown)))}")
+        raise CommandError(f"custom action space names unknown method(s): {clip(', '.join(map(str, unknown)))}")
     return ActionSpace("custom[" + ",".join(methods) + "]", frozenset(methods))

@@ -13,18 +13,11 @@ from typing import Any
 
 from PIL import ImageColor
 
+from .text import short_repr
+
 
 class ColorError(ValueError):
     """A value that is not a colour p5 would accept."""
-
-
-def short_repr(v: Any, limit: int = 80) -> str:
-    """``repr(v)`` clipped for an error line: a client's megabyte of colour is not echoed back whole."""
-    try:
-        r = repr(v)
-    except ValueError:  # an int past Python's digit limit for str()
-        r = f"<{type(v).__name__} too large to print>"
-    return (r[:limit - 3] + "...") if len(r) > limit else r
 
 
 def _channel(v: Any, what: str) -> int:

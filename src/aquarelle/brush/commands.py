@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from .colors import ColorError, parse_color, short_repr
+from .colors import ColorError, parse_color
+from .text import short_repr
 
 BUILTIN_BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
 BUILTIN_FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")

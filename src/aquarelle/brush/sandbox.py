@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .program import Program
+from .text import clip
 
 JS_DIR = Path(__file__).parent / "js"
 #: Seconds the parent waits beyond ``time_s`` before killing a silent worker.
@@ -178,8 +179,7 @@ def _boot(cfg_json: str) -> str:
 
 
 def _one_line(text: Any, limit: int = 300) -> str:
-    s = " ".join(str(text).split())
-    return s if len(s) <= limit else s[: limit - 3] + "..."
+    return clip(" ".join(str(text).split()), limit)
 
 
 def _js_message(exc: Exception, n_lines: int = 10**9) -> str:

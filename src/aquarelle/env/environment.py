@@ -24,6 +24,7 @@ from openenv.core.env_server.types import EnvironmentMetadata
 
 from aquarelle.brush import CommandError, PaintState, Program, get_space, validate
 from aquarelle.brush.action_space import ActionSpace
+from aquarelle.brush.text import clip, short_repr
 
 from .models import MAX_EPISODE_COMMANDS, MODES, WatercolourAction, WatercolourObservation, WatercolourState
 from .scoring import resolve_weights
@@ -32,7 +33,7 @@ from .work import EvalRequest, EvalResult, Runner, b64, png_bytes
 DEFAULT_PROMPT = "a watercolour painting"
 DEFAULT_MAX_STEPS = 40
 DEFAULT_REVISIONS = 2
-__all__ = ["MAX_EPISODE_COMMANDS", "ResetError", "WatercolourEnvironment", "not_unicode"]
+__all__ = ["MAX_EPISODE_COMMANDS", "ResetError", "WatercolourEnvironment", "not_unicode", "not_unicode_at"]
 CANVAS = 600
 RESET_KEYS = ("prompt", "mode", "seed", "episode_id", "action_space", "preset", "weights", "max_steps",
               "revisions", "return_image")
@@ -124,17 +125,18 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                                    f"(known: {', '.join(RESET_KEYS)})", 400))
         mode = kwargs.get("mode") or "tools"
         if mode not in MODES:
-            raise ResetError(f"reset: mode must be one of {', '.join(MODES)}, got {_show(mode)}")
+            raise ResetError(f"reset: mode must be one of {', '.join(MODES)}, got {short_repr(mode)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ResetError(f"reset: seed must be an integer, got {_show(seed)}")
+            raise ResetError(f"reset: seed must be an integer, got {short_repr(seed)}")
         if episode_id is not None and not isinstance(episode_id, str):
-            raise ResetError(f"reset: episode_id must be a string, got {type(episode_id).__name__} {_show(episode_id)}")
+            raise ResetError(f"reset: episode_id must be a string, got {type(episode_id).__name__} "
+                             f"{short_repr(episode_id)}")
         spec = kwargs.get("action_space")
         if spec is None:
             spec = "hf10"
         elif not isinstance(spec, str) and not (isinstance(spec, (list, tuple))
                                                 and all(isinstance(m, str) for m in spec)):
-            raise ResetError(f"reset: action_space must be a name or a list of method names, got {_show(spec)}")
+            raise ResetError(f"reset: action_space must be a name or a list of method names, got {short_repr(spec)}")
         elif not spec:
             raise ResetError("reset: action_space is empty (give a name like 'hf10' or a list of method names)")
         try:
@@ -157,7 +159,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         ret = kwargs.get("return_image")
         if ret is not None and not isinstance(ret, bool):
             raise ResetError(f"reset: return_image must be true (every observation) or false (none), or omitted "
-                             f"(the scored image only), got {_show(ret)}")
+                             f"(the scored image only), got {short_repr(ret)}")
         prompt = kwargs.get("prompt") or DEFAULT_PROMPT
         if not isinstance(prompt, str):
             raise ResetError(f"reset: prompt must be a string, got {type(prompt).__name__}")
@@ -393,40 +395,44 @@ def _positive(name: str, v: Any, default: int, allow_zero: bool = False) -> int:
         return default
     if isinstance(v, bool) or not isinstance(v, int) or v < (0 if allow_zero else 1) or v > 10_000:
         raise ResetError(f"reset: {name} must be an integer {'>= 0' if allow_zero else '>= 1'} (<= 10000), "
-                         f"got {_show(v)}")
+                         f"got {short_repr(v)}")
     return v
+
+
+def not_unicode_at(value: Any, path: str, skip: Any = None) -> str | None:
+    """``"PATH is not valid Unicode text: why"`` for the first string or key in ``value`` (at any depth) that is
+    not valid Unicode, or None. ``skip``, one string object, is left to whoever owns it."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, str):
+            why = not_unicode(v) if v is not skip else None
+            if why:
+                return f"{where} is not valid Unicode text: {why}"
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                why = not_unicode(k) if isinstance(k, str) else None
+                if why:
+                    return f"a key in {where} is not valid Unicode text: {why}"
+                stack.append((f"{where}.{k}", x))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
+    return None
 
 
 def _calls_not_unicode(calls: list) -> str | None:
     """The first call whose method or a string argument (at any depth) is not valid Unicode text, as one line."""
     for i, call in enumerate(calls):
         where = f"call {i + 1}: " if len(calls) > 1 else ""
-        why = not_unicode(call.method)
-        if why:
-            return f"{where}the method name is not valid Unicode text: {why}"
-        stack = list(call.args)
-        while stack:
-            v = stack.pop()
-            if isinstance(v, str):
-                why = not_unicode(v)
-                if why:
-                    return f"{where}{_clip(call.method, 64)}: an argument is not valid Unicode text: {why}"
-            elif isinstance(v, (list, tuple)):
-                stack.extend(v)
-            elif isinstance(v, dict):
-                stack.extend(v.keys())
-                stack.extend(v.values())
+        bad = (not_unicode_at(call.method, f"{where}the method name")
+               or not_unicode_at(call.args, f"{where}{_clip(call.method, 64)} args"))
+        if bad:
+            return bad
     return None
 
 
-def _show(v: Any, limit: int = 80) -> str:
-    """``repr(v)`` for an error line, clipped: a client's 1 MB value is not echoed back whole."""
-    return _clip(repr(v), limit)
-
-
 def _clip(text: str, limit: int = 300) -> str:
-    text = _escape_surrogates(text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return clip(_escape_surrogates(text), limit)
 
 
 def _dump(w: Any) -> dict | None:

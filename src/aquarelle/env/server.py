@@ -24,7 +24,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from .environment import ResetError, WatercolourEnvironment, not_unicode
+from aquarelle.brush.text import clip
+
+from .environment import ResetError, WatercolourEnvironment, not_unicode_at
 from .models import WatercolourAction, WatercolourObservation, WatercolourState
 from .work import Runner
 
@@ -95,7 +97,7 @@ class _FrameGuard:
                 bad = frame_problem(msg.get("text"), msg.get("bytes"))
                 if bad is None:
                     return msg
-                code, why = bad[0], bad[1] if len(bad[1]) <= 300 else bad[1][:297] + "..."
+                code, why = bad[0], clip(bad[1], 300)
                 await send({"type": "websocket.send",
                             "text": json.dumps({"type": "error", "data": {"message": why, "code": code}})})
 
@@ -132,21 +134,10 @@ def _not_unicode_at(obj: dict) -> str | None:
     A step's sketch is left to the environment: there it is the model's fault, a gate 0 with the reason."""
     data = obj.get("data")
     skip = data.get("sketch") if obj.get("type") == "step" and isinstance(data, dict) else None
-    stack: list[tuple[str, Any]] = [("the message", obj)]
-    while stack:
-        path, v = stack.pop()
-        if isinstance(v, str):
-            why = not_unicode(v) if v is not skip else None
-            if why:
-                return f"{path} is not valid Unicode text: {why}"
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                why = not_unicode(k)
-                if why:
-                    return f"a key in {path} is not valid Unicode text: {why}"
-                stack.append((k if path == "the message" else f"{path}.{k}", x))
-        elif isinstance(v, list):
-            stack.extend((f"{path}[{i}]", x) for i, x in enumerate(v))
+    for k, v in obj.items():
+        why = not_unicode_at(k, "a key in the message") or not_unicode_at(v, k, skip)
+        if why:
+            return why
     return None
 
 
