@@ -384,7 +384,8 @@ def test_size_resamples_the_painting():
 
 def test_a_big_canvas_is_budgeted_by_the_pixel():
     """Area budgets count a canvas bigger than 600 x 600 in 600 x 600 ones: its fills cost by the pixel."""
-    fills = [("noStroke", [])] + [c for i in range(3) for c in (("fill", ["#d7263d", 60]), ("rect", [0, 0, 1200, 1200]))]
+    fills = [("noStroke", [])] + [c for _ in range(3)
+                                  for c in (("fill", ["#d7263d", 60]), ("rect", [0, 0, 1200, 1200]))]
     tight = Budget(fill_area=10)
     render_full(prog(*fills, width=600, height=600), budget=tight)  # 3 canvases: within 10
     with pytest.raises(RenderError, match="canvases of fill boxes"):

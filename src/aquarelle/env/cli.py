@@ -13,8 +13,8 @@ def register(app: typer.Typer) -> None:
         max_sessions: int = typer.Option(64, "--max-sessions", min=1, help="Concurrent WebSocket sessions."),
         workers: int = typer.Option(-1, "--workers", help="Render/score processes (-1: one per core, 0: inline)."),
         idle_timeout: float = typer.Option(600.0, "--idle-timeout", help="Reclaim sessions idle this many seconds."),
-        step_size: int = typer.Option(0, "--step-size", min=0,
-                                      help="Tools-step images at this size (smaller PNGs; 0: full size). Scores use full size."),
+        step_size: int = typer.Option(0, "--step-size", min=0, help="Tools-step images at this size (smaller "
+                                      "PNGs; 0: full size). Scores use full size."),
     ) -> None:
         """Serve the watercolour environment over OpenEnv (WebSocket /ws, /health)."""
         if not 0 < port < 65536:

@@ -247,7 +247,7 @@ class Runner:
         self.timeout_s = timeout_s
         self.start_s = start_s
         self._pools: list[ProcessPoolExecutor | None] = [None] * self.workers
-        self._ready: set[int] = set()  # ids of pools that have finished a job (started up)
+        self._ready: weakref.WeakSet = weakref.WeakSet()  # pools that have finished a job (started up)
         self._stopped: weakref.WeakSet = weakref.WeakSet()  # pools stopped because a job ran past the timeout
         self._busy = [0] * self.workers
         self._lock = threading.Lock()  # sessions call from many threads
@@ -283,7 +283,7 @@ class Runner:
     def _started(self, i: int, pool: ProcessPoolExecutor) -> None:
         with self._lock:
             if self._pools[i] is pool:
-                self._ready.add(id(pool))
+                self._ready.add(pool)
 
     def evaluate(self, req: EvalRequest, *, _again: bool = True) -> EvalResult:
         if self.workers <= 0:
@@ -299,7 +299,7 @@ class Runner:
                 if _again:
                     return self.evaluate(req, _again=False)
                 raise
-            out = fut.result(timeout=self.timeout_s + (0.0 if id(pool) in self._ready else self.start_s))
+            out = fut.result(timeout=self.timeout_s + (0.0 if pool in self._ready else self.start_s))
             self._started(i, pool)
             return out
         except (BrokenProcessPool, CancelledError):
@@ -325,10 +325,8 @@ class Runner:
             if broken is not None and pool is not broken:
                 return
             self._pools[i] = None
-            if pool is not None:
-                self._ready.discard(id(pool))
-                if stopped:
-                    self._stopped.add(pool)
+            if pool is not None and stopped:
+                self._stopped.add(pool)
         if pool is not None:
             procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)

@@ -514,7 +514,7 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
     if not isinstance(program, Program):
         raise TypeError(f"render: expected a Program, got {type(program).__name__}")
     w, h = program.width, program.height
-    cmds = [c for c in program.commands]
+    cmds = program.commands
     if size is not None:
         size = int(size)
         if size < 1:

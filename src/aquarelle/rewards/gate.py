@@ -30,7 +30,9 @@ _TEXT_RE = re.compile(r"(?<![\w.$])text\s*\(")
 _EXTERNAL_RE = re.compile(r"(?<![\w.$])(" + "|".join(EXTERNAL) + r")\s*\(|\bimport\s*\(|^[^\S\n]*import\s|"
                           r"\bnew\s+(XMLHttpRequest|WebSocket|EventSource|Worker)\b|https?://", re.M)
 _BRUSH_CALL_RE = re.compile(r"(?<![\w$])brush\s*\.\s*([A-Za-z_$][\w$]*)")
-_FUNC_DEF_RE = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(|(?<![\w$])([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\()")
+# a name starts at an identifier boundary: else the scan backtracks over one long identifier from each letter
+_FUNC_DEF_RE = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(|"
+                          r"(?<![\w$])([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\()")
 
 
 @dataclass
