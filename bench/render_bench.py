@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-pool", action="store_true", help="only the bench sketches")
+    ap.add_argument("--results", type=Path, default=RESULTS, help="folder for the JSON and plots")
     args = ap.parse_args(argv)
+    results = args.results
 
     from PIL import Image
 
@@ -131,8 +133,8 @@ def main(argv: list[str] | None = None) -> dict:
     out = {"benchmark": "render_native", "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                                                      "load_avg": list(os.getloadavg())},
            "summary": summary, "paintings": rows, "cost_vs_shapes": scaling_shapes, "cost_vs_size": scaling_size}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "render_native.json").write_text(json.dumps(out, indent=1))
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "render_native.json").write_text(json.dumps(out, indent=1))
 
     import matplotlib
 
@@ -148,14 +150,14 @@ def main(argv: list[str] | None = None) -> dict:
     ax[1].plot([r["size"] for r in scaling_size], [r["cpu_ms"] for r in scaling_size], "o-")
     ax[1].set(xscale="log", yscale="log", xlabel="canvas side (px)", ylabel="cpu ms", title="cost vs size (8 fills + 8 strokes)")
     fig.tight_layout()
-    fig.savefig(RESULTS / "render_native.png", dpi=90)
+    fig.savefig(results / "render_native.png", dpi=90)
     if images:
         tiles = [Image.fromarray(images[k]).resize((300, 300)) for k in sorted(images)]
         cols = 4
         sheet = Image.new("RGB", (cols * 300, ((len(tiles) + cols - 1) // cols) * 300), "white")
         for i, t in enumerate(tiles):
             sheet.paste(t, ((i % cols) * 300, (i // cols) * 300))
-        sheet.save(RESULTS / "render_native_sheet.png")
+        sheet.save(results / "render_native_sheet.png")
 
     print(f"paintings {summary['paintings']}: cpu p50 {summary['cpu_p50_ms']} ms, p99 {summary['cpu_p99_ms']} ms "
           f"(goal 20 / 100); wall p50 {summary['wall_p50_ms']} ms, p99 {summary['wall_p99_ms']} ms")

@@ -6,6 +6,7 @@ Writes bench/results/rewards.json and prints a short table.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -16,7 +17,11 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def main() -> dict:
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", type=Path, default=Path(__file__).resolve().parent / "results",
+                    help="folder for rewards.json")
+    args = ap.parse_args(argv)
     import numpy as np
 
     from aquarelle.rewards.composite import RewardModel
@@ -81,8 +86,8 @@ def main() -> dict:
         "tier_accuracy": acc,
         "judge_vs_preference_disagreement": {"pairs": n_pairs, "fraction": disagree / max(n_pairs, 1)},
     }
-    res = Path(__file__).resolve().parent / "results"
-    res.mkdir(exist_ok=True)
+    res = args.results
+    res.mkdir(parents=True, exist_ok=True)
     (res / "rewards.json").write_text(json.dumps(out, indent=1))
     t = out["timing_ms"]
     print(f"judge+preference vs 4 refs: p50 {t['judge_plus_preference_vs_4_refs']['p50']:.1f} ms, "

@@ -42,8 +42,10 @@ def main() -> None:
     ap.add_argument("--model", default="smollm2")
     ap.add_argument("--max-completion-length", type=int, default=640)
     ap.add_argument("--child", type=int, default=None)
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--out", default=None, help="(the child's run directory)")
+    ap.add_argument("--results", type=Path, default=OUT.parent, help="folder for train.json")
     a = ap.parse_args()
+    out = a.results / OUT.name
     if a.child is not None:
         return child(a.child, a.steps, a.out, a.model, a.max_completion_length)
     env = dict(os.environ, OMP_NUM_THREADS="1", TRL_EXPERIMENTAL_SILENCE="1")
@@ -80,8 +82,8 @@ def main() -> None:
               "model": a.model, "max_completion_length": a.max_completion_length, "omp_threads": 1,
               "cpus": os.cpu_count(), "machine": platform.machine(), "date": time.strftime("%Y-%m-%d"),
               "rows": rows}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=1))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
     print(f"{'G':>3} {'s/step':>8} {'env share':>10} {'peak MB':>8} {'tokens':>7}")
     for r in rows:
         if "error" in r:
@@ -90,7 +92,9 @@ def main() -> None:
         toks = sum(x or 0 for x in r["completion_len_mean"]) / max(len(r["completion_len_mean"]), 1)
         print(f"{r['G']:>3} {r['step_time_mean_s']:>8.1f} {r['env_time_share_mean']:>10.3f} {r['peak_rss_mb']:>8.0f} "
               f"{toks:>7.0f}")
-    print(f"wrote {OUT}")
+    print(f"wrote {out}")
+    if all("error" in r for r in rows):
+        sys.exit("train_bench: every run failed (see above)")
 
 
 if __name__ == "__main__":

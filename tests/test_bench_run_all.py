@@ -1,0 +1,47 @@
+"""`make bench` runs bench/run_all.py: every benchmark it names exists, and a run writes where it is told."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run_all(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.run_all", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_every_benchmark_it_runs_is_a_module_with_a_main():
+    from bench.run_all import NAMES
+
+    assert set(NAMES) >= {"render_bench", "parity_bench", "reward_bench", "env_bench", "train_bench", "soak_bench"}
+    for name in NAMES:
+        assert callable(importlib.import_module(f"bench.{name}").main), name
+
+
+def test_the_makefile_runs_it():
+    assert "-m bench.run_all" in (ROOT / "Makefile").read_text()
+
+
+def test_an_unknown_benchmark_is_one_line_naming_it():
+    r = _run_all("--only", "render_benchh")
+    assert r.returncode == 2
+    assert "unknown benchmark 'render_benchh'" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_quick_run_writes_its_results_where_told_and_leaves_the_committed_ones(tmp_path):
+    committed = ROOT / "bench" / "results" / "render_native.json"
+    before = committed.read_bytes() if committed.exists() else None
+    r = _run_all("--quick", "--only", "render_bench", "--results", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads((tmp_path / "render_native.json").read_text())
+    assert out["summary"]["paintings"] == len(list((ROOT / "bench" / "sketches").glob("*.js")))
+    assert (tmp_path / "render_native.png").exists()
+    assert "render_bench   ok" in r.stdout
+    assert (committed.read_bytes() if committed.exists() else None) == before
