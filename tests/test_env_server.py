@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import signal
 import subprocess
 import sys
@@ -363,6 +364,7 @@ def test_bad_frames_and_actions_get_one_line_and_keep_the_session(server):
             assert r["type"] == "error" and r["data"]["code"] == code, (str(frame)[:60], r)
             assert fragment in r["data"]["message"] + str(r["data"].get("errors")), (str(frame)[:60], r)
             assert time.monotonic() - t0 < 5, str(frame)[:60]
+            assert len(json.dumps(r)) < 20_000, str(frame)[:60]  # the 200,000 calls are not echoed back whole
         st = _send(ws, {"type": "state"})  # the same episode, no step spent
         assert st["data"]["episode_id"] == "e1" and st["data"]["step_count"] == 0
         r = _send(ws, {"type": "step", "data": {"calls": [{"method": "fill", "args": ["#d7263d", 200]}]}})
@@ -385,3 +387,20 @@ def test_http_bad_reset_and_step_are_422_with_the_line(server):
     for action, fragment in (({}, "(got none)"), ({"sketch": "x", "calls": []}, "(got sketch, calls)")):
         r = httpx.post(server.url + "/step", json={"action": action})
         assert r.status_code == 422 and fragment in r.json()["detail"][0]["msg"]
+
+
+def test_http_validation_errors_clip_their_echo_and_survive_text_that_is_not_unicode(server):
+    # a lone surrogate in a key fails validation, and FastAPI's echo of it could not be encoded: a bare 500
+    for ep in ("/step", "/reset"):
+        r = httpx.post(server.url + ep, content='{"action": {"finish": true}, "\\ud800": 1}',
+                       headers={"content-type": "application/json"})
+        assert r.status_code == 422, (ep, r.text[:200])
+        assert r.json()["detail"][0]["msg"]
+    r = httpx.post(server.url + "/step", content='{"prompt": "\\ud800"}', headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "action"]
+    assert "\\ud800" in r.text  # echoed escaped, as JSON allows
+    # an over-long calls list is refused by its length, and not echoed back whole (it was: 100 KB here)
+    calls = [{"method": "fill", "args": ["#d7263d", 200]}] * 6000
+    r = httpx.post(server.url + "/step", json={"action": {"calls": calls}})
+    assert r.status_code == 422 and "5000" in r.json()["detail"][0]["msg"]
+    assert len(r.content) < 2000

@@ -11,7 +11,10 @@ never stalls the event loop or another session.
 Bad input answers with one line and keeps the session: ``_FrameGuard`` screens each
 WebSocket frame before OpenEnv's handler (which would end the session on a frame
 that is not a JSON object, nests too deep, or echoes text that is not Unicode), a
-frame is at most ``WS_MAX_MESSAGE_BYTES``, and a bad reset over HTTP is a 422.
+frame is at most ``WS_MAX_MESSAGE_BYTES``, and a bad reset over HTTP is a 422. A request
+body that fails validation over HTTP is a 422 whose echo of the input is clipped and
+escaped (FastAPI's own answer echoes it whole, and is a bare 500 when it holds text that
+is not Unicode).
 """
 
 from __future__ import annotations
@@ -22,9 +25,14 @@ import os
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
 
-from aquarelle.brush.text import clip
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from aquarelle.brush.text import clip, short_repr
 
 from .environment import ResetError, WatercolourEnvironment, not_unicode_at
 from .models import WatercolourAction, WatercolourObservation, WatercolourState
@@ -63,6 +71,8 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
     app.state.runner = runner
     app.router.on_shutdown.append(runner.close)
     app.add_exception_handler(ResetError, _reset_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(_FrameGuard)
     return app
 
@@ -72,6 +82,51 @@ async def _reset_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(status_code=422, content={"detail": str(exc)})
 
 
+#: the longest echo of a rejected value in a validation error (pydantic's ``input`` field)
+ECHO_CHARS = 200
+
+
+def clipped_errors(errors: list) -> list:
+    """pydantic's validation errors with each echoed ``input`` clipped to ``ECHO_CHARS`` and ``ctx`` dropped (it
+    may hold the exception object; ``msg`` says the same), in the same shape (``type, loc, msg, input``).
+
+    Echoed whole, a rejected 4 MiB calls list came back to its sender whole."""
+    out = []
+    for err in errors:
+        err = dict(err) if isinstance(err, dict) else {"msg": str(err)}
+        err.pop("ctx", None)
+        if "input" in err:
+            try:
+                echo = json.dumps(jsonable_encoder(err["input"]))
+            except (TypeError, ValueError):
+                echo = None
+            if echo is None or len(echo) > ECHO_CHARS:
+                err["input"] = short_repr(err["input"], ECHO_CHARS)
+        out.append(err)
+    return out
+
+
+def _errors_response(errors: list, status_code: int = 422) -> Response:
+    """The errors as ASCII JSON: text that is not Unicode (a lone surrogate) is escaped instead of failing to
+    encode into a bare 500."""
+    body = json.dumps({"detail": jsonable_encoder(clipped_errors(errors))}, ensure_ascii=True)
+    return Response(body, status_code=status_code, media_type="application/json")
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    """FastAPI's 422 for a request body that fails validation, its echo clipped and escaped."""
+    return _errors_response(exc.errors())  # type: ignore[attr-defined]
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """OpenEnv's /step raises a 422 with the action's validation errors as detail: clipped and escaped the same
+    way; any other HTTP error is FastAPI's own answer."""
+    detail = getattr(exc, "detail", None)
+    if getattr(exc, "status_code", None) == 422 and isinstance(detail, list):
+        return _errors_response(detail)
+    return await http_exception_handler(request, exc)  # type: ignore[arg-type]
+
+
 class _FrameGuard:
     """ASGI middleware on ``/ws``: answer a frame OpenEnv's handler cannot take with an error, and drop it.
 
@@ -79,6 +134,7 @@ class _FrameGuard:
     object (``[]``, ``null``, ``42``), nests deeper than ``json`` can parse, is binary, or holds text that is
     not Unicode (a lone surrogate) which its reply then echoes; this answers those with an error and the
     session goes on. Frames are parsed here once more, which costs far less than the step that follows.
+    On the way out, a long error frame has the inputs it echoes clipped (``clipped_error_frame``).
     """
 
     def __init__(self, app: Any) -> None:
@@ -101,7 +157,28 @@ class _FrameGuard:
                 await send({"type": "websocket.send",
                             "text": json.dumps({"type": "error", "data": {"message": why, "code": code}})})
 
-        await self.app(scope, screened, send)
+        async def clipped(msg: dict) -> None:
+            text = msg.get("text") if msg["type"] == "websocket.send" else None
+            if text is not None and len(text) > _LONG_ERROR and text.startswith('{"type":"error"'):
+                msg = {**msg, "text": clipped_error_frame(text)}
+            await send(msg)
+
+        await self.app(scope, screened, clipped)
+
+
+#: error frames longer than this have their echoed inputs clipped (shorter ones are left as OpenEnv wrote them)
+_LONG_ERROR = 4096
+
+
+def clipped_error_frame(text: str) -> str:
+    """An OpenEnv error frame with the echoed inputs of its validation ``errors`` clipped (``clipped_errors``)."""
+    try:
+        frame = json.loads(text)
+        data = frame["data"]
+        data["errors"] = clipped_errors(data["errors"])
+        return json.dumps(jsonable_encoder(frame), ensure_ascii=True)
+    except (ValueError, TypeError, KeyError):
+        return text
 
 
 def frame_problem(text: str | None, data: bytes | None = None) -> tuple[str, str] | None:
