@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,9 @@ def test_defaults_and_overrides(tmp_path):
     ("reward:\n  preset: best\n", "reward.preset"),
     ("modle: x\n", "modle"),
     ("mode: [unclosed\n", "not valid yaml"),
+    ("reward:\n  extra: {bogus: 5}\n", "reward.extra.bogus"),
+    ("reward:\n  extra: {references: {love: -1}}\n", "reward.extra.references.love"),
+    ("reward:\n  weights: {colour: 1}\n", "reward.weights"),
 ])
 def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     f = tmp_path / "c.yaml"
@@ -83,7 +87,8 @@ def test_extract_sketch():
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, timeout=120,
-                          env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
+                          env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
+                               "PYTHONPATH": os.environ.get("PYTHONPATH", "")})  # a checkout run from its src/
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
@@ -94,5 +99,9 @@ def test_cli_bad_input_is_one_line(tmp_path):
     cfg.write_text(json.dumps({"prompts": str(tmp_path / "missing.json")}))
     r = _cli("train", "--out", str(tmp_path / "run"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "missing.json" in r.stderr and "Traceback" not in r.stderr
+    cfg.write_text(json.dumps({"reward": {"extra": {"judge_timeot_s": 5}}}))  # read before any model loads
+    r = _cli("train", "--out", str(tmp_path / "run2"), "--config", str(cfg), "--model", "tiny")
+    assert r.returncode == 2 and "reward.extra.judge_timeot_s" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "run2").exists()
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr

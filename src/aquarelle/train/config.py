@@ -139,11 +139,28 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
             node = node.setdefault(part, {})
         node[parts[-1]] = value
     try:
-        return TrainConfig.model_validate(data)
+        cfg = TrainConfig.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
         raise ConfigError(f"config key {where}: {err['msg']}") from None
+    _check_reward(cfg.reward)
+    return cfg
+
+
+def _check_reward(section: RewardSection) -> None:
+    """Build the scorers' config now, as a run will: a wrong ``reward.extra`` field or weight term must stop the
+    command with one line naming it, not a warm start that took minutes (the scorers are built after it)."""
+    from ..rewards.config import RewardConfig
+
+    try:
+        RewardConfig(**section.reward_config(), preset=section.preset, weights=section.weights)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = [str(x) for x in err.get("loc", ())]
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        where = ("reward.extra." if loc and loc[0] in section.extra else "reward.") + ".".join(loc or ["weights"])
+        raise ConfigError(f"config key {where}: {msg}") from None
 
 
 def documented_keys(model: type[BaseModel] = TrainConfig, prefix: str = "") -> list[str]:
