@@ -27,6 +27,9 @@ def test_custom_weights_override_a_preset():
         resolve_weights(weights={"beauty": 1})
     with pytest.raises(RewardError, match="bad weight judge"):
         resolve_weights(weights={"judge": -1})
+    with pytest.raises(RewardError) as e:
+        resolve_weights(weights={"gate": 0, "length": 0, "judge": 0, "preference": 0})
+    assert str(e.value) == "bad weights: weights must not all be zero"
 
 
 def test_config_file_json_and_yaml(tmp_path):
