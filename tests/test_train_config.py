@@ -103,5 +103,9 @@ def test_cli_bad_input_is_one_line(tmp_path):
     r = _cli("train", "--out", str(tmp_path / "run2"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "reward.extra.judge_timeot_s" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "run2").exists()
+    cfg.write_text(json.dumps({"optim": {"extra_grpo_args": {"gradient_checkpointng": True}}}))
+    r = _cli("train", "--out", str(tmp_path / "run3"), "--config", str(cfg), "--model", "tiny")
+    assert r.returncode == 2 and "optim.extra_grpo_args.gradient_checkpointng" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "run3").exists()
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
