@@ -40,6 +40,19 @@ app = create_server_app(
 )
 
 
+def _port(text: str) -> int:
+    """A TCP port, refused by argparse with one line (uvicorn's bind would raise OverflowError)."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"must be 1-65535, got {text!r}")
+    return port
+
+
 def main() -> None:
     """Run the server: ``python -m server.app [--host H] [--port P]``."""
     import argparse
@@ -48,7 +61,7 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description="aquarelle OpenEnv server")
     ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--port", type=_port, default=8000)
     a = ap.parse_args()
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws_ping_interval=20, ws_ping_timeout=20,
                 ws_max_size=WS_MAX_MESSAGE_BYTES)

@@ -64,5 +64,8 @@ def test_a_bad_server_setting_is_one_line_naming_it():
         r = _settings_error(env)
         assert r.returncode != 0 and needle in r.stderr and "Traceback" not in r.stderr, (env, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = subprocess.run([sys.executable, "-m", "server.app", "--port", "70000"], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 2 and "--port: must be 1-65535" in r.stderr and "Traceback" not in r.stderr
     r = _settings_error({}, "serve", "--port", "1", "--idle-timeout", "nan")
     assert r.returncode == 2 and "--idle-timeout" in r.stderr and "Traceback" not in r.stderr
