@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -134,3 +135,10 @@ def test_scorers_check_cli(tmp_path):
     assert bad.exit_code == 1
     assert "judge (openai" in bad.output and "preference (hpsv3" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_every_reward_config_field_is_documented():
+    """The rewards README lists every RewardConfig field a config file may set (as docs/config.md lists keys)."""
+    doc = (Path(__file__).resolve().parents[1] / "src" / "aquarelle" / "rewards" / "README.md").read_text()
+    missing = [k for k in RewardConfig.model_fields if f"`{k}`" not in doc and f"`{k}:" not in doc]
+    assert not missing, f"src/aquarelle/rewards/README.md does not name: {missing}"
