@@ -79,6 +79,20 @@ def test_demos_fit_action_space_and_group_into_turns():
     assert load_demos(DATA / "train_demos", tiers=("okay",))[0].id == "sunset"
 
 
+def test_a_bad_demos_source_is_one_line(tmp_path):
+    """--demos that is not a directory must fail, not warm-start on the pool's paintings instead."""
+    with pytest.raises(DataError, match="no such directory"):
+        load_demos(tmp_path / "missing")
+    (tmp_path / "a.json").write_text("[]")
+    with pytest.raises(DataError, match="not a directory"):
+        load_demos(tmp_path / "a.json")
+    with pytest.raises(DataError, match='a.json must be a JSON object with a "prompt"'):
+        load_demos(tmp_path)
+    (tmp_path / "a.json").write_text('{"sketch": "function setup() {}"}')
+    with pytest.raises(DataError, match='a.json must be a JSON object with a "prompt"'):
+        load_demos(tmp_path)
+
+
 def test_extract_sketch():
     assert extract_sketch("here:\n```js\nfunction setup(){}\n```\nbye") == "function setup(){}"
     assert extract_sketch("function setup(){}") == "function setup(){}"
@@ -107,5 +121,7 @@ def test_cli_bad_input_is_one_line(tmp_path):
     r = _cli("train", "--out", str(tmp_path / "run3"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "optim.extra_grpo_args.gradient_checkpointng" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "run3").exists()
+    r = _cli("sft", "--out", str(tmp_path / "sft"), "--model", "tiny", "--demos", str(tmp_path / "no-demos"))
+    assert r.returncode == 2 and "--demos" in r.stderr and "Traceback" not in r.stderr
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
