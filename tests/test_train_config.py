@@ -125,3 +125,7 @@ def test_cli_bad_input_is_one_line(tmp_path):
     assert r.returncode == 2 and "--demos" in r.stderr and "Traceback" not in r.stderr
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
+    for flag, path, needle in (("-o", "cat.txt", "-o must end in .png"),
+                               ("--export", str(tmp_path / "no" / "cat.html"), "no such directory")):
+        r = _cli("paint", "tiny", "a cat", flag, path)  # refused before the policy paints
+        assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr

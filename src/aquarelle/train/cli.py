@@ -105,6 +105,7 @@ def register(app: typer.Typer) -> None:
         if mode is not None and mode not in ("tools", "sketch", "revise"):
             _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
         try:
+            _check_outputs(out_png, export)
             from .config import load_config
             from .sample import export_html, paint as do_paint
 
@@ -118,6 +119,27 @@ def register(app: typer.Typer) -> None:
         rec.pop("png_b64", None)
         rec.pop("program", None)
         typer.echo(json.dumps(rec))
+
+
+def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
+    """paint's output paths (and the p5.brush bundle an export inlines), checked as ``render -o`` checks its
+    own: before a policy loads and paints, which takes minutes on a CPU, not after."""
+    from pathlib import Path
+
+    for path, suffix, flag in ((out_png, ".png", "-o"), (export, ".html", "--export")):
+        if path is None:
+            continue
+        if Path(path).suffix.lower() != suffix:
+            raise ValueError(f"{flag} must end in {suffix}, got {path}")
+        if not Path(path).resolve().parent.is_dir():
+            raise ValueError(f"{flag} {path}: no such directory {Path(path).resolve().parent}")
+    if export:
+        from aquarelle.render.browser import find_node_modules
+
+        try:
+            find_node_modules()
+        except Exception as e:  # noqa: BLE001 - BrowserError: the bundle is missing, say so in one line
+            raise ValueError(f"--export: {e}") from None
 
 
 def _run_config_file(run: str) -> str:
