@@ -98,4 +98,8 @@ def main() -> dict:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    # no options: parsed so that --help (or a typo) answers instead of running the bench over its results file
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     sys.exit(0 if main() else 1)

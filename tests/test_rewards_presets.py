@@ -142,3 +142,19 @@ def test_every_reward_config_field_is_documented():
     doc = (Path(__file__).resolve().parents[1] / "src" / "aquarelle" / "rewards" / "README.md").read_text()
     missing = [k for k in RewardConfig.model_fields if f"`{k}`" not in doc and f"`{k}:" not in doc]
     assert not missing, f"src/aquarelle/rewards/README.md does not name: {missing}"
+
+
+def test_reward_bench_answers_help_without_running():
+    """README runs benchmarks as `python -m bench.NAME`: --help must not rerun one over bench/results/."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    results = root / "bench" / "results" / "rewards.json"
+    before = results.stat().st_mtime_ns
+    for arg, code in (("--help", 0), ("--bogus", 2)):
+        r = subprocess.run([sys.executable, "-m", "bench.reward_bench", arg], cwd=root, capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+    assert results.stat().st_mtime_ns == before
