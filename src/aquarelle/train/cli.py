@@ -131,8 +131,10 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
             continue
         if Path(path).suffix.lower() != suffix:
             raise ValueError(f"{flag} must end in {suffix}, got {path}")
-        if not Path(path).resolve().parent.is_dir():
-            raise ValueError(f"{flag} {path}: no such directory {Path(path).resolve().parent}")
+        try:  # a missing folder is made, as `render -o` and `report -o` make theirs
+            Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"{flag} {path}: cannot make its folder ({e.strerror})") from None
     if export:
         from aquarelle.render.browser import find_node_modules
 
