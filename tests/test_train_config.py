@@ -123,6 +123,11 @@ def test_cli_bad_input_is_one_line(tmp_path):
     assert "Traceback" not in r.stderr and not (tmp_path / "run3").exists()
     r = _cli("sft", "--out", str(tmp_path / "sft"), "--model", "tiny", "--demos", str(tmp_path / "no-demos"))
     assert r.returncode == 2 and "--demos" in r.stderr and "Traceback" not in r.stderr
+    cfg.write_text(json.dumps({"model": {"name": str(tmp_path / "policy-in-config")}}))  # sft reads the file too
+    r = _cli("sft", "--out", str(tmp_path / "sft"), "--config", str(cfg))
+    assert r.returncode == 2 and "policy-in-config" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    r = _cli("sft", "--out", str(tmp_path / "sft"), "--config", str(cfg), "--model", str(tmp_path / "policy-flag"))
+    assert r.returncode == 2 and "policy-flag" in r.stderr, r.stderr  # and a flag still wins
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
     for flag, path, needle in (("-o", "cat.txt", "-o must end in .png"),

@@ -29,9 +29,12 @@ def register(app: typer.Typer) -> None:
     @app.command("sft")
     def sft(
         out: str = typer.Option(..., "--out", help="directory for the warm-started model"),
-        mode: str = typer.Option("tools", "--mode", help="tools (tool-call transcripts) or sketch (sketch source)"),
-        action_space: str = typer.Option("hf10", "--action-space", help="hf10 or full"),
-        model: str = typer.Option("smollm2", "--model", help="smollm2 (CPU default), a Hub id or a local path"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools (tool-call transcripts) or sketch (sketch "
+                                           "source); default: the config's mode (sketch, else tools)"),
+        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 or full (default: the "
+                                                   "config's env.action_space, hf10)"),
+        model: Optional[str] = typer.Option(None, "--model", help="smollm2 (CPU default), a Hub id or a local path "
+                                            "(default: the config's model.name, smollm2)"),
         steps: Optional[int] = typer.Option(None, "--steps", help="SFT steps (default from config: sft.steps)"),
         demos: Optional[str] = typer.Option(None, "--demos", help="a directory of demonstration JSON files "
                                                                   "(default: the pool's love/okay paintings)"),
@@ -39,7 +42,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Warm-start a policy on demonstrations with TRL's SFTTrainer."""
         _threads()
-        if mode not in ("tools", "sketch"):
+        if mode not in (None, "tools", "sketch"):
             _fail(ValueError(f"--mode must be tools or sketch, got {mode!r}"))
         try:
             from .sft import sft_command
