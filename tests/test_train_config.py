@@ -128,6 +128,12 @@ def test_cli_bad_input_is_one_line(tmp_path):
     assert r.returncode == 2 and "policy-in-config" in r.stderr and "Traceback" not in r.stderr, r.stderr
     r = _cli("sft", "--out", str(tmp_path / "sft"), "--config", str(cfg), "--model", str(tmp_path / "policy-flag"))
     assert r.returncode == 2 and "policy-flag" in r.stderr, r.stderr  # and a flag still wins
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:  # the README's GPU config on a machine without vLLM
+        cfg.write_text(json.dumps({"generation": {"use_vllm": True}}))
+        r = _cli("train", "--out", str(tmp_path / "run4"), "--config", str(cfg), "--model", "tiny")
+        assert r.returncode == 2 and "generation.use_vllm: vLLM is not installed" in r.stderr, r.stderr
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
     for flag, path, needle in (("-o", "cat.txt", "-o must end in .png"),

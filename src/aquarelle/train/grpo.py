@@ -255,6 +255,7 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     log = log or (lambda m: print(m, file=sys.stderr))
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     _check_grpo_args(cfg.optim.extra_grpo_args)
+    _check_vllm(cfg.generation.use_vllm)
     run = Path(out)
     resume_from = None
     if resume:
@@ -323,6 +324,18 @@ def _check_grpo_args(extra: dict[str, Any]) -> None:
     if unknown:
         raise ConfigError(f"config key optim.extra_grpo_args.{unknown[0]}: not a trl.GRPOConfig field "
                           f"(trl {trl.__version__})")
+
+
+def _check_vllm(use_vllm: bool) -> None:
+    """``generation.use_vllm`` without vLLM installed: one line now, not TRL's ImportError once the trainer starts
+    (after the warm start and the policy load)."""
+    if not use_vllm:
+        return
+    from trl.import_utils import is_vllm_available
+
+    if not is_vllm_available():
+        raise ConfigError("config key generation.use_vllm: vLLM is not installed (pip install 'trl[vllm]', on a GPU "
+                          "machine), or set it to false")
 
 
 def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None, env_timer: EnvTimer,
