@@ -36,6 +36,7 @@ def test_defaults_and_overrides(tmp_path):
     ("reward:\n  extra: {bogus: 5}\n", "reward.extra.bogus"),
     ("reward:\n  extra: {references: {love: -1}}\n", "reward.extra.references.love"),
     ("reward:\n  weights: {colour: 1}\n", "reward.weights"),
+    ("env:\n  hide_tools: [vertx]\n", "env.hide_tools: 'vertx' is not a brush method"),
 ])
 def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     f = tmp_path / "c.yaml"

@@ -145,7 +145,23 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
         where = ".".join(str(x) for x in err["loc"])
         raise ConfigError(f"config key {where}: {err['msg']}") from None
     _check_reward(cfg.reward)
+    _check_hide_tools(cfg.env.hide_tools)
     return cfg
+
+
+#: Tools the TRL tool class adds to the brush methods (tools mode: ``shape``, ``finish``; revise: ``submit_sketch``).
+EXTRA_TOOLS = ("shape", "finish", "submit_sketch")
+
+
+def _check_hide_tools(names: list[str]) -> None:
+    """A name no tool has would hide nothing, silently (a method outside the action space is fine: the default
+    list names beginShape/vertex/endShape, which a custom space may leave out)."""
+    from ..brush.commands import SPECS
+
+    unknown = [n for n in names if n not in SPECS and n not in EXTRA_TOOLS]
+    if unknown:
+        raise ConfigError(f"config key env.hide_tools: {unknown[0]!r} is not a brush method or a tool "
+                          f"({', '.join(EXTRA_TOOLS)})")
 
 
 def _check_reward(section: RewardSection) -> None:
