@@ -46,11 +46,11 @@ function draw() {
   brush.hatchArray([[[380, 300], [460, 300], [420, 380]], [[480, 300], [560, 320], [520, 400]]]);
   brush.noHatch();
 
-  // mass under a circle
+  // mass under a circle and a triangle (massArray needs a mass set, as in p5.brush)
   brush.mass("charcoal", "#6d6875", { precision: 2, strength: 1, outline: true });
   brush.circle(150, 420, 60, 0.4);
-  brush.noMass();
   brush.massArray([[[240, 500], [300, 470], [330, 560]]]);
+  brush.noMass();
 
   // strokes through the field
   brush.field("swirl");

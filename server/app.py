@@ -9,24 +9,48 @@ serve`` takes them as flags.
 
 from __future__ import annotations
 
+import math
 import os
 
 from aquarelle.env.server import DEFAULT_IDLE_TIMEOUT_S, WS_MAX_MESSAGE_BYTES, create_server_app
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_number(name: str, default: float, kind: type = int, minimum: float | None = None,
+                above: float | None = None) -> float:
+    """A setting from the environment; a bad one stops the server with one line naming the variable, as
+    ``aquarelle serve`` does for its flags (a traceback in a container's log hides which variable is wrong)."""
     v = os.environ.get(name)
+    if v in (None, ""):
+        return default
     try:
-        return default if v in (None, "") else int(v)
+        x = kind(v)
     except ValueError:
-        raise SystemExit(f"{name} must be an integer, got {v!r}") from None
+        raise SystemExit(f"{name} must be {'an integer' if kind is int else 'a number'}, got {v!r}") from None
+    if not (math.isfinite(x) and (minimum is None or x >= minimum) and (above is None or x > above)):
+        bound = f">= {minimum}" if minimum is not None else f"> {above}"
+        raise SystemExit(f"{name} must be a finite number {bound}, got {v!r}")
+    return x
 
 
+_WORKERS = _env_number("AQUARELLE_WORKERS", -1)
 app = create_server_app(
-    _env_int("AQUARELLE_MAX_SESSIONS", 64),
-    workers=None if _env_int("AQUARELLE_WORKERS", -1) < 0 else _env_int("AQUARELLE_WORKERS", -1),
-    idle_timeout_s=float(os.environ.get("AQUARELLE_IDLE_TIMEOUT") or DEFAULT_IDLE_TIMEOUT_S),
+    _env_number("AQUARELLE_MAX_SESSIONS", 64, minimum=1),
+    workers=None if _WORKERS < 0 else _WORKERS,
+    idle_timeout_s=_env_number("AQUARELLE_IDLE_TIMEOUT", DEFAULT_IDLE_TIMEOUT_S, float, above=0),
 )
+
+
+def _port(text: str) -> int:
+    """A TCP port, refused by argparse with one line (uvicorn's bind would raise OverflowError)."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"must be 1-65535, got {text!r}")
+    return port
 
 
 def main() -> None:
@@ -37,7 +61,7 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description="aquarelle OpenEnv server")
     ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--port", type=_port, default=8000)
     a = ap.parse_args()
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws_ping_interval=20, ws_ping_timeout=20,
                 ws_max_size=WS_MAX_MESSAGE_BYTES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -46,3 +47,25 @@ def test_server_app_shim_is_the_openenv_entry_point():
             msg = ws.receive_json()
             assert msg["data"]["observation"]["errors"] == []
     app.state.runner.close()
+
+
+def _settings_error(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    code = "import server.app" if not args else "from aquarelle.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "OMP_NUM_THREADS": "1", **env})
+
+
+def test_a_bad_server_setting_is_one_line_naming_it():
+    """The container's settings (AQUARELLE_*) and `aquarelle serve`'s flags: refused before a server starts."""
+    cases = [({"AQUARELLE_IDLE_TIMEOUT": "ten"}, "AQUARELLE_IDLE_TIMEOUT"),
+             ({"AQUARELLE_IDLE_TIMEOUT": "nan"}, "AQUARELLE_IDLE_TIMEOUT"),
+             ({"AQUARELLE_MAX_SESSIONS": "0"}, "AQUARELLE_MAX_SESSIONS")]
+    for env, needle in cases:
+        r = _settings_error(env)
+        assert r.returncode != 0 and needle in r.stderr and "Traceback" not in r.stderr, (env, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = subprocess.run([sys.executable, "-m", "server.app", "--port", "70000"], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 2 and "--port: must be 1-65535" in r.stderr and "Traceback" not in r.stderr
+    r = _settings_error({}, "serve", "--port", "1", "--idle-timeout", "nan")
+    assert r.returncode == 2 and "--idle-timeout" in r.stderr and "Traceback" not in r.stderr

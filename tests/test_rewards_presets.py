@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -27,6 +28,9 @@ def test_custom_weights_override_a_preset():
         resolve_weights(weights={"beauty": 1})
     with pytest.raises(RewardError, match="bad weight judge"):
         resolve_weights(weights={"judge": -1})
+    with pytest.raises(RewardError) as e:
+        resolve_weights(weights={"gate": 0, "length": 0, "judge": 0, "preference": 0})
+    assert str(e.value) == "bad weights: weights must not all be zero"
 
 
 def test_config_file_json_and_yaml(tmp_path):
@@ -131,3 +135,26 @@ def test_scorers_check_cli(tmp_path):
     assert bad.exit_code == 1
     assert "judge (openai" in bad.output and "preference (hpsv3" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_every_reward_config_field_is_documented():
+    """The rewards README lists every RewardConfig field a config file may set (as docs/config.md lists keys)."""
+    doc = (Path(__file__).resolve().parents[1] / "src" / "aquarelle" / "rewards" / "README.md").read_text()
+    missing = [k for k in RewardConfig.model_fields if f"`{k}`" not in doc and f"`{k}:" not in doc]
+    assert not missing, f"src/aquarelle/rewards/README.md does not name: {missing}"
+
+
+def test_reward_bench_answers_help_without_running():
+    """README runs benchmarks as `python -m bench.NAME`: --help must not rerun one over bench/results/."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    results = root / "bench" / "results" / "rewards.json"
+    before = results.stat().st_mtime_ns
+    for arg, code in (("--help", 0), ("--bogus", 2)):
+        r = subprocess.run([sys.executable, "-m", "bench.reward_bench", arg], cwd=root, capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+    assert results.stat().st_mtime_ns == before

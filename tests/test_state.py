@@ -74,3 +74,27 @@ def test_scale_brushes_multiplies():
     for c in cmds(("scaleBrushes", 2), ("scaleBrushes", 1.5)):
         st.apply(c)
     assert st.brush_scale == 3
+
+
+def test_mass_array_needs_a_mass_like_p5brush():
+    """p5.brush's massArray draws with the mass brush: without one, set(null, ...) throws 'Brush "null" not found'."""
+    tri = [[0, 0], [10, 0], [5, 8]]
+    with pytest.raises(CommandError, match=r"massArray: no mass set \(call mass\(brush, color\) first\)"):
+        replay(cmds(("massArray", [tri])))
+    with pytest.raises(CommandError, match="massArray: no mass set"):
+        replay(cmds(("mass", "charcoal", "green"), ("noMass",), ("massArray", [tri])))
+    _, ops = replay(cmds(("mass", "charcoal", "green"), ("massArray", [tri])))
+    assert ops[0].command.method == "massArray" and ops[0].state.mass.brush == "charcoal"
+
+
+def test_the_examples_render_natively():
+    """examples/*.js are what a user tries first: each must paint (the browser reference agrees, tested by hand)."""
+    from pathlib import Path
+
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.render.native import render
+
+    for path in sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.js")):
+        res = run_sketch(path.read_text())
+        assert res.ok, (path.name, res.reason)
+        assert render(res.program, size=64).std() > 0, path.name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,10 @@ def test_defaults_and_overrides(tmp_path):
     ("reward:\n  preset: best\n", "reward.preset"),
     ("modle: x\n", "modle"),
     ("mode: [unclosed\n", "not valid yaml"),
+    ("reward:\n  extra: {bogus: 5}\n", "reward.extra.bogus"),
+    ("reward:\n  extra: {references: {love: -1}}\n", "reward.extra.references.love"),
+    ("reward:\n  weights: {colour: 1}\n", "reward.weights"),
+    ("env:\n  hide_tools: [vertx]\n", "env.hide_tools: 'vertx' is not a brush method"),
 ])
 def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     f = tmp_path / "c.yaml"
@@ -75,6 +80,20 @@ def test_demos_fit_action_space_and_group_into_turns():
     assert load_demos(DATA / "train_demos", tiers=("okay",))[0].id == "sunset"
 
 
+def test_a_bad_demos_source_is_one_line(tmp_path):
+    """--demos that is not a directory must fail, not warm-start on the pool's paintings instead."""
+    with pytest.raises(DataError, match="no such directory"):
+        load_demos(tmp_path / "missing")
+    (tmp_path / "a.json").write_text("[]")
+    with pytest.raises(DataError, match="not a directory"):
+        load_demos(tmp_path / "a.json")
+    with pytest.raises(DataError, match='a.json must be a JSON object with a "prompt"'):
+        load_demos(tmp_path)
+    (tmp_path / "a.json").write_text('{"sketch": "function setup() {}"}')
+    with pytest.raises(DataError, match='a.json must be a JSON object with a "prompt"'):
+        load_demos(tmp_path)
+
+
 def test_extract_sketch():
     assert extract_sketch("here:\n```js\nfunction setup(){}\n```\nbye") == "function setup(){}"
     assert extract_sketch("function setup(){}") == "function setup(){}"
@@ -83,7 +102,8 @@ def test_extract_sketch():
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, timeout=120,
-                          env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
+                          env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
+                               "PYTHONPATH": os.environ.get("PYTHONPATH", "")})  # a checkout run from its src/
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
@@ -94,5 +114,30 @@ def test_cli_bad_input_is_one_line(tmp_path):
     cfg.write_text(json.dumps({"prompts": str(tmp_path / "missing.json")}))
     r = _cli("train", "--out", str(tmp_path / "run"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "missing.json" in r.stderr and "Traceback" not in r.stderr
+    cfg.write_text(json.dumps({"reward": {"extra": {"judge_timeot_s": 5}}}))  # read before any model loads
+    r = _cli("train", "--out", str(tmp_path / "run2"), "--config", str(cfg), "--model", "tiny")
+    assert r.returncode == 2 and "reward.extra.judge_timeot_s" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "run2").exists()
+    cfg.write_text(json.dumps({"optim": {"extra_grpo_args": {"gradient_checkpointng": True}}}))
+    r = _cli("train", "--out", str(tmp_path / "run3"), "--config", str(cfg), "--model", "tiny")
+    assert r.returncode == 2 and "optim.extra_grpo_args.gradient_checkpointng" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "run3").exists()
+    r = _cli("sft", "--out", str(tmp_path / "sft"), "--model", "tiny", "--demos", str(tmp_path / "no-demos"))
+    assert r.returncode == 2 and "--demos" in r.stderr and "Traceback" not in r.stderr
+    cfg.write_text(json.dumps({"model": {"name": str(tmp_path / "policy-in-config")}}))  # sft reads the file too
+    r = _cli("sft", "--out", str(tmp_path / "sft"), "--config", str(cfg))
+    assert r.returncode == 2 and "policy-in-config" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    r = _cli("sft", "--out", str(tmp_path / "sft"), "--config", str(cfg), "--model", str(tmp_path / "policy-flag"))
+    assert r.returncode == 2 and "policy-flag" in r.stderr, r.stderr  # and a flag still wins
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:  # the README's GPU config on a machine without vLLM
+        cfg.write_text(json.dumps({"generation": {"use_vllm": True}}))
+        r = _cli("train", "--out", str(tmp_path / "run4"), "--config", str(cfg), "--model", "tiny")
+        assert r.returncode == 2 and "generation.use_vllm: vLLM is not installed" in r.stderr, r.stderr
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
+    for flag, path, needle in (("-o", "cat.txt", "-o must end in .png"),
+                               ("--export", str(tmp_path / "c.json" / "cat.html"), "cannot make its folder")):
+        r = _cli("paint", "tiny", "a cat", flag, path)  # refused before the policy paints
+        assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr

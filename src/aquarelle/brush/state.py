@@ -220,6 +220,8 @@ class PaintState:
         elif m == "noMass":
             self.mass = MassState()
         elif m in ("hatchArray", "massArray"):
+            if m == "massArray" and not self.mass.active:  # p5.brush: set(null, ...) throws 'Brush "null" not found'
+                raise CommandError("massArray: no mass set (call mass(brush, color) first)")
             return self._op(cmd, polygons=a[0])
         elif m in ("line", "flowLine"):
             if not self.stroke.active or not self.stroke.color:

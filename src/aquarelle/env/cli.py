@@ -19,8 +19,8 @@ def register(app: typer.Typer) -> None:
         """Serve the watercolour environment over OpenEnv (WebSocket /ws, /health)."""
         if not 0 < port < 65536:
             raise typer.BadParameter(f"port must be 1-65535, got {port}", param_hint="--port")
-        if idle_timeout <= 0:
-            raise typer.BadParameter("must be > 0", param_hint="--idle-timeout")
+        if not 0 < idle_timeout < float("inf"):  # nan too: OpenEnv would refuse it with a traceback
+            raise typer.BadParameter(f"must be a finite number > 0, got {idle_timeout}", param_hint="--idle-timeout")
         from .server import serve
 
         typer.echo(f"aquarelle env on http://{host}:{port} (ws /ws, max {max_sessions} sessions)", err=True)

@@ -69,8 +69,9 @@ def resolve_weights(preset: str | None = None, weights: dict | Weights | None = 
         return Weights(**{**base.as_dict(), **weights})
     except ValidationError as e:
         err = e.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "weights"
-        raise RewardError(f"bad weight {where}: {err['msg']}") from None
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        msg = str(err["msg"]).removeprefix("Value error, ")  # the all-zero check is a ValueError: say only why
+        raise RewardError(f"bad weight {where}: {msg}" if where else f"bad weights: {msg}") from None
 
 
 class ReferenceCounts(BaseModel):

@@ -29,9 +29,12 @@ def register(app: typer.Typer) -> None:
     @app.command("sft")
     def sft(
         out: str = typer.Option(..., "--out", help="directory for the warm-started model"),
-        mode: str = typer.Option("tools", "--mode", help="tools (tool-call transcripts) or sketch (sketch source)"),
-        action_space: str = typer.Option("hf10", "--action-space", help="hf10 or full"),
-        model: str = typer.Option("smollm2", "--model", help="smollm2 (CPU default), a Hub id or a local path"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools (tool-call transcripts) or sketch (sketch "
+                                           "source); default: the config's mode (sketch, else tools)"),
+        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 or full (default: the "
+                                                   "config's env.action_space, hf10)"),
+        model: Optional[str] = typer.Option(None, "--model", help="smollm2 (CPU default), a Hub id or a local path "
+                                            "(default: the config's model.name, smollm2)"),
         steps: Optional[int] = typer.Option(None, "--steps", help="SFT steps (default from config: sft.steps)"),
         demos: Optional[str] = typer.Option(None, "--demos", help="a directory of demonstration JSON files "
                                                                   "(default: the pool's love/okay paintings)"),
@@ -39,7 +42,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Warm-start a policy on demonstrations with TRL's SFTTrainer."""
         _threads()
-        if mode not in ("tools", "sketch"):
+        if mode not in (None, "tools", "sketch"):
             _fail(ValueError(f"--mode must be tools or sketch, got {mode!r}"))
         try:
             from .sft import sft_command
@@ -105,6 +108,7 @@ def register(app: typer.Typer) -> None:
         if mode is not None and mode not in ("tools", "sketch", "revise"):
             _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
         try:
+            _check_outputs(out_png, export)
             from .config import load_config
             from .sample import export_html, paint as do_paint
 
@@ -118,6 +122,29 @@ def register(app: typer.Typer) -> None:
         rec.pop("png_b64", None)
         rec.pop("program", None)
         typer.echo(json.dumps(rec))
+
+
+def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
+    """paint's output paths (and the p5.brush bundle an export inlines), checked as ``render -o`` checks its
+    own: before a policy loads and paints, which takes minutes on a CPU, not after."""
+    from pathlib import Path
+
+    for path, suffix, flag in ((out_png, ".png", "-o"), (export, ".html", "--export")):
+        if path is None:
+            continue
+        if Path(path).suffix.lower() != suffix:
+            raise ValueError(f"{flag} must end in {suffix}, got {path}")
+        try:  # a missing folder is made, as `render -o` and `report -o` make theirs
+            Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"{flag} {path}: cannot make its folder ({e.strerror})") from None
+    if export:
+        from aquarelle.render.browser import find_node_modules
+
+        try:
+            find_node_modules()
+        except Exception as e:  # noqa: BLE001 - BrowserError: the bundle is missing, say so in one line
+            raise ValueError(f"--export: {e}") from None
 
 
 def _run_config_file(run: str) -> str:

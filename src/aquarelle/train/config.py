@@ -139,11 +139,44 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
             node = node.setdefault(part, {})
         node[parts[-1]] = value
     try:
-        return TrainConfig.model_validate(data)
+        cfg = TrainConfig.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
         raise ConfigError(f"config key {where}: {err['msg']}") from None
+    _check_reward(cfg.reward)
+    _check_hide_tools(cfg.env.hide_tools)
+    return cfg
+
+
+#: Tools the TRL tool class adds to the brush methods (tools mode: ``shape``, ``finish``; revise: ``submit_sketch``).
+EXTRA_TOOLS = ("shape", "finish", "submit_sketch")
+
+
+def _check_hide_tools(names: list[str]) -> None:
+    """A name no tool has would hide nothing, silently (a method outside the action space is fine: the default
+    list names beginShape/vertex/endShape, which a custom space may leave out)."""
+    from ..brush.commands import SPECS
+
+    unknown = [n for n in names if n not in SPECS and n not in EXTRA_TOOLS]
+    if unknown:
+        raise ConfigError(f"config key env.hide_tools: {unknown[0]!r} is not a brush method or a tool "
+                          f"({', '.join(EXTRA_TOOLS)})")
+
+
+def _check_reward(section: RewardSection) -> None:
+    """Build the scorers' config now, as a run will: a wrong ``reward.extra`` field or weight term must stop the
+    command with one line naming it, not a warm start that took minutes (the scorers are built after it)."""
+    from ..rewards.config import RewardConfig
+
+    try:
+        RewardConfig(**section.reward_config(), preset=section.preset, weights=section.weights)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = [str(x) for x in err.get("loc", ())]
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        where = ("reward.extra." if loc and loc[0] in section.extra else "reward.") + ".".join(loc or ["weights"])
+        raise ConfigError(f"config key {where}: {msg}") from None
 
 
 def documented_keys(model: type[BaseModel] = TrainConfig, prefix: str = "") -> list[str]:

@@ -139,18 +139,24 @@ def load_demos(source: str | Path | None = None, tiers: tuple[str, ...] = ("love
 
     A JSON demo is ``{"id", "prompt", "tier", "program": {...}}`` and/or ``"sketch": "..."``.
     """
-    if source is not None and Path(source).is_dir():
-        demos = []
-        for f in sorted(Path(source).glob("*.json")):
-            try:
-                d = json.loads(f.read_text())
-            except json.JSONDecodeError as e:
-                raise DataError(f"demonstration {f.name} is not valid JSON: {e.msg}") from None
-            prog = Program.from_json(d["program"]) if d.get("program") else None
-            demos.append(Demo(str(d.get("id", f.stem)), str(d["prompt"]), str(d.get("tier", "love")), prog,
-                              d.get("sketch")))
-        return [d for d in demos if d.tier in tiers]
-    return _pool_demos(tiers)
+    if source is None:
+        return _pool_demos(tiers)
+    if not Path(source).is_dir():  # a typo must not train on the pool instead, silently
+        raise DataError(f"--demos {source}: {'not a directory' if Path(source).exists() else 'no such directory'}")
+    demos = [_file_demo(f) for f in sorted(Path(source).glob("*.json"))]
+    return [d for d in demos if d.tier in tiers]
+
+
+def _file_demo(f: Path) -> Demo:
+    """One demonstration file, or a one-line DataError naming the file and what is wrong with it."""
+    try:
+        d = json.loads(f.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DataError(f"demonstration {f.name} is not valid JSON: {getattr(e, 'msg', None) or e.reason}") from None
+    if not isinstance(d, dict) or not isinstance(d.get("prompt"), str):
+        raise DataError(f"demonstration {f.name} must be a JSON object with a \"prompt\" string")
+    prog = Program.from_json(d["program"]) if d.get("program") else None
+    return Demo(str(d.get("id", f.stem)), d["prompt"], str(d.get("tier", "love")), prog, d.get("sketch"))
 
 
 def _pool_demos(tiers: tuple[str, ...]) -> list[Demo]:

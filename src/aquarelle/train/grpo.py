@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import TrainConfig
+from .config import ConfigError, TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
 from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy
@@ -254,6 +254,8 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     """Run GRPO into the run directory ``out``; returns a summary of what happened."""
     log = log or (lambda m: print(m, file=sys.stderr))
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    _check_grpo_args(cfg.optim.extra_grpo_args)
+    _check_vllm(cfg.generation.use_vllm)
     run = Path(out)
     resume_from = None
     if resume:
@@ -265,7 +267,6 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     run.mkdir(parents=True, exist_ok=True)
 
     mode = cfg.mode
-    G = cfg.generation.num_generations
     rows = load_prompts(cfg.prompts, split="train")
 
     env_timer = EnvTimer()
@@ -307,6 +308,34 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     if not resume:
         (run / "config.json").write_text(json.dumps(config_out, indent=1))
     return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log)
+
+
+def _check_grpo_args(extra: dict[str, Any]) -> None:
+    """Each ``optim.extra_grpo_args`` key must be a ``trl.GRPOConfig`` field: a typo is one line now, not a
+    TypeError traceback once the warm start (minutes on the CPU default) and the policy load are done."""
+    if not extra:
+        return
+    import dataclasses
+
+    import trl
+
+    known = {f.name for f in dataclasses.fields(trl.GRPOConfig)}
+    unknown = sorted(k for k in extra if k not in known)
+    if unknown:
+        raise ConfigError(f"config key optim.extra_grpo_args.{unknown[0]}: not a trl.GRPOConfig field "
+                          f"(trl {trl.__version__})")
+
+
+def _check_vllm(use_vllm: bool) -> None:
+    """``generation.use_vllm`` without vLLM installed: one line now, not TRL's ImportError once the trainer starts
+    (after the warm start and the policy load)."""
+    if not use_vllm:
+        return
+    from trl.import_utils import is_vllm_available
+
+    if not is_vllm_available():
+        raise ConfigError("config key generation.use_vllm: vLLM is not installed (pip install 'trl[vllm]', on a GPU "
+                          "machine), or set it to false")
 
 
 def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None, env_timer: EnvTimer,

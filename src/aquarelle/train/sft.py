@@ -176,16 +176,21 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     return out
 
 
-def sft_command(mode: str, action_space: str, model: str, out: str, steps: int | None, demos: str | None,
-                config: str | None) -> dict:
-    """`aquarelle sft`: warm-start a policy into OUT and report what it did."""
+def sft_command(mode: str | None, action_space: str | None, model: str | None, out: str, steps: int | None,
+                demos: str | None, config: str | None) -> dict:
+    """`aquarelle sft`: warm-start a policy into OUT and report what it did.
+
+    A flag left out takes the config file's value (its mode, ``env.action_space``, ``model.name`` and
+    ``model.dtype``), as docs/config.md promises for every command that reads ``--config``."""
     from .config import load_config
     from .envglue import env_class
 
-    cfg = load_config(config, {"sft.steps": steps})
+    cfg = load_config(config, {"sft.steps": steps, "model.name": model, "env.action_space": action_space})
+    mode = mode or ("sketch" if cfg.mode == "sketch" else "tools")  # revise warm-starts on tool transcripts too
+    model, action_space = cfg.model.name, cfg.env.action_space
     env_cls = env_class("tools", action_space, cfg) if mode == "tools" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
-    policy = load_policy(model)
+    policy = load_policy(model, dtype=cfg.model.dtype)
     examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
                               budget_tokens=cfg.generation.max_completion_length, tokenizer=policy.tokenizer)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
