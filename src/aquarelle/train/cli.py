@@ -9,7 +9,13 @@ from typing import List, Optional
 
 import typer
 
-_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "FileNotFoundError")
+_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "OSError")
+
+
+def _user_error(e: BaseException) -> bool:
+    """Whether ``e`` is one the user can act on from one line: by class name along its MRO, so subclasses count
+    (a JSONDecodeError is a ValueError, a FileExistsError an OSError) without importing torch-heavy modules here."""
+    return any(k.__name__ in _USER_ERRORS for k in type(e).__mro__)
 
 
 def _fail(e: BaseException) -> None:
@@ -46,7 +52,7 @@ def register(app: typer.Typer) -> None:
 
             info = sft_command(mode, action_space, model, out, steps, demos, config)
         except Exception as e:  # noqa: BLE001
-            if type(e).__name__ in _USER_ERRORS:
+            if _user_error(e):
                 _fail(e)
             raise
         typer.echo(json.dumps(info))
@@ -71,21 +77,21 @@ def register(app: typer.Typer) -> None:
         """Train a painter with TRL's GRPOTrainer; fills the run directory."""
         _threads()
         try:
-            from .config import load_config
+            from .config import config_from, load_config
             from .grpo import train as run_train
 
-            base = config
-            if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
-                base = _run_config_file(out)
             overrides = {"mode": mode, "model.name": model, "reward.preset": preset, "optim.max_steps": max_steps,
                          "generation.num_generations": num_generations, "model.lora": True if lora else None,
                          "env.urls": list(env_url) if env_url else None, "env.action_space": action_space,
                          "generation.max_completion_length": max_completion_length,
                          "optim.trackio": True if trackio else None}
-            cfg = load_config(base, overrides)
+            if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
+                cfg = config_from(_run_config(out), overrides)
+            else:
+                cfg = load_config(config, overrides)
             summary = run_train(cfg, out, resume=resume, demos=demos)
         except Exception as e:  # noqa: BLE001
-            if type(e).__name__ in _USER_ERRORS:
+            if _user_error(e):
                 _fail(e)
             raise
         typer.echo(json.dumps(summary))
@@ -112,7 +118,7 @@ def register(app: typer.Typer) -> None:
             if export:
                 export_html(rec, export)
         except Exception as e:  # noqa: BLE001
-            if type(e).__name__ in _USER_ERRORS:
+            if _user_error(e):
                 _fail(e)
             raise
         rec.pop("png_b64", None)
@@ -120,15 +126,16 @@ def register(app: typer.Typer) -> None:
         typer.echo(json.dumps(rec))
 
 
-def _run_config_file(run: str) -> str:
-    """--resume: the run's own settings (config.json's "config" block) as a temporary config file."""
-    import tempfile
+def _run_config(run: str) -> dict:
+    """--resume: the run's own settings (config.json's "config" block); a damaged file is a one-line ConfigError."""
+    from ..configfile import read_mapping
+    from .config import ConfigError
 
-    data = json.loads(open(os.path.join(run, "config.json")).read())["config"]
-    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-    json.dump(data, f)
-    f.close()
-    return f.name
+    path = os.path.join(run, "config.json")
+    data = read_mapping(path, "run config", ConfigError).get("config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"run config {path} has no \"config\" object (not written by `aquarelle train`?)")
+    return data
 
 
 def _main() -> None:  # pragma: no cover - `python -m aquarelle.train.cli`
