@@ -110,6 +110,12 @@ def register(app: typer.Typer) -> None:
         _threads()
         if mode is not None and mode not in ("tools", "sketch", "revise"):
             _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
+        if not prompt.strip():
+            _fail(ValueError("the prompt is empty: say what to paint"))
+        for flag, path in (("--out", out_png), ("--export", export)):
+            problem = _output_problem(path) if path else None
+            if problem:
+                _fail(ValueError(f"{flag} {path}: {problem}"))
         try:
             from .config import load_config
             from .sample import export_html, paint as do_paint
@@ -124,6 +130,19 @@ def register(app: typer.Typer) -> None:
         rec.pop("png_b64", None)
         rec.pop("program", None)
         typer.echo(json.dumps(rec))
+
+
+def _output_problem(path: str) -> str | None:
+    """Why a file cannot be written at ``path`` (checked before the model loads and paints), or None."""
+    p = os.path.abspath(path)
+    if os.path.isdir(p):
+        return "is a directory"
+    parent = os.path.dirname(p)
+    if not os.path.isdir(parent):
+        return f"directory {parent} does not exist"
+    if not os.access(parent, os.W_OK):
+        return f"directory {parent} is not writable"
+    return None
 
 
 def _run_config(run: str) -> dict:
