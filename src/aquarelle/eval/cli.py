@@ -23,7 +23,7 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from .run import RunError
     from .sampling import SamplingError
 
-    return (RunError, PromptError, SamplingError, FileNotFoundError)
+    return (RunError, PromptError, SamplingError, OSError)
 
 
 def eval_cmd(
@@ -52,9 +52,11 @@ def eval_cmd(
         with quiet:
             ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
                                    progress=not as_json or sys.stderr.isatty())
+        path = evaluate.write(run, ev)
     except _known_errors() as e:
         _fail(str(e))
-    path = evaluate.write(run, ev)
+    if ev.get("skipped_lines"):
+        print(f"note: {ev['skipped_lines']} unreadable lines of {run}'s JSONL files were skipped", file=sys.stderr)
     if as_json:
         sys.stdout.write(json.dumps(ev, allow_nan=False) + "\n")
         return

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import images, metrics, verdicts
-from .run import Rollout, Run, load_run, load_samples
+from .run import Rollout, Run, RunError, load_run, load_samples
 
 EVAL_JSON = "eval.json"
 SAMPLES_JSONL = "eval_samples.jsonl"
@@ -102,6 +102,9 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         sampled = load_samples(path)
         if prompts != "all":
             sampled = [r for r in sampled if r.split == prompts]
+        if not sampled:  # an eval of nothing would replace a good eval.json
+            raise RunError(f"samples file {path} holds no readable samples"
+                           + ("" if prompts == "all" else f" for --prompts {prompts}"))
         sampling["source"] = str(path)
     elif samples > 0:
         from . import prompts as prompt_mod
@@ -147,22 +150,40 @@ def finite(x: Any) -> Any:
     return x
 
 
+#: What the report and compare pages read from an eval object; an eval.json without one of them is stale.
+REQUIRED_KEYS = ("weights", "steps", "rollouts", "reward_trend", "term_attribution", "scorer_agreement", "diversity",
+                 "tool_adherence", "bad_rollouts", "coverage", "sampling", "heldout", "verdicts")
+
+
 def write(run_dir: str | Path, ev: dict[str, Any]) -> Path:
+    """Write RUN/eval.json whole or not at all (an interrupted write must not leave half an object behind)."""
     path = Path(run_dir) / EVAL_JSON
-    path.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
+    tmp = path.with_name(EVAL_JSON + ".tmp")
+    tmp.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
+    tmp.replace(path)
     return path
 
 
 def read(run_dir: str | Path) -> dict[str, Any] | None:
-    """A run's eval.json, or None when it has none (or an unreadable one)."""
+    """A run's eval.json, or None when it has none, or an unreadable or stale one (``problem`` says which)."""
+    return None if problem(run_dir) else json.loads((Path(run_dir) / EVAL_JSON).read_text(encoding="utf-8"))
+
+
+def problem(run_dir: str | Path) -> str | None:
+    """Why RUN/eval.json cannot be used ("missing", or what is wrong with it); None when it can."""
     path = Path(run_dir) / EVAL_JSON
     if not path.exists():
-        return None
+        return "missing"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) and "verdicts" in data else None
+    except (OSError, ValueError) as e:  # ValueError: bad JSON, not UTF-8
+        return f"{path} cannot be read ({str(e).splitlines()[0][:120]})"
+    if not isinstance(data, dict):
+        return f"{path} does not hold a JSON object"
+    missing = [k for k in REQUIRED_KEYS if k not in data]
+    if missing:
+        return f"{path} lacks {', '.join(missing[:3])} (damaged, or written by another version)"
+    return None
 
 
 def print_table(ev: dict[str, Any], console=None) -> None:
