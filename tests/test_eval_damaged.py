@@ -36,6 +36,23 @@ def evaluated(tmp_path_factory):
     return run
 
 
+def test_report_and_compare_never_overwrite_a_run_file(evaluated, tmp_path):
+    before = (evaluated / "config.json").read_bytes()
+    _one_line(_cli("report", str(evaluated), "-o", str(evaluated / "config.json")), "not an aquarelle page")
+    _one_line(_cli("compare", str(evaluated), str(evaluated), "-o", str(evaluated / "config.json")),
+              "not an aquarelle page")
+    assert (evaluated / "config.json").read_bytes() == before
+    _one_line(_cli("report", str(evaluated), "-o", str(tmp_path)), "is a directory")
+    page = tmp_path / "r.html"
+    for _ in range(2):  # our own page is replaced
+        r = _cli("report", str(evaluated), "-o", str(page))
+        assert r.returncode == 0, r.stderr
+
+
+def test_compare_needs_two_runs(evaluated):
+    _one_line(_cli("compare", str(evaluated)), "two or more")
+
+
 def test_a_damaged_or_stale_eval_json_is_named_in_the_report(evaluated, tmp_path):
     run = make_run(tmp_path / "stale", steps=3)
     (run / "eval.json").write_text(json.dumps({"verdicts": {}}))  # an older version's file
