@@ -6,6 +6,7 @@ or, for the reward section, trained a whole run whose every rollout went unscore
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -44,6 +45,8 @@ def _one_line(r: subprocess.CompletedProcess, *words: str) -> None:
     ({"reward": {"weights": {"judgee": 1.0}}}, ("reward", "judgee")),
     ({"reward": {"judge_backend": "openai"}}, ("reward.judge_url",)),
     ({"reward": {"preference_backend": "hpsv3"}}, ("reward.preference_url",)),
+    pytest.param({"generation": {"use_vllm": True}}, ("generation.use_vllm",),
+                 marks=pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm installed")),
 ])
 def test_a_wrong_setting_fails_before_the_default_model_loads(tmp_path, config, words):
     out = tmp_path / "run"

@@ -122,9 +122,19 @@ def check_env_urls(urls: list[str], timeout_s: float = 5.0) -> None:
                               "`aquarelle serve`, or leave env.urls empty to run in-process") from None
 
 
+def check_vllm(cfg: TrainConfig) -> None:
+    """generation.use_vllm needs the vllm package (TRL imports it only when the trainer starts, after the model)."""
+    import importlib.util
+
+    if cfg.generation.use_vllm and importlib.util.find_spec("vllm") is None:
+        raise ConfigError("config key generation.use_vllm: the vllm package is not installed here "
+                          "(GPU machines; or set use_vllm: false)")
+
+
 def preflight(cfg: TrainConfig, run: Path, *, resume: bool) -> Any:
     """Every check above; returns the GRPOConfig so training uses the one that was checked."""
     check_out(run, resume)
+    check_vllm(cfg)
     check_reward(cfg)
     if cfg.env.urls:
         check_env_urls(cfg.env.urls)
