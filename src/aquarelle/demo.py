@@ -79,7 +79,7 @@ def demo(
     steps: int = typer.Option(DEMO_STEPS, "--steps", min=1, help="GRPO steps"),
     generations: int = typer.Option(DEMO_GENERATIONS, "--num-generations", min=2, help="G, completions per prompt"),
     samples: int = typer.Option(DEMO_EVAL_SAMPLES, "--samples", min=1, help="eval paintings per policy"),
-    fresh: bool = typer.Option(True, "--fresh/--resume", help="start the run directory afresh"),
+    fresh: bool = typer.Option(True, "--fresh/--resume", help="start afresh (removes only a previous demo run)"),
 ) -> None:
     """Train a painter on embedded defaults, evaluate it on held-out prompts and write the report."""
     t0 = time.monotonic()
