@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from .run import Rollout, Run, RunError, load_run, load_samples
 
 EVAL_JSON = "eval.json"
 SAMPLES_JSONL = "eval_samples.jsonl"
+SAMPLES_DIR = "eval"  # the sampled paintings, RUN/eval/<split>/<policy>/
+STAGING_DIR = "eval.partial"  # where a sampling in progress puts them
 
 
 def loader(run: Run):
@@ -113,11 +116,13 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         chosen = prompt_mod.select(run, prompts)
         groups = [[p for p in chosen if p.split == s] for s in ("train", "heldout")] if prompts == "all" else [chosen]
         partial = run.path / (SAMPLES_JSONL + ".partial")  # each painting is kept as soon as it is made
+        staging = run.path / STAGING_DIR  # ... and its image beside it, not over the last eval's
         partial.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
         for ps in groups:  # K per policy on each split
             if ps:
-                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial)
-        partial.replace(run.path / SAMPLES_JSONL)
+                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial, image_dir=STAGING_DIR)
+        publish_samples(run.path, partial, staging)
         sampled = load_samples(run.path / SAMPLES_JSONL)
         sampling["source"] = SAMPLES_JSONL
     else:
@@ -133,6 +138,29 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev = finite(ev)
     ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev
+
+
+def publish_samples(run: Path, partial: Path, staging: Path) -> None:
+    """Make a finished sampling the run's samples: images to RUN/eval/, lines (paths rewritten) to eval_samples.jsonl.
+
+    Why staged: a sampling that fails half way (a policy that does not load, Ctrl-C) used to
+    have overwritten the previous eval's images already, so its eval_samples.jsonl and
+    eval.json showed paintings they never scored. Until this point nothing of them changes.
+    """
+    prefix = STAGING_DIR + "/"
+    lines = []
+    for line in partial.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if isinstance(row.get("image"), str) and row["image"].startswith(prefix):
+            row["image"] = SAMPLES_DIR + "/" + row["image"][len(prefix):]
+        lines.append(json.dumps(row))
+    tmp = run / (SAMPLES_JSONL + ".tmp")
+    tmp.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    shutil.rmtree(run / SAMPLES_DIR, ignore_errors=True)
+    if staging.is_dir():
+        staging.rename(run / SAMPLES_DIR)
+    tmp.replace(run / SAMPLES_JSONL)
+    partial.unlink(missing_ok=True)
 
 
 def finite(x: Any) -> Any:
