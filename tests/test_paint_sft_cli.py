@@ -98,3 +98,48 @@ def test_sft_never_clobbers_out_and_replaces_a_warm_start_only_when_done(tmp_pat
     r = _cli(tmp_path, *args)
     assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("error:") and "sft.max_length" in r.stderr
     assert (out / "model.safetensors").is_file() and not Path(str(out) + ".tmp").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("paintrun")
+    run = tmp / "run"
+    r = _cli(tmp, "train", "--model", "tiny", "--max-steps", "1", "--max-completion-length", "24", "--out", str(run))
+    assert r.returncode == 0, r.stderr[-2000:]
+    return run
+
+
+def test_paint_uses_a_runs_own_config_unless_given_one(tiny_run, tmp_path):
+    cfg = json.loads((tiny_run / "config.json").read_text())
+    cfg["config"]["generation"]["max_completion_length"] = 8  # no room for a single turn: an empty transcript
+    (tiny_run / "config.json").write_text(json.dumps(cfg))
+    r = _cli(tmp_path, "paint", str(tiny_run), "a cat")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout)["completion"] == ""
+    other = tmp_path / "c.json"
+    other.write_text(json.dumps({"generation": {"max_completion_length": 24}}))
+    r = _cli(tmp_path, "paint", str(tiny_run), "a cat", "--config", str(other))
+    assert r.returncode == 0 and json.loads(r.stdout)["completion"] != "", r.stderr[-2000:]
+
+
+def _has_p5() -> bool:
+    from aquarelle.render.browser import BrowserError, find_node_modules
+
+    try:
+        find_node_modules()  # found beside the package: the paint below would find them too
+        return True
+    except BrowserError:
+        return False
+
+
+@pytest.mark.skipif(_has_p5(), reason="p5 and p5.brush are installed in this checkout")
+def test_paint_export_without_p5_fails_before_painting(tiny_run, tmp_path):
+    env_nm = tmp_path / "nm"
+    env_nm.mkdir()
+    png = tmp_path / "p.png"
+    env = dict(os.environ, OMP_NUM_THREADS="1", AQUARELLE_NODE_MODULES=str(env_nm))
+    r = subprocess.run([sys.executable, "-m", "aquarelle.cli", "paint", str(tiny_run), "a cat", "-o", str(png),
+                        "--export", str(tmp_path / "p.html")], capture_output=True, text=True, env=env, timeout=180,
+                       cwd=tmp_path)
+    _one_line(r, "p5")
+    assert not png.exists()

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "OSError")
+_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "OSError", "BrowserError")
 
 
 def _user_error(e: BaseException) -> bool:
@@ -104,7 +104,8 @@ def register(app: typer.Typer) -> None:
         mode: Optional[str] = typer.Option(None, "--mode", help="tools or sketch (default: the run's mode, else tools)"),
         export: Optional[str] = typer.Option(None, "--export", help="write a standalone p5.brush HTML page"),
         seed: int = typer.Option(0, "--seed", help="sampling seed"),
-        config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation)"),
+        config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation; "
+                                                                     "default: a run's own config)"),
     ) -> None:
         """Paint one prompt with a policy and keep the code."""
         _threads()
@@ -117,10 +118,19 @@ def register(app: typer.Typer) -> None:
             if problem:
                 _fail(ValueError(f"{flag} {path}: {problem}"))
         try:
-            from .config import load_config
+            from .config import config_from, load_config
             from .sample import export_html, paint as do_paint
 
-            rec = do_paint(model, prompt, mode, config=load_config(config), seed=seed, out_png=out_png)
+            if export:  # the page inlines p5 and p5.brush: missing ones must not cost a painting first
+                from aquarelle.render.browser import find_node_modules
+
+                find_node_modules()
+            run_cfg = _run_config(model) if config is None and _is_run(model) else None
+            cfg = config_from(run_cfg) if run_cfg is not None else load_config(config)
+            rec = do_paint(model, prompt, mode, config=cfg, seed=seed, out_png=out_png)
+            if out_png and rec.get("image") is None:
+                typer.echo(f"note: no image written to {out_png}: " + ("; ".join(rec.get("errors") or [])
+                                                                        or "the episode made no painting"), err=True)
             if export:
                 export_html(rec, export)
         except Exception as e:  # noqa: BLE001
@@ -130,6 +140,11 @@ def register(app: typer.Typer) -> None:
         rec.pop("png_b64", None)
         rec.pop("program", None)
         typer.echo(json.dumps(rec))
+
+
+def _is_run(path: str) -> bool:
+    """A training run directory (its config.json is the run's settings, which paint then uses like eval does)."""
+    return os.path.isfile(os.path.join(path, "config.json")) and os.path.isfile(os.path.join(path, "rollouts.jsonl"))
 
 
 def _output_problem(path: str) -> str | None:
