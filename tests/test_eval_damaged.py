@@ -94,3 +94,11 @@ def test_rollouts_that_are_not_utf8_are_skipped_or_named(tmp_path):
     (run / "rollouts.jsonl").write_text("")
     (run / "config.json").write_bytes(b"\xff\xfe")
     _one_line(_cli("eval", str(run), "--samples", "0"), "config.json")
+
+
+def test_a_run_with_no_rollouts_yet_reports_quietly(tmp_path):
+    run = make_run(tmp_path / "run", steps=2)
+    (run / "rollouts.jsonl").write_text("")  # training has just started
+    (run / "metrics.jsonl").write_text("")
+    r = _cli("report", str(run), "-o", str(tmp_path / "r.html"))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
