@@ -102,3 +102,9 @@ def test_a_run_with_no_rollouts_yet_reports_quietly(tmp_path):
     (run / "metrics.jsonl").write_text("")
     r = _cli("report", str(run), "-o", str(tmp_path / "r.html"))
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_a_run_without_its_final_checkpoint_cannot_be_sampled_one_line(tmp_path):
+    run = make_run(tmp_path / "run", steps=2)  # config.json and rollouts, no checkpoint/
+    _one_line(_cli("eval", str(run), "--samples", "1"), "trained policy", "no checkpoint/")
+    assert not (run / "eval.json").exists()

@@ -68,7 +68,7 @@ def eval_cmd(
     try:
         with quiet:
             ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
-                                   progress=not as_json or sys.stderr.isatty())
+                                   progress=sys.stderr.isatty())  # elsewhere a bar leaves blank lines
         path = evaluate.write(run, ev)
     except _known_errors() as e:
         _fail(str(e))
