@@ -143,3 +143,11 @@ def test_paint_export_without_p5_fails_before_painting(tiny_run, tmp_path):
                        cwd=tmp_path)
     _one_line(r, "p5")
     assert not png.exists()
+
+
+def test_paint_with_an_env_server_that_is_down_fails_at_once(tmp_path):
+    from serve_process import free_port
+
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"env": {"urls": [f"http://127.0.0.1:{free_port()}"]}}))
+    _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "--config", str(cfg)), "does not answer")

@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
                 _fail(ValueError(f"{flag} {path}: {problem}"))
         try:
             from .config import config_from, load_config
-            from .sample import export_html, paint as do_paint
+            from .sample import default_mode, export_html, paint as do_paint
 
             if export:  # the page inlines p5 and p5.brush: missing ones must not cost a painting first
                 from aquarelle.render.browser import find_node_modules
@@ -127,6 +127,10 @@ def register(app: typer.Typer) -> None:
                 find_node_modules()
             run_cfg = _run_config(model) if config is None and _is_run(model) else None
             cfg = config_from(run_cfg) if run_cfg is not None else load_config(config)
+            if cfg.env.urls and (mode or default_mode(model)) != "sketch":  # else minutes of reconnecting first
+                from .preflight import check_env_urls
+
+                check_env_urls(cfg.env.urls)
             rec = do_paint(model, prompt, mode, config=cfg, seed=seed, out_png=out_png)
             if out_png and rec.get("image") is None:
                 typer.echo(f"note: no image written to {out_png}: " + ("; ".join(rec.get("errors") or [])
