@@ -49,3 +49,26 @@ def test_eval_samples_trained_and_starting_policy_on_heldout_prompts(tiny_run):
     assert not (tiny_run / "eval_samples.jsonl.partial").exists()
     assert ev["tool_adherence_samples"]["transcripts"] == 2  # the trained policy's completions were read
     assert ev["verdicts"]["improves"]["answer"] == "unclear"  # one step: too short to tell, not an error
+
+
+def test_a_failed_sampling_leaves_the_last_eval_as_it_was(tiny_run):
+    """The trained policy is sampled (its images made) before the starting one fails to load: nothing of the
+    previous eval may change, or its samples would show paintings they never scored."""
+    res = _cli("eval", str(tiny_run), "--samples", "1", "--json")
+    assert res.returncode == 0, res.stderr[-2000:]
+    kept = {p: p.read_bytes() for p in [tiny_run / "eval.json", tiny_run / "eval_samples.jsonl",
+                                        *(tiny_run / "eval").rglob("*.png")]}
+    assert any(p.suffix == ".png" for p in kept)
+    stamps = {p: p.stat().st_mtime_ns for p in kept}  # an empty canvas redrawn has the same bytes: not rewritten
+    cfg_path = tiny_run / "config.json"
+    good = cfg_path.read_text()
+    cfg = json.loads(good)
+    cfg["start_policy"] = str(tiny_run / "no-such-model")
+    cfg_path.write_text(json.dumps(cfg))
+    try:
+        res = _cli("eval", str(tiny_run), "--samples", "1", "--seed", "7")
+    finally:
+        cfg_path.write_text(good)
+    assert res.returncode == 1 and "cannot load the start policy" in res.stderr, res.stderr[-2000:]
+    assert {p: p.read_bytes() for p in kept} == kept and {p: p.stat().st_mtime_ns for p in kept} == stamps
+    assert sorted((tiny_run / "eval").rglob("*.png")) == sorted(p for p in kept if p.suffix == ".png")

@@ -9,6 +9,7 @@ machine before the next one loads another copy.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -20,6 +21,45 @@ import typer
 DEMO_STEPS = 3
 DEMO_GENERATIONS = 2
 DEMO_EVAL_SAMPLES = 2
+
+#: Written into the run directory the demo makes: only a directory holding it is the demo's own to delete.
+DEMO_MARKER = ".aquarelle-demo"
+#: How older demos' `train` stage started its argv (config.json), before the marker existed.
+_LEGACY_TRAIN_ARGS = ["train", "--preset", "judge-led", "--mode", "tools", "--max-steps"]
+
+
+def _made_by_demo(out: Path) -> bool:
+    """Whether ``out`` is a run directory an earlier ``aquarelle demo`` wrote (its marker, or its train argv)."""
+    if (out / DEMO_MARKER).is_file():
+        return True
+    try:
+        argv = json.loads((out / "config.json").read_text(encoding="utf-8")).get("argv") or []
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(argv, list) and argv[1:1 + len(_LEGACY_TRAIN_ARGS)] == _LEGACY_TRAIN_ARGS
+
+
+def _clear_out(out: Path) -> None:
+    """--fresh: remove the previous demo's run, but never a directory (or file) the demo did not make.
+
+    Why: --out is a path the user typed; deleting whatever it names (a real run, the
+    working directory) would lose their work.
+    """
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        _refuse(f"--out {out} is not a directory; pick another --out")
+    if not out.exists() or not any(out.iterdir()):
+        return
+    if not _made_by_demo(out):
+        _refuse(f"--out {out} already holds files `aquarelle demo` did not make; remove them yourself "
+                "or pick another --out")
+    import shutil
+
+    shutil.rmtree(out)
+
+
+def _refuse(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+    raise typer.Exit(2)
 
 
 def _stage(name: str, args: list[str]) -> None:
@@ -39,14 +79,16 @@ def demo(
     steps: int = typer.Option(DEMO_STEPS, "--steps", min=1, help="GRPO steps"),
     generations: int = typer.Option(DEMO_GENERATIONS, "--num-generations", min=2, help="G, completions per prompt"),
     samples: int = typer.Option(DEMO_EVAL_SAMPLES, "--samples", min=1, help="eval paintings per policy"),
-    fresh: bool = typer.Option(True, "--fresh/--resume", help="start the run directory afresh"),
+    fresh: bool = typer.Option(True, "--fresh/--resume", help="start afresh (removes only a previous demo run)"),
 ) -> None:
     """Train a painter on embedded defaults, evaluate it on held-out prompts and write the report."""
     t0 = time.monotonic()
-    if fresh and out.exists():
-        import shutil
-
-        shutil.rmtree(out)
+    if fresh:
+        _clear_out(out)
+    elif out.exists() and not out.is_dir():
+        _refuse(f"--out {out} is not a directory; pick another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / DEMO_MARKER).touch()
     train_args = ["train", "--preset", "judge-led", "--mode", "tools", "--max-steps", str(steps),
                   "--num-generations", str(generations), "--out", str(out)]
     if not fresh and (out / "config.json").exists():

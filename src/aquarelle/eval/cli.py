@@ -23,7 +23,24 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from .run import RunError
     from .sampling import SamplingError
 
-    return (RunError, PromptError, SamplingError, FileNotFoundError)
+    return (RunError, PromptError, SamplingError, OSError)
+
+
+def _check_page_out(out: Path) -> None:
+    """-o must be a new file or one of our own pages: never a directory, a run's JSON or someone's other file.
+
+    Why: ``report RUN -o RUN/config.json`` used to replace the run's config with HTML.
+    """
+    if out.is_dir():
+        _fail(f"-o {out} is a directory; name the HTML file to write", 2)
+    if out.exists():
+        try:
+            with out.open("rb") as f:
+                head = f.read(1024).decode("utf-8", "replace").lower()
+        except OSError as e:
+            _fail(f"-o {out}: {e.strerror or e}", 2)
+        if "<title>aquarelle " not in head:
+            _fail(f"-o {out} exists and is not an aquarelle page; refusing to overwrite it", 2)
 
 
 def eval_cmd(
@@ -51,10 +68,12 @@ def eval_cmd(
     try:
         with quiet:
             ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
-                                   progress=not as_json or sys.stderr.isatty())
+                                   progress=sys.stderr.isatty())  # elsewhere a bar leaves blank lines
+        path = evaluate.write(run, ev)
     except _known_errors() as e:
         _fail(str(e))
-    path = evaluate.write(run, ev)
+    if ev.get("skipped_lines"):
+        print(f"note: {ev['skipped_lines']} unreadable lines of {run}'s JSONL files were skipped", file=sys.stderr)
     if as_json:
         sys.stdout.write(json.dumps(ev, allow_nan=False) + "\n")
         return
@@ -69,6 +88,7 @@ def report_cmd(
     """Write one static HTML report for a run: verdicts, curves, tables, gallery, held-out comparison."""
     from .report import write_report
 
+    _check_page_out(out)
     try:
         path = write_report(run, out)
     except _known_errors() as e:
@@ -83,6 +103,9 @@ def compare_cmd(
     """Put several runs side by side on one page and in one table."""
     from .compare import print_table, rows, write_compare
 
+    if len(runs) < 2:
+        _fail("compare needs two or more run directories (for one run: `aquarelle report RUN`)", 2)
+    _check_page_out(out)
     try:
         table = rows(runs)
         path = write_compare(runs, out, table)

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 from . import images, metrics, verdicts
-from .run import Rollout, Run, load_run, load_samples
+from .run import Rollout, Run, RunError, load_run, load_samples
 
 EVAL_JSON = "eval.json"
 SAMPLES_JSONL = "eval_samples.jsonl"
+SAMPLES_DIR = "eval"  # the sampled paintings, RUN/eval/<split>/<policy>/
+STAGING_DIR = "eval.partial"  # where a sampling in progress puts them
 
 
 def loader(run: Run):
@@ -102,6 +105,9 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         sampled = load_samples(path)
         if prompts != "all":
             sampled = [r for r in sampled if r.split == prompts]
+        if not sampled:  # an eval of nothing would replace a good eval.json
+            raise RunError(f"samples file {path} holds no readable samples"
+                           + ("" if prompts == "all" else f" for --prompts {prompts}"))
         sampling["source"] = str(path)
     elif samples > 0:
         from . import prompts as prompt_mod
@@ -110,11 +116,13 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         chosen = prompt_mod.select(run, prompts)
         groups = [[p for p in chosen if p.split == s] for s in ("train", "heldout")] if prompts == "all" else [chosen]
         partial = run.path / (SAMPLES_JSONL + ".partial")  # each painting is kept as soon as it is made
+        staging = run.path / STAGING_DIR  # ... and its image beside it, not over the last eval's
         partial.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
         for ps in groups:  # K per policy on each split
             if ps:
-                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial)
-        partial.replace(run.path / SAMPLES_JSONL)
+                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial, image_dir=STAGING_DIR)
+        publish_samples(run.path, partial, staging)
         sampled = load_samples(run.path / SAMPLES_JSONL)
         sampling["source"] = SAMPLES_JSONL
     else:
@@ -132,6 +140,29 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     return ev
 
 
+def publish_samples(run: Path, partial: Path, staging: Path) -> None:
+    """Make a finished sampling the run's samples: images to RUN/eval/, lines (paths rewritten) to eval_samples.jsonl.
+
+    Why staged: a sampling that fails half way (a policy that does not load, Ctrl-C) used to
+    have overwritten the previous eval's images already, so its eval_samples.jsonl and
+    eval.json showed paintings they never scored. Until this point nothing of them changes.
+    """
+    prefix = STAGING_DIR + "/"
+    lines = []
+    for line in partial.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if isinstance(row.get("image"), str) and row["image"].startswith(prefix):
+            row["image"] = SAMPLES_DIR + "/" + row["image"][len(prefix):]
+        lines.append(json.dumps(row))
+    tmp = run / (SAMPLES_JSONL + ".tmp")
+    tmp.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    shutil.rmtree(run / SAMPLES_DIR, ignore_errors=True)
+    if staging.is_dir():
+        staging.rename(run / SAMPLES_DIR)
+    tmp.replace(run / SAMPLES_JSONL)
+    partial.unlink(missing_ok=True)
+
+
 def finite(x: Any) -> Any:
     """The object with every non-finite float as None (strict JSON; a statistic that is not a number is null)."""
     import math
@@ -147,22 +178,40 @@ def finite(x: Any) -> Any:
     return x
 
 
+#: What the report and compare pages read from an eval object; an eval.json without one of them is stale.
+REQUIRED_KEYS = ("weights", "steps", "rollouts", "reward_trend", "term_attribution", "scorer_agreement", "diversity",
+                 "tool_adherence", "bad_rollouts", "coverage", "sampling", "heldout", "verdicts")
+
+
 def write(run_dir: str | Path, ev: dict[str, Any]) -> Path:
+    """Write RUN/eval.json whole or not at all (an interrupted write must not leave half an object behind)."""
     path = Path(run_dir) / EVAL_JSON
-    path.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
+    tmp = path.with_name(EVAL_JSON + ".tmp")
+    tmp.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
+    tmp.replace(path)
     return path
 
 
 def read(run_dir: str | Path) -> dict[str, Any] | None:
-    """A run's eval.json, or None when it has none (or an unreadable one)."""
+    """A run's eval.json, or None when it has none, or an unreadable or stale one (``problem`` says which)."""
+    return None if problem(run_dir) else json.loads((Path(run_dir) / EVAL_JSON).read_text(encoding="utf-8"))
+
+
+def problem(run_dir: str | Path) -> str | None:
+    """Why RUN/eval.json cannot be used ("missing", or what is wrong with it); None when it can."""
     path = Path(run_dir) / EVAL_JSON
     if not path.exists():
-        return None
+        return "missing"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) and "verdicts" in data else None
+    except (OSError, ValueError) as e:  # ValueError: bad JSON, not UTF-8
+        return f"{path} cannot be read ({str(e).splitlines()[0][:120]})"
+    if not isinstance(data, dict):
+        return f"{path} does not hold a JSON object"
+    missing = [k for k in REQUIRED_KEYS if k not in data]
+    if missing:
+        return f"{path} lacks {', '.join(missing[:3])} (damaged, or written by another version)"
+    return None
 
 
 def print_table(ev: dict[str, Any], console=None) -> None:

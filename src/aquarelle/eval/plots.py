@@ -13,6 +13,12 @@ TERM_COLOURS = {"gate": "#7f8c8d", "length": "#bdc3c7", "judge": "#c0392b", "pre
                 "total": "#2c3e50"}
 
 
+def _legend(ax, **kw) -> None:
+    """A legend only when something is labelled: an empty run would print matplotlib's warning into the CLI."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
 def _plt():
     import matplotlib
 
@@ -70,7 +76,7 @@ def reward_curve(rollouts: Sequence[Rollout], title: str = "reward per step") ->
     ax.set_xlabel("training step (shaded: middle third)")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="best")
+    _legend(ax, fontsize=7, loc="best")
     return _png(fig)
 
 
@@ -85,7 +91,7 @@ def term_curves(rollouts: Sequence[Rollout]) -> bytes:
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training step")
     ax.set_title("reward terms per step (unweighted means)")
-    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    _legend(ax, fontsize=7, ncol=4, loc="lower right")
     return _png(fig)
 
 
@@ -102,7 +108,7 @@ def contribution_stack(rollouts: Sequence[Rollout], weights: dict[str, float]) -
                      colors=[TERM_COLOURS[t] for t in TERMS], alpha=0.85)
     ax.set_xlabel("training step")
     ax.set_title("weighted contribution of each term to the reward")
-    ax.legend(fontsize=7, loc="upper left")
+    _legend(ax, fontsize=7, loc="upper left")
     return _png(fig)
 
 
@@ -119,7 +125,7 @@ def diversity_curve(div: dict[str, Any]) -> bytes:
     ax.set_xlabel("training step")
     ax.set_ylabel("mean image distance")
     ax.set_title("diversity of the paintings")
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     return _png(fig)
 
 
@@ -170,7 +176,7 @@ def policy_bars(groups: dict[str, dict[str, Any] | None], title: str) -> bytes:
     ax.set_xticks(x, keys)
     ax.set_ylim(0, 1)
     ax.set_title(title)
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     return _png(fig)
 
 
@@ -184,5 +190,5 @@ def overlay_rewards(runs: dict[str, Sequence[Rollout]]) -> bytes:
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training step")
     ax.set_title("reward per step")
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     return _png(fig)

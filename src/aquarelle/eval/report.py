@@ -159,8 +159,10 @@ def build(run_dir: str | Path) -> str:
     run = load_run(run_dir)
     ev = evaluate.read(run.path)
     if ev is None:
+        why = evaluate.problem(run.path)
         ev = evaluate.evaluate(run.path, samples=0, progress=False)
-        ev["sampling"]["reason"] = "no eval.json yet: run `aquarelle eval RUN` to sample the trained and starting policies"
+        ev["sampling"]["reason"] = ("no eval.json yet" if why == "missing" else why) + \
+            ": run `aquarelle eval RUN` to sample the trained and starting policies"
     elif ev.get("rollouts") != len(run.rollouts):  # training went on after the eval: refresh what comes from rollouts
         ev.update(evaluate.finite(evaluate.training_metrics(run)), rollouts=len(run.rollouts),
                   steps=len(metrics.steps_of(run.rollouts)))

@@ -249,30 +249,40 @@ def weights_of(config: dict[str, Any]) -> dict[str, float]:
             return {t: float(getattr(PRESETS[preset], t)) for t in TERMS}
     except Exception:  # noqa: BLE001 - fall back to the published table below
         pass
-    if preset in PRESET_WEIGHTS:
+    if isinstance(preset, str) and preset in PRESET_WEIGHTS:  # a hand-edited config may hold anything here
         return dict(PRESET_WEIGHTS[preset])
     return dict(PRESET_WEIGHTS["judge-led"])
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Rows of a JSONL file and how many lines were unreadable (a run killed mid-write leaves one)."""
+    """Rows of a JSONL file and how many lines were unreadable (a run killed mid-write leaves one; a line that
+    is not UTF-8 counts as one too). RunError when the path is there but cannot be read as a file."""
     rows, bad = [], 0
     if not path.exists():
         return rows, bad
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                bad += 1
-                continue
-            if isinstance(obj, dict):
-                rows.append(obj)
-            else:
-                bad += 1
+    if not path.is_file():
+        raise RunError(f"{path} is not a file")
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise RunError(f"cannot read {path}: {e.strerror or e}") from None
+    for bline in raw.splitlines():
+        try:
+            line = bline.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            bad += 1
+            continue
+        if not line:
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(obj, dict):
+            rows.append(obj)
+        else:
+            bad += 1
     return rows, bad
 
 
@@ -291,15 +301,21 @@ def load_run(path: str | Path) -> Run:
             config = json.loads((p / "config.json").read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
             raise RunError(f"{p / 'config.json'} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise RunError(f"cannot read {p / 'config.json'}: {getattr(e, 'strerror', None) or e}") from None
         if not isinstance(config, dict):
             raise RunError(f"{p / 'config.json'} must hold a JSON object")
     metrics, bad_m = read_jsonl(p / "metrics.jsonl")
     rows, bad_r = read_jsonl(p / "rollouts.jsonl")
+    if bad_r and not rows:  # damage, not a run that has just started
+        raise RunError(f"{p / 'rollouts.jsonl'}: none of its {bad_r} lines is a readable rollout")
     rollouts = [Rollout.from_dict(d, i) for i, d in enumerate(rows)]
     return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r)
 
 
 def load_samples(path: Path) -> list[Rollout]:
-    """Eval samples (rollout lines with a ``policy`` key) from a JSONL file."""
-    rows, _ = read_jsonl(path)
+    """Eval samples (rollout lines with a ``policy`` key) from a JSONL file; RunError when it is not a file."""
+    if not Path(path).is_file():
+        raise RunError(f"samples file {path} {'is not a file' if Path(path).exists() else 'does not exist'}")
+    rows, _ = read_jsonl(Path(path))
     return [Rollout.from_dict(d, i) for i, d in enumerate(rows)]

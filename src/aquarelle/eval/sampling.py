@@ -93,9 +93,9 @@ def _store_image(res: dict, run: Run, rel_dir: str, stem: str) -> str | None:
 
 
 def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 0, progress: bool = True,
-                    sink: Path | None = None) -> tuple[list[Rollout], list[dict]]:
+                    sink: Path | None = None, image_dir: str = "eval") -> tuple[list[Rollout], list[dict]]:
     """K paintings per policy (trained, start) spread over the prompts; returns rollouts and their raw rows
-    (each also appended to ``sink`` when given).
+    (each also appended to ``sink`` when given). Images go under ``RUN/<image_dir>/<split>/<policy>/``.
 
     A painting that fails for infrastructure reasons is kept with reward None and
     its reason, never dropped silently and never scored 0.
@@ -124,7 +124,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
                     raise SamplingError(f"cannot load the {name} policy {policies[name]!r}: "
                                         f"{type(e).__name__}: {_first_line(e)}") from None
             kwargs: dict[str, Any] = {"mode": mode}
-            rel_dir = f"eval/{p.split}/{name}"
+            rel_dir = f"{image_dir}/{p.split}/{name}"
             png = run.path / rel_dir / f"{i:03d}-{_safe(p.id)}.png"
             png.parent.mkdir(parents=True, exist_ok=True)
             for key, val in (("seed", seed + i), ("out_png", str(png)), ("prompt_id", p.id), ("split", p.split),

@@ -76,11 +76,18 @@ BRUSH_FILE = ("p5.brush", "dist", "p5.brush.js")
 
 
 def find_node_modules(start: Path | None = None) -> Path:
-    """The node_modules holding the pinned p5 and p5.brush (``AQUARELLE_NODE_MODULES`` wins)."""
+    """The node_modules holding the pinned p5 and p5.brush: ``AQUARELLE_NODE_MODULES`` when set (only it: a
+    folder named on purpose is not silently swapped for another), else the nearest beside the working directory
+    or the package."""
     env = os.environ.get("AQUARELLE_NODE_MODULES")
-    candidates = [Path(env)] if env else []
+    if env:
+        c = Path(env)
+        if (c.joinpath(*P5_FILE)).is_file() and (c.joinpath(*BRUSH_FILE)).is_file():
+            return c
+        raise BrowserError(f"AQUARELLE_NODE_MODULES={env} holds no p5 and p5.brush: point it at a node_modules "
+                           "made by `npm ci` in the repository, or unset it")
     here = (start or Path(__file__)).resolve()
-    candidates += [p / "node_modules" for p in [Path.cwd(), *here.parents]]
+    candidates = [p / "node_modules" for p in [Path.cwd(), *here.parents]]
     for c in candidates:
         if (c.joinpath(*P5_FILE)).is_file() and (c.joinpath(*BRUSH_FILE)).is_file():
             return c

@@ -190,7 +190,7 @@ def pool_validate(
 
 def serve_hps(
     host: str = typer.Option("127.0.0.1", "--host"),
-    port: int = typer.Option(8765, "--port"),
+    port: int = typer.Option(8765, "--port", min=1, max=65535),
     device: str = typer.Option("cuda", "--device", help="Torch device for HPSv3."),
     checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Local HPSv3 checkpoint (default: Hub)."),
 ) -> None:

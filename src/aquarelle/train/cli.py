@@ -9,7 +9,13 @@ from typing import List, Optional
 
 import typer
 
-_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "FileNotFoundError")
+_USER_ERRORS = ("ConfigError", "DataError", "ModelError", "CommandError", "ValueError", "OSError", "BrowserError")
+
+
+def _user_error(e: BaseException) -> bool:
+    """Whether ``e`` is one the user can act on from one line: by class name along its MRO, so subclasses count
+    (a JSONDecodeError is a ValueError, a FileExistsError an OSError) without importing torch-heavy modules here."""
+    return any(k.__name__ in _USER_ERRORS for k in type(e).__mro__)
 
 
 def _fail(e: BaseException) -> None:
@@ -49,7 +55,7 @@ def register(app: typer.Typer) -> None:
 
             info = sft_command(mode, action_space, model, out, steps, demos, config)
         except Exception as e:  # noqa: BLE001
-            if type(e).__name__ in _USER_ERRORS:
+            if _user_error(e):
                 _fail(e)
             raise
         typer.echo(json.dumps(info))
@@ -74,21 +80,21 @@ def register(app: typer.Typer) -> None:
         """Train a painter with TRL's GRPOTrainer; fills the run directory."""
         _threads()
         try:
-            from .config import load_config
+            from .config import config_from, load_config
             from .grpo import train as run_train
 
-            base = config
-            if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
-                base = _run_config_file(out)
             overrides = {"mode": mode, "model.name": model, "reward.preset": preset, "optim.max_steps": max_steps,
                          "generation.num_generations": num_generations, "model.lora": True if lora else None,
                          "env.urls": list(env_url) if env_url else None, "env.action_space": action_space,
                          "generation.max_completion_length": max_completion_length,
                          "optim.trackio": True if trackio else None}
-            cfg = load_config(base, overrides)
+            if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
+                cfg = config_from(_run_config(out), overrides)
+            else:
+                cfg = load_config(config, overrides)
             summary = run_train(cfg, out, resume=resume, demos=demos)
         except Exception as e:  # noqa: BLE001
-            if type(e).__name__ in _USER_ERRORS:
+            if _user_error(e):
                 _fail(e)
             raise
         typer.echo(json.dumps(summary))
@@ -101,22 +107,37 @@ def register(app: typer.Typer) -> None:
         mode: Optional[str] = typer.Option(None, "--mode", help="tools or sketch (default: the run's mode, else tools)"),
         export: Optional[str] = typer.Option(None, "--export", help="write a standalone p5.brush HTML page"),
         seed: int = typer.Option(0, "--seed", help="sampling seed"),
-        config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation)"),
+        config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation; "
+                                                                     "default: a run's own config)"),
     ) -> None:
         """Paint one prompt with a policy and keep the code."""
         _threads()
         if mode is not None and mode not in ("tools", "sketch", "revise"):
             _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
+        if not prompt.strip():
+            _fail(ValueError("the prompt is empty: say what to paint"))
         try:
             _check_outputs(out_png, export)
-            from .config import load_config
-            from .sample import export_html, paint as do_paint
+        except ValueError as e:
+            _fail(e)
+        try:
+            from .config import config_from, load_config
+            from .sample import default_mode, export_html, paint as do_paint
 
-            rec = do_paint(model, prompt, mode, config=load_config(config), seed=seed, out_png=out_png)
+            run_cfg = _run_config(model) if config is None and _is_run(model) else None
+            cfg = config_from(run_cfg) if run_cfg is not None else load_config(config)
+            if cfg.env.urls and (mode or default_mode(model)) != "sketch":  # else minutes of reconnecting first
+                from .preflight import check_env_urls
+
+                check_env_urls(cfg.env.urls)
+            rec = do_paint(model, prompt, mode, config=cfg, seed=seed, out_png=out_png)
+            if out_png and rec.get("image") is None:
+                typer.echo(f"note: no image written to {out_png}: " + ("; ".join(rec.get("errors") or [])
+                                                                        or "the episode made no painting"), err=True)
             if export:
                 export_html(rec, export)
         except Exception as e:  # noqa: BLE001
-            if type(e).__name__ in _USER_ERRORS:
+            if _user_error(e):
                 _fail(e)
             raise
         rec.pop("png_b64", None)
@@ -138,6 +159,9 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
             Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"{flag} {path}: cannot make its folder ({e.strerror})") from None
+        problem = _output_problem(path)
+        if problem:
+            raise ValueError(f"{flag} {path}: {problem}")
     if export:
         from aquarelle.render.browser import find_node_modules
 
@@ -147,15 +171,34 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
             raise ValueError(f"--export: {e}") from None
 
 
-def _run_config_file(run: str) -> str:
-    """--resume: the run's own settings (config.json's "config" block) as a temporary config file."""
-    import tempfile
+def _is_run(path: str) -> bool:
+    """A training run directory (its config.json is the run's settings, which paint then uses like eval does)."""
+    return os.path.isfile(os.path.join(path, "config.json")) and os.path.isfile(os.path.join(path, "rollouts.jsonl"))
 
-    data = json.loads(open(os.path.join(run, "config.json")).read())["config"]
-    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-    json.dump(data, f)
-    f.close()
-    return f.name
+
+def _output_problem(path: str) -> str | None:
+    """Why a file cannot be written at ``path`` (checked before the model loads and paints), or None."""
+    p = os.path.abspath(path)
+    if os.path.isdir(p):
+        return "is a directory"
+    parent = os.path.dirname(p)
+    if not os.path.isdir(parent):
+        return f"directory {parent} does not exist"
+    if not os.access(parent, os.W_OK):
+        return f"directory {parent} is not writable"
+    return None
+
+
+def _run_config(run: str) -> dict:
+    """--resume: the run's own settings (config.json's "config" block); a damaged file is a one-line ConfigError."""
+    from ..configfile import read_mapping
+    from .config import ConfigError
+
+    path = os.path.join(run, "config.json")
+    data = read_mapping(path, "run config", ConfigError).get("config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"run config {path} has no \"config\" object (not written by `aquarelle train`?)")
+    return data
 
 
 def _main() -> None:  # pragma: no cover - `python -m aquarelle.train.cli`

@@ -141,22 +141,38 @@ def load_demos(source: str | Path | None = None, tiers: tuple[str, ...] = ("love
     """
     if source is None:
         return _pool_demos(tiers)
-    if not Path(source).is_dir():  # a typo must not train on the pool instead, silently
+    if not Path(source).is_dir():  # a typo must not silently train on the pool instead
         raise DataError(f"--demos {source}: {'not a directory' if Path(source).exists() else 'no such directory'}")
-    demos = [_file_demo(f) for f in sorted(Path(source).glob("*.json"))]
-    return [d for d in demos if d.tier in tiers]
+    demos = [_demo_file(f) for f in sorted(Path(source).glob("*.json"))]
+    kept = [d for d in demos if d.tier in tiers]
+    if not kept:
+        raise DataError(f"--demos {source} holds no demonstration of tier {', '.join(tiers)} "
+                        f"({len(demos)} JSON files)")
+    return kept
 
 
-def _file_demo(f: Path) -> Demo:
-    """One demonstration file, or a one-line DataError naming the file and what is wrong with it."""
+def _demo_file(f: Path) -> Demo:
+    """One demonstration JSON file; DataError naming the file and what is wrong with it."""
     try:
         d = json.loads(f.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise DataError(f"demonstration {f.name} is not valid JSON: {getattr(e, 'msg', None) or e.reason}") from None
-    if not isinstance(d, dict) or not isinstance(d.get("prompt"), str):
+        raise DataError(f"demonstration {f.name} is not valid JSON: {getattr(e, 'msg', e)}") from None
+    if not isinstance(d, dict) or not isinstance(d.get("prompt"), str) or not d["prompt"].strip():
         raise DataError(f"demonstration {f.name} must be a JSON object with a \"prompt\" string")
-    prog = Program.from_json(d["program"]) if d.get("program") else None
+    if not d.get("program") and not isinstance(d.get("sketch"), str):
+        raise DataError(f"demonstration {f.name} has neither a \"program\" nor a \"sketch\"")
+    try:
+        prog = Program.from_json(d["program"]) if d.get("program") else None
+    except Exception as e:  # noqa: BLE001 - any malformed program: the file's fault, one line
+        raise DataError(f"demonstration {f.name}: bad program: {str(e).splitlines()[0] if str(e) else e!r}") from None
     return Demo(str(d.get("id", f.stem)), d["prompt"], str(d.get("tier", "love")), prog, d.get("sketch"))
+
+
+def require_fitting(demos: list[Demo], mode: str, action_space: str) -> None:
+    """DataError unless some demonstration fits the mode and action space: checked before the model loads."""
+    fits = sketch_of if mode == "sketch" else program_of
+    if not any(fits(d, action_space) is not None for d in demos):
+        raise DataError(f"no demonstration fits mode {mode!r} and action space {action_space!r}")
 
 
 def _pool_demos(tiers: tuple[str, ...]) -> list[Demo]:

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, TrainConfig
+from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
 from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy
+from .preflight import preflight
 
 METRIC_KEYS = ("step", "reward", "reward_std", "frac_reward_zero_std", "gate_mean", "length_mean", "judge_mean",
                "preference_mean", "loss", "grad_norm", "step_time", "env_time_share", "tool_calls_mean",
@@ -254,16 +255,13 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     """Run GRPO into the run directory ``out``; returns a summary of what happened."""
     log = log or (lambda m: print(m, file=sys.stderr))
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    _check_grpo_args(cfg.optim.extra_grpo_args)
-    _check_vllm(cfg.generation.use_vllm)
     run = Path(out)
+    grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
     resume_from = None
     if resume:
         resume_from = _last_checkpoint(run)
         if resume_from is None:
             raise ValueError(f"--resume: no checkpoint in {run / 'checkpoints'} to continue from")
-    elif (run / "metrics.jsonl").exists():
-        raise ValueError(f"run directory {run} already holds a run (use --resume, or another --out)")
     run.mkdir(parents=True, exist_ok=True)
 
     mode = cfg.mode
@@ -307,64 +305,16 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
                   "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     if not resume:
         (run / "config.json").write_text(json.dumps(config_out, indent=1))
-    return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log)
-
-
-def _check_grpo_args(extra: dict[str, Any]) -> None:
-    """Each ``optim.extra_grpo_args`` key must be a ``trl.GRPOConfig`` field: a typo is one line now, not a
-    TypeError traceback once the warm start (minutes on the CPU default) and the policy load are done."""
-    if not extra:
-        return
-    import dataclasses
-
-    import trl
-
-    known = {f.name for f in dataclasses.fields(trl.GRPOConfig)}
-    unknown = sorted(k for k in extra if k not in known)
-    if unknown:
-        raise ConfigError(f"config key optim.extra_grpo_args.{unknown[0]}: not a trl.GRPOConfig field "
-                          f"(trl {trl.__version__})")
-
-
-def _check_vllm(use_vllm: bool) -> None:
-    """``generation.use_vllm`` without vLLM installed: one line now, not TRL's ImportError once the trainer starts
-    (after the warm start and the policy load)."""
-    if not use_vllm:
-        return
-    from trl.import_utils import is_vllm_available
-
-    if not is_vllm_available():
-        raise ConfigError("config key generation.use_vllm: vLLM is not installed (pip install 'trl[vllm]', on a GPU "
-                          "machine), or set it to false")
+    return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log, grpo_args)
 
 
 def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None, env_timer: EnvTimer,
-         resume_from: str | None, config_out: dict, log: Any) -> dict:
-    import torch
-    from trl import GRPOConfig, GRPOTrainer
+         resume_from: str | None, config_out: dict, log: Any, grpo_args: Any) -> dict:
+    from trl import GRPOTrainer
 
     G = cfg.generation.num_generations
     recorder = Recorder(run, cfg.mode, cfg.env.image_size)
     reward_fn = make_reward_func(cfg, recorder, env_timer, G)
-    gen = cfg.generation
-    batch = G * gen.prompts_per_step
-    cuda = torch.cuda.is_available()
-    args = dict(
-        output_dir=str(run / "checkpoints"), max_steps=cfg.optim.max_steps, learning_rate=cfg.optim.learning_rate,
-        per_device_train_batch_size=batch, num_generations=G, max_completion_length=gen.max_completion_length,
-        temperature=gen.temperature, top_p=gen.top_p, beta=cfg.optim.beta, seed=cfg.optim.seed,
-        use_cpu=not cuda, bf16=cuda and cfg.model.dtype == "bfloat16", logging_steps=1,
-        save_steps=cfg.optim.save_steps, save_strategy="steps", report_to=[], disable_tqdm=False,
-        use_vllm=gen.use_vllm, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0,
-    )
-    if env_cls is not None:
-        args["max_tool_calling_iterations"] = gen.max_tool_calling_iterations
-    if gen.use_vllm:
-        args["vllm_mode"] = gen.vllm_mode
-        if gen.vllm_server_base_url:
-            args["vllm_server_base_url"] = gen.vllm_server_base_url
-    args.update(cfg.optim.extra_grpo_args)
-    grpo_args = GRPOConfig(**args)
 
     peft_config = None
     if cfg.model.lora:

@@ -191,6 +191,7 @@ def load_policy(spec: str | None = None, *, dtype: str = "float32") -> Policy:
         path = str(p)
     elif not p.exists() and (spec.startswith((".", "/", "~")) or os.sep in spec and spec.count("/") > 1):
         raise ModelError(f"model path {spec!r} does not exist")
+    _check_source(spec, p)
     torch_dtype = getattr(torch, dtype, None)
     if torch_dtype is None:
         raise ModelError(f"unknown dtype {dtype!r}")
@@ -202,7 +203,7 @@ def load_policy(spec: str | None = None, *, dtype: str = "float32") -> Policy:
         else:
             model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
         tok = AutoTokenizer.from_pretrained(path)
-    except OSError as e:
+    except (OSError, ValueError) as e:  # a broken checkpoint: transformers says which file in its first line
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ModelError(f"cannot load model {spec!r}: {first}") from None
     if tok.chat_template is None:
@@ -210,6 +211,48 @@ def load_policy(spec: str | None = None, *, dtype: str = "float32") -> Policy:
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return Policy(model=model, tokenizer=tok, name=spec, path=path)
+
+
+def _check_source(spec: str, p: Path) -> None:
+    """A local directory must hold a model, and a Hub id needs the Hub (or its cache): say which is missing in
+    one line and seconds, not after transformers' five retries (about a minute of log lines) on a machine offline."""
+    if p.is_dir():
+        if (p / "config.json").is_file() or (p / "adapter_config.json").is_file():
+            if not (p / "rollouts.jsonl").exists() and not (p / "metrics.jsonl").exists():
+                return
+        if (p / "rollouts.jsonl").exists() or (p / "metrics.jsonl").exists():
+            raise ModelError(f"run directory {spec!r} has no checkpoint/ (its training did not finish)")
+        raise ModelError(f"{spec!r} is a directory but holds no model (no config.json)")
+    if p.exists():
+        raise ModelError(f"model path {spec!r} is a file, not a model directory")
+    if _hub_cached(spec) or os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE"):
+        return
+    if not _hub_reachable():
+        raise ModelError(f"cannot load model {spec!r}: no such local path, and the Hugging Face Hub is unreachable "
+                         "from here (use smollm2, a local directory or a run directory)")
+
+
+def _hub_cached(repo_id: str) -> bool:
+    """Whether the Hub id's config is in the local Hugging Face cache (it then loads offline)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(repo_id, "config.json"), str)
+    except Exception:  # noqa: BLE001 - not a valid repo id: from_pretrained says so
+        return False
+
+
+def _hub_reachable(timeout_s: float = 3.0) -> bool:
+    """One TCP connection to the Hub endpoint's host (DNS included), bounded by ``timeout_s``."""
+    import socket
+    from urllib.parse import urlparse
+
+    u = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    try:
+        with socket.create_connection((u.hostname or "huggingface.co", u.port or 443), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def can_call_tools(spec: str | None, tokenizer: Any = None) -> bool:

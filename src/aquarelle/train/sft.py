@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .config import SFTSection
-from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, sketch_of, task_text, tool_schemas,
-                   tools_transcript)
+from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, sketch_of, task_text,
+                   tool_schemas, tools_transcript)
 from .model import SYSTEMS, Policy, cache_dir, load_policy
 
 
@@ -161,6 +161,7 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
         log(f"warm start: using cached {out}")
         return out
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
+    require_fitting(demos, mode, action_space)
     policy = load_policy(model)
     examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls,
                               budget_tokens=budget_tokens, tokenizer=policy.tokenizer)
@@ -181,18 +182,63 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     """`aquarelle sft`: warm-start a policy into OUT and report what it did.
 
     A flag left out takes the config file's value (its mode, ``env.action_space``, ``model.name`` and
-    ``model.dtype``), as docs/config.md promises for every command that reads ``--config``."""
+    ``model.dtype``), as docs/config.md promises for every command that reads ``--config``. Everything that
+    can be wrong with the input is checked before the model loads; the model is trained into a sibling
+    directory and moved to OUT only when it is complete, so a failed run leaves OUT as it was.
+    """
+    from aquarelle.brush import get_space
+
     from .config import load_config
     from .envglue import env_class
 
     cfg = load_config(config, {"sft.steps": steps, "model.name": model, "env.action_space": action_space})
     mode = mode or ("sketch" if cfg.mode == "sketch" else "tools")  # revise warm-starts on tool transcripts too
     model, action_space = cfg.model.name, cfg.env.action_space
+    dest = Path(out).resolve()  # a name to put the sibling .tmp next to, even for --out .
+    check_sft_out(dest)
+    get_space(action_space)
     env_cls = env_class("tools", action_space, cfg) if mode == "tools" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
+    require_fitting(demo_list, mode, action_space)
     policy = load_policy(model, dtype=cfg.model.dtype)
     examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
                               budget_tokens=cfg.generation.max_completion_length, tokenizer=policy.tokenizer)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
-    info = run_sft(policy, examples, out, cfg.sft, seed=cfg.optim.seed, mode=mode)
+    tmp = dest.with_name(dest.name + ".tmp")
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        info = run_sft(policy, examples, tmp, cfg.sft, seed=cfg.optim.seed, mode=mode)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # half a model is not a warm start; --out is left as it was
+        raise
+    _replace_dir(tmp, dest)
     return info
+
+
+def check_sft_out(dest: Path) -> None:
+    """--out is new, empty, or an earlier warm start (replaced); never a file, a run or someone's other files."""
+    if dest.exists() and not dest.is_dir():
+        raise DataError(f"--out {dest} is not a directory")
+    if not dest.is_dir() or not any(dest.iterdir()):
+        return
+    if (dest / "rollouts.jsonl").exists() or (dest / "metrics.jsonl").exists():
+        raise DataError(f"--out {dest} is a training run directory; warm-start into another --out")
+    if not (dest / "aquarelle.json").is_file():
+        raise DataError(f"--out {dest} already holds files that are not a warm start; pick another --out")
+
+
+def _replace_dir(src: Path, dest: Path) -> None:
+    """Move the finished model to ``dest``, replacing an earlier warm start only now that the new one is whole."""
+    import shutil
+
+    if dest.exists():
+        old = dest.with_name(dest.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        dest.rename(old)
+        src.rename(dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        src.rename(dest)

@@ -1,0 +1,143 @@
+"""`aquarelle paint` and `aquarelle sft`: bad input is one line before any model loads, and --out is never
+clobbered (fast: tiny models only, one SFT step)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aquarelle.train.data import DataError, load_demos
+from aquarelle.train.model import ModelError, load_policy
+
+DATA = Path(__file__).parent / "data"
+
+
+def _cli(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, OMP_NUM_THREADS="1", AQUARELLE_CACHE=str(tmp_path / "cache"))
+    return subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=180)
+
+
+def _one_line(r: subprocess.CompletedProcess, *words: str) -> None:
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1, r.stderr[-2000:]
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+def test_paint_checks_its_outputs_and_prompt_before_painting(tmp_path):
+    (tmp_path / "x.png").mkdir()
+    _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "-o", str(tmp_path / "x.png")), "-o", "is a directory")
+    _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "--export", str(tmp_path)), "--export must end in .html")
+    _one_line(_cli(tmp_path, "paint", "tiny", "   "), "prompt is empty")
+
+
+def test_a_model_that_is_not_there_is_named_in_one_line(tmp_path):
+    run = tmp_path / "run"  # a run stopped before its final checkpoint
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"config": {}}))
+    (run / "rollouts.jsonl").write_text("")
+    _one_line(_cli(tmp_path, "paint", str(run), "a cat"), "has no checkpoint/")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelError, match="holds no model"):
+        load_policy(str(empty))
+    f = tmp_path / "model.bin"
+    f.write_bytes(b"x")
+    with pytest.raises(ModelError, match="is a file"):
+        load_policy(str(f))
+
+
+def test_a_hub_id_offline_fails_in_seconds(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    env.update(OMP_NUM_THREADS="1", HF_ENDPOINT="http://127.0.0.1:9", HF_HOME=str(tmp_path / "hf"))
+    r = subprocess.run([sys.executable, "-m", "aquarelle.cli", "paint", "nobody/no-such-model", "a cat"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    _one_line(r, "nobody/no-such-model", "unreachable")
+
+
+def test_demos_that_are_not_there_or_malformed_are_one_line(tmp_path):
+    with pytest.raises(DataError, match="no such directory"):
+        load_demos(tmp_path / "typo")  # used to fall back to the pool's demonstrations silently
+    (tmp_path / "d").mkdir()
+    with pytest.raises(DataError, match="no demonstration"):
+        load_demos(tmp_path / "d")
+    (tmp_path / "d" / "a.json").write_text("[1, 2]")
+    with pytest.raises(DataError, match="a.json"):
+        load_demos(tmp_path / "d")
+    (tmp_path / "d" / "a.json").write_text(json.dumps({"prompt": "a cat", "program": {"x": 1}}))
+    with pytest.raises(DataError, match="bad program"):
+        load_demos(tmp_path / "d")
+
+
+def test_sft_never_clobbers_out_and_replaces_a_warm_start_only_when_done(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "rollouts.jsonl").write_text('{"step": 1}\n')
+    _one_line(_cli(tmp_path, "sft", "--out", str(run), "--model", "tiny"), "training run")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    _one_line(_cli(tmp_path, "sft", "--out", str(other), "--model", "tiny"), "not a warm start")
+    _one_line(_cli(tmp_path, "sft", "--out", str(tmp_path / "w"), "--action-space", "fill,circle"),
+              "no demonstration fits")  # the CPU default never loads: the check comes first
+    assert not (tmp_path / "cache").exists()
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"sft": {"max_length": 8192}}))
+    out = tmp_path / "w"
+    args = ["sft", "--model", "tiny", "--mode", "sketch", "--steps", "1", "--demos", str(DATA / "train_demos"),
+            "--out", str(out), "--config", str(cfg)]
+    r = _cli(tmp_path, *args)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads((out / "aquarelle.json").read_text())["steps"] == 1
+    cfg.write_text(json.dumps({"sft": {"max_length": 64}}))  # fails after the model loads: --out must survive
+    r = _cli(tmp_path, *args)
+    assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("error:") and "sft.max_length" in r.stderr
+    assert (out / "model.safetensors").is_file() and not Path(str(out) + ".tmp").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("paintrun")
+    run = tmp / "run"
+    r = _cli(tmp, "train", "--model", "tiny", "--max-steps", "1", "--max-completion-length", "24", "--out", str(run))
+    assert r.returncode == 0, r.stderr[-2000:]
+    return run
+
+
+def test_paint_uses_a_runs_own_config_unless_given_one(tiny_run, tmp_path):
+    cfg = json.loads((tiny_run / "config.json").read_text())
+    cfg["config"]["generation"]["max_completion_length"] = 8  # no room for a single turn: an empty transcript
+    (tiny_run / "config.json").write_text(json.dumps(cfg))
+    r = _cli(tmp_path, "paint", str(tiny_run), "a cat")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout)["completion"] == ""
+    other = tmp_path / "c.json"
+    other.write_text(json.dumps({"generation": {"max_completion_length": 24}}))
+    r = _cli(tmp_path, "paint", str(tiny_run), "a cat", "--config", str(other))
+    assert r.returncode == 0 and json.loads(r.stdout)["completion"] != "", r.stderr[-2000:]
+
+
+def test_paint_export_without_p5_fails_before_painting(tiny_run, tmp_path):
+    env_nm = tmp_path / "nm"
+    env_nm.mkdir()
+    png = tmp_path / "p.png"
+    env = dict(os.environ, OMP_NUM_THREADS="1", AQUARELLE_NODE_MODULES=str(env_nm))
+    r = subprocess.run([sys.executable, "-m", "aquarelle.cli", "paint", str(tiny_run), "a cat", "-o", str(png),
+                        "--export", str(tmp_path / "p.html")], capture_output=True, text=True, env=env, timeout=180,
+                       cwd=tmp_path)
+    _one_line(r, "AQUARELLE_NODE_MODULES", "p5")
+    assert not png.exists()
+
+
+def test_paint_with_an_env_server_that_is_down_fails_at_once(tmp_path):
+    from serve_process import free_port
+
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"env": {"urls": [f"http://127.0.0.1:{free_port()}"]}}))
+    _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "--config", str(cfg)), "does not answer")

@@ -1,0 +1,101 @@
+"""`aquarelle train` checks its settings before any model loads (fast: nothing is trained here).
+
+Each case below used to cost the model's load and warm start (minutes) before failing,
+or, for the reward section, trained a whole run whose every rollout went unscored.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from aquarelle.train.config import ConfigError, config_from
+from aquarelle.train.preflight import check_env_urls, check_out
+from serve_process import ServeProcess, free_port
+
+
+def _train(tmp_path, *args: str, config: dict | None = None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "aquarelle.cli", "train", *args]
+    if config is not None:
+        path = tmp_path / "c.json"
+        path.write_text(json.dumps(config))
+        cmd += ["--config", str(path)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AQUARELLE_")}
+    env.update(OMP_NUM_THREADS="1", AQUARELLE_CACHE=str(tmp_path / "cache"))  # a model load would show up there
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def _one_line(r: subprocess.CompletedProcess, *words: str) -> None:
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1, r.stderr[-2000:]
+    for w in words:
+        assert w in r.stderr
+
+
+@pytest.mark.parametrize("config, words", [
+    ({"optim": {"extra_grpo_args": {"bogus_arg": 1}}}, ("optim.extra_grpo_args", "bogus_arg")),
+    ({"generation": {"num_generations": 3}, "optim": {"extra_grpo_args": {"generation_batch_size": 4}}},
+     ("optim.extra_grpo_args", "divisible")),
+    ({"reward": {"extra": {"bogus": 1}}}, ("reward", "extra.bogus")),
+    ({"reward": {"weights": {"judgee": 1.0}}}, ("reward", "judgee")),
+    ({"reward": {"judge_backend": "openai"}}, ("reward.judge_url",)),
+    ({"reward": {"preference_backend": "hpsv3"}}, ("reward.preference_url",)),
+    pytest.param({"generation": {"use_vllm": True}}, ("generation.use_vllm",),
+                 marks=pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm installed")),
+])
+def test_a_wrong_setting_fails_before_the_default_model_loads(tmp_path, config, words):
+    out = tmp_path / "run"
+    r = _train(tmp_path, "--out", str(out), config=config)  # the CPU default: its load would take minutes
+    _one_line(r, *words)
+    assert not out.exists() and not (tmp_path / "cache").exists()
+
+
+def test_an_env_server_that_is_not_up_fails_at_once(tmp_path):
+    out = tmp_path / "run"
+    r = _train(tmp_path, "--out", str(out), "--env-url", f"http://127.0.0.1:{free_port()}")
+    _one_line(r, "does not answer")
+    r = _train(tmp_path, "--out", str(out), "--env-url", "ftp://x")
+    _one_line(r, "env.urls")
+    assert not out.exists()
+
+
+def test_a_running_env_server_passes():
+    server = ServeProcess(max_sessions=2, workers=1)
+    try:
+        check_env_urls([server.url, server.url.replace("http://", "ws://"), server.url.removeprefix("http://")])
+    finally:
+        server.stop()
+
+
+def test_out_must_not_be_a_file_or_an_earlier_run(tmp_path):
+    f = tmp_path / "notes.txt"
+    f.write_text("mine")
+    _one_line(_train(tmp_path, "--out", str(f), "--model", "tiny"), "not a directory")
+    assert f.read_text() == "mine"
+    run = tmp_path / "run"  # a run killed in its first step: config and rollouts, no metrics yet
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"config": {}}))
+    (run / "rollouts.jsonl").write_text('{"step": 1}\n')
+    _one_line(_train(tmp_path, "--out", str(run), "--model", "tiny"), "already holds a run", "--resume")
+    assert (run / "rollouts.jsonl").read_text() == '{"step": 1}\n'
+    with pytest.raises(ConfigError):
+        check_out(run, resume=False)
+    (run / "checkpoints" / "checkpoint-2").mkdir(parents=True)
+    check_out(run, resume=True)
+    check_out(tmp_path / "new", resume=False)
+
+
+def test_resume_with_a_damaged_config_json_is_one_line(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text('{"config": {"mode": "tools"')  # cut off mid-write
+    _one_line(_train(tmp_path, "--out", str(run), "--resume"), "config.json", "not valid")
+    (run / "config.json").write_text(json.dumps({"argv": []}))
+    _one_line(_train(tmp_path, "--out", str(run), "--resume"), "no \"config\" object")
+    (run / "config.json").write_text(json.dumps({"config": config_from({}).model_dump()}))
+    _one_line(_train(tmp_path, "--out", str(run), "--resume"), "no checkpoint")
