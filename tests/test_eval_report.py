@@ -117,4 +117,17 @@ def test_report_refreshes_training_metrics_when_the_run_went_on(tmp_path):
     longer = make_run(tmp_path / "r2", steps=9)
     (path / "rollouts.jsonl").write_text((longer / "rollouts.jsonl").read_text().replace('"images/', '"../r2/images/'))
     page = build(path)
-    assert "Too short to tell" not in page and "Yes, steadily" in page
+    assert "Too short to tell" not in page and "Steadily" in page
+
+
+def test_a_verdict_does_not_repeat_its_answer():
+    from aquarelle.eval.report import _after_answer
+
+    assert _after_answer({"answer": "no", "text": "No, reward did not rise: 0.05 -> 0.03"}) == \
+        "Reward did not rise: 0.05 -> 0.03"
+    assert _after_answer({"answer": "yes", "text": "Yes. 42 calls"}) == "42 calls"
+    assert _after_answer({"answer": "no", "text": "No: 50% of the canvases are blank"}) == "50% of the canvases are blank"
+    # a sentence that only starts with the word keeps it, and so does one whose answer differs
+    assert _after_answer({"answer": "no", "text": "No sign of it: the scorers move together"}) == \
+        "No sign of it: the scorers move together"
+    assert _after_answer({"answer": "unclear", "text": "No rollout was scored"}) == "No rollout was scored"

@@ -150,8 +150,19 @@ def _verdict_html(ev: dict[str, Any]) -> str:
         good = v["answer"] == ("no" if key == "gamed" else "yes")
         cls = "unclear" if v["answer"] == "unclear" else ("good" if good else "bad")
         out.append(f'<div class="verdict {cls}" id="verdict-{key}"><div class="q">{html.escape(v["question"])}</div>'
-                   f'<span class="ans">{html.escape(v["answer"])}</span>{html.escape(v["text"])}</div>')
+                   f'<span class="ans">{html.escape(v["answer"])}</span>{html.escape(_after_answer(v))}</div>')
     return "".join(out)
+
+
+def _after_answer(v: dict[str, Any]) -> str:
+    """A verdict's text without its opening answer word ("No, reward did not rise" -> "Reward did not rise"): the
+    page shows the answer in capitals just before it, and "NO No, ..." read as a stutter. eval.json keeps the
+    whole sentence, which stands alone."""
+    text, word = v["text"], v["answer"]
+    if text[:len(word)].lower() == word and text[len(word):len(word) + 1] in (",", ":", "."):
+        rest = text[len(word) + 1:].lstrip()
+        return rest[:1].upper() + rest[1:] if rest else text
+    return text
 
 
 def build(run_dir: str | Path) -> str:
