@@ -66,3 +66,17 @@ def test_program_json_files(tmp_path):
     assert rows[1]["violations"] == ["brush.hatch() is not in the hf10 action space"]
     assert rows[2]["reason"] == "circle: missing argument 'r' (circle(x, y, r, irregularity=0))"
     assert r.returncode == 1 and "Traceback" not in r.stderr
+
+
+def test_a_usage_mistake_is_one_line_naming_it():
+    """typer answered an unknown flag or a value of the wrong type with a five-line box; every other bad input
+    is one line."""
+    for args, needle in ((["render", "--size", "abc", "x.js"], "'--size'"), (["render"], "Missing argument 'sketch'"),
+                         (["check", "--bogus", "x.js"], "No such option: --bogus"), (["paintt"], "No such command")):
+        r = subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, timeout=120,
+                           cwd=ROOT)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1 and needle in r.stderr, (args, r.stderr)
+        assert "--help` for usage" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "aquarelle.cli"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2 and "Usage:" in r.stdout and "render" in r.stdout  # no command: the help, as before

@@ -88,8 +88,10 @@ def test_pool_cli_validate_json_and_serve_hps_without_hpsv3():
     try:
         import hpsv3  # noqa: F401
     except ImportError:
-        r = runner.invoke(app, ["serve-hps", "--port", "0"])
+        r = runner.invoke(app, ["serve-hps", "--port", "8799"])  # refused before it binds: nothing listens
         assert r.exit_code == 2 and "needs the hpsv3 package" in r.output and "Traceback" not in r.output
+        r = runner.invoke(app, ["serve-hps", "--port", "0"])  # the port is checked first
+        assert r.exit_code == 2 and "--port" in r.output and "needs the hpsv3 package" not in r.output
 
 
 def _tiny_pool(root: Path, ids: list[str]) -> Path:

@@ -47,12 +47,29 @@ def _register_all() -> None:
 _register_all()
 
 
+#: the click exceptions typer raises (typer 0.29 carries its own copy of click): found through a public name
+_click_exc = sys.modules[typer.BadParameter.__module__]
+
+
 def main() -> None:
+    """Run the CLI; a usage mistake (an unknown flag, a value of the wrong type, a missing argument) is one line
+    naming it, as every other bad input is, instead of typer's five-line box."""
     try:
-        app()
-    except KeyboardInterrupt:
+        rv = app(standalone_mode=False)
+    except _click_exc.NoArgsIsHelpError as e:  # `aquarelle` or `aquarelle pool` alone: the help, as before
+        print(e.ctx.get_help())
+        sys.exit(2)
+    except _click_exc.UsageError as e:
+        where = e.ctx.command_path if e.ctx is not None else "aquarelle"
+        print(f"error: {e.format_message()} (`{where} --help` for usage)", file=sys.stderr)
+        sys.exit(2)
+    except _click_exc.ClickException as e:
+        print(f"error: {e.format_message()}", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except (KeyboardInterrupt, typer.Abort):
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    sys.exit(rv if type(rv) is int else 0)  # a typer.Exit's code; a command's own return value is not one
 
 
 if __name__ == "__main__":
