@@ -161,3 +161,22 @@ def test_samples_are_spread_over_the_prompt_list():
     ps = [EvalPrompt(str(i), f"p{i}", "heldout") for i in range(16)]
     assert [p.id for p in spread(ps, 4)] == ["0", "4", "8", "12"]
     assert [p.id for p in spread(ps[:3], 5)] == ["0", "1", "2", "0", "1"]
+
+
+def test_samples_0_keeps_the_last_samplings_paintings_while_they_are_of_this_policy(run_with_samples, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_with_samples, run)
+    (run / "eval_samples.jsonl").touch()  # written after training, as eval does
+    res = _cli("eval", str(run), "--samples", "0", "--json")
+    assert res.returncode == 0, res.stderr
+    ev = json.loads(res.stdout)
+    # it used to drop the held-out comparison from eval.json while eval_samples.jsonl, which holds it, stayed
+    assert ev["sampling"]["source"] == "eval_samples.jsonl" and ev["heldout"]["heldout"]["n"] == 4
+    assert "none drawn now" in ev["sampling"]["reason"]
+    later = (run / "eval_samples.jsonl").stat().st_mtime + 60
+    os.utime(run / "metrics.jsonl", (later, later))  # training went on: the samples are of an earlier policy
+    ev = json.loads(_cli("eval", str(run), "--samples", "0", "--json").stdout)
+    assert ev["sampling"]["source"] is None and ev["sampling"]["n"] == 0
+    assert "predates the run's last training" in ev["sampling"]["reason"]

@@ -47,7 +47,8 @@ def eval_cmd(
     run: Path = typer.Argument(..., help="Run directory written by `aquarelle train`."),
     prompts: str = typer.Option("heldout", "--prompts", help="Prompts to sample on: heldout, train or all."),
     samples: int = typer.Option(8, "--samples", min=0,
-                                help="Paintings per policy (trained and starting) per prompt split; 0 = no sampling."),
+                                help="Paintings per policy (trained and starting) per prompt split; 0 = draw none (the "
+                                     "last sampling's, eval_samples.jsonl, are used while of this policy)."),
     samples_file: Optional[Path] = typer.Option(None, "--samples-file",
                                                 help="Evaluate pre-sampled paintings (JSONL rollouts with a `policy` "
                                                      "key, trained|start) instead of sampling."),

@@ -126,7 +126,7 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         sampled = load_samples(run.path / SAMPLES_JSONL)
         sampling["source"] = SAMPLES_JSONL
     else:
-        sampling["reason"] = "--samples 0: metrics from the training rollouts only"
+        sampled, sampling["source"], sampling["reason"] = _last_samples(run.path, prompts)
     sampling["unscored_reasons"] = metrics.unscored_reasons(sampled)
     sampling["unscored"] = sum(r.reward is None for r in sampled)
     sampling["n"] = len(sampled)
@@ -138,6 +138,25 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev = finite(ev)
     ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev
+
+
+def _last_samples(run: Path, prompts: str) -> tuple[list[Rollout], str | None, str]:
+    """``--samples 0`` (and a report rebuilding a stale eval.json): the last eval's paintings when they are still of
+    the run's policy, so the held-out comparison is not dropped from eval.json while eval_samples.jsonl, which holds
+    it, stays beside it. Samples older than the run's last checkpoint or metrics are of an earlier policy: unused."""
+    path = run / SAMPLES_JSONL
+    if not path.is_file():
+        return [], None, "--samples 0: metrics from the training rollouts only"
+    trained_at = max((p.stat().st_mtime for p in (run / "checkpoint", run / "metrics.jsonl") if p.exists()),
+                     default=0.0)
+    if path.stat().st_mtime < trained_at:
+        return [], None, (f"--samples 0: {SAMPLES_JSONL} predates the run's last training, so it is not used; "
+                          "metrics from the training rollouts only")
+    sampled = [r for r in load_samples(path) if prompts == "all" or r.split == prompts]
+    if not sampled:
+        return [], None, (f"--samples 0: {SAMPLES_JSONL} holds no {prompts} samples; "
+                          "metrics from the training rollouts only")
+    return sampled, SAMPLES_JSONL, f"--samples 0: the last sampling's paintings ({SAMPLES_JSONL}), none drawn now"
 
 
 def publish_samples(run: Path, partial: Path, staging: Path) -> None:

@@ -171,9 +171,10 @@ def build(run_dir: str | Path) -> str:
     ev = evaluate.read(run.path)
     if ev is None:
         why = evaluate.problem(run.path)
-        ev = evaluate.evaluate(run.path, samples=0, progress=False)
+        ev = evaluate.evaluate(run.path, samples=0, progress=False)  # the last sampling's paintings, if any
         ev["sampling"]["reason"] = ("no eval.json yet" if why == "missing" else why) + \
-            ": run `aquarelle eval RUN` to sample the trained and starting policies"
+            (": rebuilt with the last sampling's paintings" if ev["sampling"]["source"] else
+             ": run `aquarelle eval RUN` to sample the trained and starting policies")
     elif ev.get("rollouts") != len(run.rollouts):  # training went on after the eval: refresh what comes from rollouts
         ev.update(evaluate.finite(evaluate.training_metrics(run)), rollouts=len(run.rollouts),
                   steps=len(metrics.steps_of(run.rollouts)))
@@ -248,6 +249,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
     bars = plots.policy_bars({"trained (held-out)": h.get("heldout"), "start (held-out)": h.get("start"),
                               "trained (training prompts)": h.get("train")}, "trained vs starting policy") \
         if h.get("heldout") or h.get("start") else None
+    sampled_from = " · ".join(x for x in (ev["sampling"].get("source"), ev["sampling"].get("reason")) if x) or None
     parts.append(f"""<h2 id="held-out">held-out</h2>
 <p>{html.escape(ev['verdicts']['heldout']['text'])}</p>
 <div class="scroll">{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}</div>
@@ -255,7 +257,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
          ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("holds on new prompts", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {heldout_gallery(run, samples)}
-<p class="sub">Sampling: {_fmt(ev['sampling'].get('source') or ev['sampling'].get('reason'))}; {ev['sampling'].get('n', 0)} samples,
+<p class="sub">Sampling: {_fmt(sampled_from)}; {ev['sampling'].get('n', 0)} samples,
 {ev['sampling'].get('unscored', 0)} unscored.</p>
 <h2 id="gallery">Gallery: best and worst of each group, by step</h2>{gallery(run, train)}
 </body></html>""")
