@@ -72,3 +72,22 @@ def test_a_failed_sampling_leaves_the_last_eval_as_it_was(tiny_run):
     assert res.returncode == 1 and "cannot load the start policy" in res.stderr, res.stderr[-2000:]
     assert {p: p.read_bytes() for p in kept} == kept and {p: p.stat().st_mtime_ns for p in kept} == stamps
     assert sorted((tiny_run / "eval").rglob("*.png")) == sorted(p for p in kept if p.suffix == ".png")
+
+
+def test_an_env_server_that_is_down_stops_the_sampling_before_a_policy_loads(tiny_run, tmp_path):
+    """Each sample used to spend minutes reconnecting to it before being recorded as reward None."""
+    import shutil
+
+    from serve_process import free_port
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run, run)
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["config"]["mode"] = "tools"
+    cfg["config"]["env"]["urls"] = [f"http://127.0.0.1:{free_port()}"]
+    (run / "config.json").write_text(json.dumps(cfg))
+    before = (run / "eval.json").read_bytes() if (run / "eval.json").exists() else None
+    res = _cli("eval", str(run), "--samples", "1", timeout=120)
+    assert res.returncode == 1 and "does not answer" in res.stderr and "env.urls" in res.stderr, res.stderr[-2000:]
+    assert res.stderr.strip().count("\n") == 0
+    assert ((run / "eval.json").read_bytes() if (run / "eval.json").exists() else None) == before

@@ -108,6 +108,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
     policies = {"trained": trained_policy(run), "start": start_policy(run)}
     mode = run.mode or "tools"
     train_config = _train_config(run)
+    _check_env_servers(train_config, mode)
     chosen = spread(prompts, k)
     plan = [(name, i, chosen[i]) for name in policies for i in range(k)]
     rows: list[dict] = []
@@ -168,6 +169,21 @@ def spread(prompts: list[EvalPrompt], k: int) -> list[EvalPrompt]:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60] or "prompt"
+
+
+def _check_env_servers(cfg: Any, mode: str) -> None:
+    """The run's environment servers answer, checked before any policy loads: a server that is down otherwise
+    costs each sample minutes of reconnecting before it is recorded as reward None."""
+    urls = getattr(getattr(cfg, "env", None), "urls", None)
+    if not urls or mode == "sketch":  # sketch mode scores in-process
+        return
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.preflight import check_env_urls
+
+    try:
+        check_env_urls(urls)
+    except ConfigError as e:
+        raise SamplingError(f"{e} (the run's env.urls)") from None
 
 
 def _train_config(run: Run) -> Any:
