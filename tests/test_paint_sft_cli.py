@@ -105,9 +105,16 @@ def test_sft_never_clobbers_out_and_replaces_a_warm_start_only_when_done(tmp_pat
 def tiny_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("paintrun")
     run = tmp / "run"
-    r = _cli(tmp, "train", "--model", "tiny", "--max-steps", "1", "--max-completion-length", "24", "--out", str(run))
+    r = _cli(tmp, "train", "--model", "tiny", "--max-steps", "1", "--max-completion-length", "24", "--out", str(run),
+             "--demos", str(DATA / "train_demos"))
     assert r.returncode == 0, r.stderr[-2000:]
+    (tmp / "train.stderr").write_text(r.stderr)
     return run
+
+
+def test_demos_that_no_warm_start_reads_are_named_not_dropped(tiny_run):
+    err = (tiny_run.parent / "train.stderr").read_text()
+    assert "note: --demos" in err and "is not used: no warm start runs (tiny models are not warm-started here)" in err
 
 
 def test_paint_uses_a_runs_own_config_unless_given_one(tiny_run, tmp_path):

@@ -286,6 +286,10 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
                                      env_cls=env_class("tools", cfg.env.action_space, cfg), demos_source=demos,
                                      seed=cfg.optim.seed, budget_tokens=cfg.generation.max_completion_length,
                                      log=log)
+    if demos and warm is None:  # the demonstrations only feed a warm start: say so rather than drop them silently
+        why = ("--resume continues from a checkpoint" if resume else "sft.auto is off" if not cfg.sft.auto else
+               "tiny models are not warm-started here" if model_name in TINY else "the model already calls tools")
+        log(f"note: --demos {demos} is not used: no warm start runs ({why})")
     policy_src = str(warm) if warm is not None else model_name
     policy = load_policy(policy_src, dtype=cfg.model.dtype)
     import torch
