@@ -304,7 +304,8 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     ds = prompt_dataset(rows, mode=mode, system=system, action_space=cfg.env.action_space, preset=cfg.reward.preset,
                         seed=cfg.optim.seed, max_steps=cfg.env.max_steps, revisions=cfg.env.revisions)
 
-    config_out = {"config": cfg.model_dump(), "policy": policy_src, "start_policy": policy_src, "warm_start": str(warm) if warm else None,
+    config_out = {"config": cfg.model_dump(), "policy": policy_src, "start_policy": policy_src,
+                  "warm_start": str(warm) if warm else None,
                   "versions": package_versions(), "git_commit": _git_commit(), "argv": sys.argv,
                   "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     if not resume:
@@ -353,7 +354,8 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
             trackio.finish()
         except Exception:  # noqa: BLE001
             pass
-    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()] if (run / "metrics.jsonl").exists() else []
+    mpath = run / "metrics.jsonl"
+    lines = [json.loads(x) for x in mpath.read_text().splitlines()] if mpath.exists() else []
     summary = {"run": str(run), "steps": len(lines), "seconds": round(wall, 1),
                "step_time_mean": _mean([m["step_time"] for m in lines]),
                "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
