@@ -141,3 +141,14 @@ def test_cli_bad_input_is_one_line(tmp_path):
                                ("--export", str(tmp_path / "c.json" / "cat.html"), "cannot make its folder")):
         r = _cli("paint", "tiny", "a cat", flag, path)  # refused before the policy paints
         assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_every_environment_variable_the_code_reads_is_documented():
+    import re
+
+    used = set()
+    for f in [*(REPO / "src").rglob("*.py"), *(REPO / "server").rglob("*.py")]:
+        used |= set(re.findall(r"AQUARELLE_[A-Z_]*[A-Z]", f.read_text(encoding="utf-8")))
+    doc = (REPO / "docs" / "config.md").read_text()
+    missing = sorted(v for v in used if f"`{v}`" not in doc)
+    assert used and not missing, f"docs/config.md does not name: {missing}"
