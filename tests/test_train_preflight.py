@@ -81,11 +81,13 @@ def test_out_must_not_be_a_file_or_an_earlier_run(tmp_path):
     run.mkdir()
     (run / "config.json").write_text(json.dumps({"config": {}}))
     (run / "rollouts.jsonl").write_text('{"step": 1}\n')
-    _one_line(_train(tmp_path, "--out", str(run), "--model", "tiny"), "already holds a run", "--resume")
+    # it has no checkpoint, so --resume cannot continue it: the line says what can be done instead
+    _one_line(_train(tmp_path, "--out", str(run), "--model", "tiny"), "already holds a run", "cannot be resumed",
+              "remove it")
     assert (run / "rollouts.jsonl").read_text() == '{"step": 1}\n'
-    with pytest.raises(ConfigError):
-        check_out(run, resume=False)
     (run / "checkpoints" / "checkpoint-2").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="use --resume to continue it"):
+        check_out(run, resume=False)
     check_out(run, resume=True)
     check_out(tmp_path / "new", resume=False)
 

@@ -29,8 +29,12 @@ def check_out(run: Path, resume: bool) -> None:
         return
     held = [name for name in RUN_FILES if (run / name).exists()]
     if held:
-        raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}): use --resume to "
-                          "continue it, or another --out")
+        if any((run / "checkpoints").glob("checkpoint-*")) or (run / "checkpoint").exists():
+            raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}): use --resume to "
+                              "continue it, or another --out")
+        # killed before its first checkpoint: --resume has nothing to continue from, so do not offer it
+        raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}) stopped before its first "
+                          "checkpoint, so it cannot be resumed: remove it to start again, or use another --out")
 
 
 def check_reward(cfg: TrainConfig) -> None:
