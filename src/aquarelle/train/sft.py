@@ -166,13 +166,7 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls,
                               budget_tokens=budget_tokens, tokenizer=policy.tokenizer)
     log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
-    tmp = out.with_name(out.name + ".tmp")
-    info = run_sft(policy, examples, tmp, cfg, seed=seed, mode=mode)
-    if out.exists():
-        import shutil
-
-        shutil.rmtree(out)
-    tmp.rename(out)
+    info = sft_into(policy, examples, out, cfg, seed=seed, mode=mode)
     log(f"warm start: {info['seconds']} s, loss {info['first_loss']:.3f} -> {info['last_loss']:.3f}")
     return out
 
@@ -204,14 +198,20 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
                               budget_tokens=cfg.generation.max_completion_length, tokenizer=policy.tokenizer)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
-    tmp = dest.with_name(dest.name + ".tmp")
+    return sft_into(policy, examples, dest, cfg.sft, seed=cfg.optim.seed, mode=mode)
+
+
+def sft_into(policy: Policy, examples: list[dict], dest: Path, cfg: SFTSection, *, seed: int, mode: str) -> dict:
+    """``run_sft`` into a sibling ``DEST.tmp``, moved to ``dest`` only when whole: a failed or interrupted warm
+    start leaves ``dest`` (an earlier warm start, or nothing) as it was, never half a model."""
     import shutil
 
+    tmp = dest.with_name(dest.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        info = run_sft(policy, examples, tmp, cfg.sft, seed=cfg.optim.seed, mode=mode)
+        info = run_sft(policy, examples, tmp, cfg, seed=seed, mode=mode)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)  # half a model is not a warm start; --out is left as it was
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
     _replace_dir(tmp, dest)
     return info
