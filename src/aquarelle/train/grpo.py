@@ -257,11 +257,7 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     run = Path(out)
     grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
-    resume_from = None
-    if resume:
-        resume_from = _last_checkpoint(run)
-        if resume_from is None:
-            raise ValueError(f"--resume: no checkpoint in {run / 'checkpoints'} to continue from")
+    resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
     run.mkdir(parents=True, exist_ok=True)
 
     mode = cfg.mode

@@ -23,18 +23,18 @@ def check_out(run: Path, resume: bool) -> None:
     """--out must be a directory that holds no run yet (or, with --resume, one with a checkpoint)."""
     if run.exists() and not run.is_dir():
         raise ConfigError(f"--out {run} is not a directory")
+    resumable = any((run / "checkpoints").glob("checkpoint-*"))  # what --resume continues from
     if resume:
-        if not any((run / "checkpoints").glob("checkpoint-*")):
+        if not resumable:
             raise ConfigError(f"--resume: no checkpoint in {run / 'checkpoints'} to continue from")
         return
     held = [name for name in RUN_FILES if (run / name).exists()]
-    if held:
-        if any((run / "checkpoints").glob("checkpoint-*")) or (run / "checkpoint").exists():
-            raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}): use --resume to "
-                              "continue it, or another --out")
-        # killed before its first checkpoint: --resume has nothing to continue from, so do not offer it
-        raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}) stopped before its first "
-                          "checkpoint, so it cannot be resumed: remove it to start again, or use another --out")
+    if held and resumable:
+        raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}): use --resume to "
+                          "continue it, or another --out")
+    if held:  # e.g. killed before its first checkpoint: --resume has nothing to continue from, so it is not offered
+        raise ConfigError(f"run directory {run} already holds a run ({', '.join(held)}) with no checkpoint to "
+                          "resume from, so it cannot be resumed: remove it to start again, or use another --out")
 
 
 def check_reward(cfg: TrainConfig) -> None:
