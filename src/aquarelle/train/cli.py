@@ -155,13 +155,15 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
             continue
         if Path(path).suffix.lower() != suffix:
             raise ValueError(f"{flag} must end in {suffix}, got {path}")
+        folder = Path(path).resolve().parent
         try:  # a missing folder is made, as `render -o` and `report -o` make theirs
-            Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"{flag} {path}: cannot make its folder ({e.strerror})") from None
-        problem = _output_problem(path)
-        if problem:
-            raise ValueError(f"{flag} {path}: {problem}")
+        if Path(path).is_dir():
+            raise ValueError(f"{flag} {path}: is a directory")
+        if not os.access(folder, os.W_OK):
+            raise ValueError(f"{flag} {path}: directory {folder} is not writable")
     if export:
         from aquarelle.render.browser import find_node_modules
 
@@ -174,19 +176,6 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
 def _is_run(path: str) -> bool:
     """A training run directory (its config.json is the run's settings, which paint then uses like eval does)."""
     return os.path.isfile(os.path.join(path, "config.json")) and os.path.isfile(os.path.join(path, "rollouts.jsonl"))
-
-
-def _output_problem(path: str) -> str | None:
-    """Why a file cannot be written at ``path`` (checked before the model loads and paints), or None."""
-    p = os.path.abspath(path)
-    if os.path.isdir(p):
-        return "is a directory"
-    parent = os.path.dirname(p)
-    if not os.path.isdir(parent):
-        return f"directory {parent} does not exist"
-    if not os.access(parent, os.W_OK):
-        return f"directory {parent} is not writable"
-    return None
 
 
 def _run_config(run: str) -> dict:
