@@ -21,12 +21,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 #: (name, where its results go given the results folder, quick-run arguments), cheapest first; each
 #: benchmark names its output its own way (a folder, or the JSON file itself)
-BENCHMARKS: list[tuple[str, object, list[str]]] = [
+BENCHMARKS: list[tuple[str, Callable[[Path], list[str]], list[str]]] = [
     ("render_bench", lambda d: ["--results", str(d)], ["--repeat", "1", "--no-pool"]),
     ("reward_bench", lambda d: ["--results", str(d)], []),
     ("parity_bench", lambda d: ["--out", str(d)], ["--limit", "4", "--no-baseline", "--no-calibration"]),
