@@ -91,3 +91,50 @@ def test_an_env_server_that_is_down_stops_the_sampling_before_a_policy_loads(tin
     assert res.returncode == 1 and "does not answer" in res.stderr and "env.urls" in res.stderr, res.stderr[-2000:]
     assert res.stderr.strip().count("\n") == 0
     assert ((run / "eval.json").read_bytes() if (run / "eval.json").exists() else None) == before
+
+
+def test_an_env_server_that_goes_down_mid_sampling_stops_it_after_the_failed_sample(tiny_run, tmp_path, monkeypatch):
+    """Each sample left would otherwise spend the tool env's reconnect time (minutes) before its reward None."""
+    import shutil
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from aquarelle.eval.run import load_run
+    from aquarelle.eval.sampling import SamplingError, sample_policies
+    from aquarelle.train import sample
+
+    class Health(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the stdlib's name
+            self.send_response(200 if self.path == "/health" else 404)
+            self.end_headers()
+            self.wfile.write(b'{"status":"healthy"}')
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    run_dir = tmp_path / "run"
+    shutil.copytree(tiny_run, run_dir)
+    cfg = json.loads((run_dir / "config.json").read_text())
+    cfg["config"]["mode"] = "tools"
+    cfg["config"]["env"]["urls"] = [f"http://127.0.0.1:{server.server_address[1]}"]
+    (run_dir / "config.json").write_text(json.dumps(cfg))
+    calls = []
+
+    def paint(policy, prompt, **kw):
+        calls.append(prompt)
+        if len(calls) == 1:
+            return {"reward": 0.5, "image": None}
+        server.shutdown()  # the server dies while this sample is painted
+        server.server_close()
+        raise ConnectionError("the socket closed")
+
+    monkeypatch.setattr(sample, "paint", paint)
+    monkeypatch.setattr(sample, "load_policy", lambda policy: policy)
+    sink = tmp_path / "rows.jsonl"
+    with pytest.raises(SamplingError) as err:
+        sample_policies(load_run(run_dir), pool_prompts(), 3, progress=False, sink=sink)
+    assert len(calls) == 2  # the four samples left were not tried
+    assert "does not answer" in str(err.value) and "after 2 of 6 samples" in str(err.value)
+    assert len(sink.read_text().splitlines()) == 1  # what was sampled before is kept

@@ -136,6 +136,8 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
                 res = dict(paint(loaded[name], p.prompt, **kwargs))
             except Exception as e:  # an infrastructure failure of one sample: keep it, reward None, say why
                 res = {"reward": None, "error": f"{type(e).__name__}: {_first_line(e)}"}
+                # a server that went down would cost every sample left the client's reconnect time: stop here
+                _check_env_servers(train_config, mode, when=f"after {len(rows) + 1} of {len(plan)} samples")
             res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
                        group=i)
             res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{_safe(p.id)}")
@@ -171,9 +173,9 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60] or "prompt"
 
 
-def _check_env_servers(cfg: Any, mode: str) -> None:
-    """The run's environment servers answer, checked before any policy loads: a server that is down otherwise
-    costs each sample minutes of reconnecting before it is recorded as reward None."""
+def _check_env_servers(cfg: Any, mode: str, when: str = "") -> None:
+    """The run's environment servers answer, checked before any policy loads and again after a sample fails: a
+    server that is down otherwise costs each sample minutes of reconnecting before it is recorded as reward None."""
     urls = getattr(getattr(cfg, "env", None), "urls", None)
     if not urls or mode == "sketch":  # sketch mode scores in-process
         return
@@ -183,7 +185,7 @@ def _check_env_servers(cfg: Any, mode: str) -> None:
     try:
         check_env_urls(urls)
     except ConfigError as e:
-        raise SamplingError(f"{e} (the run's env.urls)") from None
+        raise SamplingError(f"{e} (the run's env.urls{', ' + when if when else ''})") from None
 
 
 def _train_config(run: Run) -> Any:
