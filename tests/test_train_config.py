@@ -138,7 +138,8 @@ def test_cli_bad_input_is_one_line(tmp_path):
     r = _cli("paint", "tiny", "a cat", "--mode", "watercolour")
     assert r.returncode == 2 and "--mode" in r.stderr
     for flag, path, needle in (("-o", "cat.txt", "-o must end in .png"),
-                               ("--export", str(tmp_path / "c.json" / "cat.html"), "cannot make its folder")):
+                               ("--export", str(tmp_path / "c.json" / "cat.html"), "c.json is not a directory"),
+                               ("-o", "/proc/cat.png", "-o /proc/cat.png: cannot write to /proc")):
         r = _cli("paint", "tiny", "a cat", flag, path)  # refused before the policy paints
         assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
 

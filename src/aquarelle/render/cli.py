@@ -71,7 +71,8 @@ def render_cmd(
 def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) -> None:
     """Before any render: no two inputs may write the same PNG, and every output directory must be writable."""
     import os
-    import tempfile
+
+    from aquarelle.outputs import writable_folder
 
     first: dict[Path, Path] = {}
     for path, png in zip(sketches, pngs):
@@ -83,14 +84,11 @@ def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) 
     targets = [png for path, png in zip(sketches, pngs) if flag or path.is_file()]
     for folder, png in {p.parent: p for p in reversed(targets)}.items():
         where = f"--out-dir {folder}" if flag == "--out-dir" else f"-o {png}" if flag == "-o" else str(png)
-        if folder.exists() and not folder.is_dir():
-            _fail(f"--out-dir {folder} is not a directory" if flag == "--out-dir"
-                  else f"{where}: {folder} is not a directory")
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            tempfile.TemporaryFile(dir=folder).close()
-        except OSError as e:
-            _fail(f"{where}: cannot write to {folder} ({e.strerror or e.__class__.__name__})")
+        if flag == "--out-dir" and folder.exists() and not folder.is_dir():
+            _fail(f"--out-dir {folder} is not a directory")
+        reason = writable_folder(folder)
+        if reason:
+            _fail(f"{where}: {reason}")
 
 
 def _fail(msg: str) -> None:

@@ -150,20 +150,19 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
     own: before a policy loads and paints, which takes minutes on a CPU, not after."""
     from pathlib import Path
 
+    from aquarelle.outputs import writable_folder
+
     for path, suffix, flag in ((out_png, ".png", "-o"), (export, ".html", "--export")):
         if path is None:
             continue
         if Path(path).suffix.lower() != suffix:
             raise ValueError(f"{flag} must end in {suffix}, got {path}")
-        folder = Path(path).resolve().parent
-        try:  # a missing folder is made, as `render -o` and `report -o` make theirs
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ValueError(f"{flag} {path}: cannot make its folder ({e.strerror})") from None
         if Path(path).is_dir():
             raise ValueError(f"{flag} {path}: is a directory")
-        if not os.access(folder, os.W_OK):
-            raise ValueError(f"{flag} {path}: directory {folder} is not writable")
+        # a missing folder is made, as `render -o` and `report -o` make theirs
+        reason = writable_folder(Path(path).resolve().parent)
+        if reason:
+            raise ValueError(f"{flag} {path}: {reason}")
     if export:
         from aquarelle.render.browser import find_node_modules
 
