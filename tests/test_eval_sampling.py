@@ -74,8 +74,10 @@ def test_a_failed_sampling_leaves_the_last_eval_as_it_was(tiny_run):
     assert sorted((tiny_run / "eval").rglob("*.png")) == sorted(p for p in kept if p.suffix == ".png")
 
 
-def test_an_env_server_that_is_down_stops_the_sampling_before_a_policy_loads(tiny_run, tmp_path):
-    """Each sample used to spend minutes reconnecting to it before being recorded as reward None."""
+@pytest.mark.parametrize("mode", ["tools", "sketch"])
+def test_an_env_server_that_is_down_stops_the_sampling_before_a_policy_loads(tiny_run, tmp_path, mode):
+    """Each sample used to spend minutes reconnecting to it before being recorded as reward None (sketch mode:
+    its sketch scored there, so each painting was made and then lost)."""
     import shutil
 
     from serve_process import free_port
@@ -83,7 +85,7 @@ def test_an_env_server_that_is_down_stops_the_sampling_before_a_policy_loads(tin
     run = tmp_path / "run"
     shutil.copytree(tiny_run, run)
     cfg = json.loads((run / "config.json").read_text())
-    cfg["config"]["mode"] = "tools"
+    cfg["config"]["mode"] = mode
     cfg["config"]["env"]["urls"] = [f"http://127.0.0.1:{free_port()}"]
     (run / "config.json").write_text(json.dumps(cfg))
     before = (run / "eval.json").read_bytes() if (run / "eval.json").exists() else None

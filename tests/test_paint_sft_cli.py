@@ -142,9 +142,10 @@ def test_paint_export_without_p5_fails_before_painting(tiny_run, tmp_path):
     assert not png.exists()
 
 
-def test_paint_with_an_env_server_that_is_down_fails_at_once(tmp_path):
+@pytest.mark.parametrize("mode", ["tools", "sketch"])  # sketch mode scores its sketch on the server too
+def test_paint_with_an_env_server_that_is_down_fails_at_once(tmp_path, mode):
     from serve_process import free_port
 
     cfg = tmp_path / "c.json"
     cfg.write_text(json.dumps({"env": {"urls": [f"http://127.0.0.1:{free_port()}"]}}))
-    _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "--config", str(cfg)), "does not answer")
+    _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "--mode", mode, "--config", str(cfg)), "does not answer")

@@ -108,7 +108,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
     policies = {"trained": trained_policy(run), "start": start_policy(run)}
     mode = run.mode or "tools"
     train_config = _train_config(run)
-    _check_env_servers(train_config, mode)
+    _check_env_servers(train_config)
     chosen = spread(prompts, k)
     plan = [(name, i, chosen[i]) for name in policies for i in range(k)]
     rows: list[dict] = []
@@ -137,7 +137,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
             except Exception as e:  # an infrastructure failure of one sample: keep it, reward None, say why
                 res = {"reward": None, "error": f"{type(e).__name__}: {_first_line(e)}"}
                 # a server that went down would cost every sample left the client's reconnect time: stop here
-                _check_env_servers(train_config, mode, when=f"after {len(rows) + 1} of {len(plan)} samples")
+                _check_env_servers(train_config, when=f"after {len(rows) + 1} of {len(plan)} samples")
             res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
                        group=i)
             res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{_safe(p.id)}")
@@ -173,11 +173,12 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60] or "prompt"
 
 
-def _check_env_servers(cfg: Any, mode: str, when: str = "") -> None:
+def _check_env_servers(cfg: Any, when: str = "") -> None:
     """The run's environment servers answer, checked before any policy loads and again after a sample fails: a
-    server that is down otherwise costs each sample minutes of reconnecting before it is recorded as reward None."""
+    server that is down otherwise costs each sample its painting (and, in tools mode, minutes of reconnecting)
+    before it is recorded as reward None. Every mode paints through them: sketch mode scores its sketch there."""
     urls = getattr(getattr(cfg, "env", None), "urls", None)
-    if not urls or mode == "sketch":  # sketch mode scores in-process
+    if not urls:
         return
     from aquarelle.train.config import ConfigError
     from aquarelle.train.preflight import check_env_urls

@@ -122,11 +122,11 @@ def register(app: typer.Typer) -> None:
             _fail(e)
         try:
             from .config import config_from, load_config
-            from .sample import default_mode, export_html, paint as do_paint
+            from .sample import export_html, paint as do_paint
 
             run_cfg = _run_config(model) if config is None and _is_run(model) else None
             cfg = config_from(run_cfg) if run_cfg is not None else load_config(config)
-            if cfg.env.urls and (mode or default_mode(model)) != "sketch":  # else minutes of reconnecting first
+            if cfg.env.urls:  # every mode paints through them (sketch mode scores there); else minutes lost first
                 from .preflight import check_env_urls
 
                 check_env_urls(cfg.env.urls)
