@@ -5,7 +5,12 @@ Import-light (no torch here): names resolve lazily from their modules.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+# TRL 1.16 still sets and calls transformers' `gradient_checkpointing*` names, which transformers 5.24 renamed to
+# `activation_checkpointing*`: three FutureWarnings with tracebacks per run that say nothing about the run
+warnings.filterwarnings("ignore", message=r"`(is_)?gradient_checkpointing\w*` is deprecated", category=FutureWarning)
 
 __all__ = ["PaintingToolEnv", "ToolError", "make_tool_env", "tool_names"]
 
