@@ -3,17 +3,19 @@
 # renderer) and the pinned p5 + p5.brush from npm. Idempotent; run by `make setup`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# a dropped connection to a mirror is retried, not a failed setup (pip retries on its own)
+APT="-o Acquire::Retries=3"
 if [ -f package-lock.json ]; then
   if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+    apt-get $APT update -qq && DEBIAN_FRONTEND=noninteractive apt-get $APT install -y -qq npm >/dev/null
   fi
   if [ ! -d node_modules/p5.brush ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund --loglevel=error
+    npm ci --no-audit --no-fund --loglevel=error --fetch-retries=4
   fi
 fi
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get $APT update -qq && DEBIAN_FRONTEND=noninteractive apt-get $APT install -y -qq chromium >/dev/null
   else
     echo "chromium is missing: install Debian's chromium (sudo apt-get install chromium)" >&2
   fi
