@@ -354,3 +354,14 @@ def test_tool_calls_that_never_took_effect_are_read_from_the_transcript():
     assert ta["outside_methods"] == {"rect": 1}
     assert ta["errors_per_episode"] == 3 and ta["infrastructure_errors"] == 0
     assert metrics.tool_adherence([Rollout.from_dict({"step": 0, "prompt": "x"})])["tool_call_attempts"] is None
+
+
+def test_a_three_step_trend_needs_students_t_not_2():
+    # per-step means 0.30, 0.40, 0.42: t = 2.6 but p = 0.23 (one degree of freedom); a pure-noise 3-step run
+    # passed "monotone thirds and t > 2" 15% of the time
+    rs = [Rollout.from_dict({"step": s, "prompt": "x", "reward": y}) for s, y in enumerate((0.30, 0.40, 0.42))]
+    rt = metrics.reward_trend(rs)
+    assert rt["trend"]["t_stat"] > 2 and rt["trend"]["p_value"] > 0.2
+    assert rt["steady"] is False and rt["t_threshold"] > 6
+    rs9 = [Rollout.from_dict({"step": s, "prompt": "x", "reward": 0.3 + 0.02 * s + 0.01 * (-1) ** s}) for s in range(9)]
+    assert metrics.reward_trend(rs9)["steady"] is True and metrics.reward_trend(rs9)["t_threshold"] == 2.0

@@ -33,7 +33,8 @@ COLLAPSE_WITHIN = 0.02
 COLLAPSE_ACROSS = 0.03
 #: Held-out reward may trail training prompts by this much and still "hold".
 HOLD_MARGIN = 0.05
-#: A slope t-statistic above this counts as a real trend.
+#: A slope t-statistic above this counts as a real trend (above Student's one-sided 5% point when that is higher:
+#: with 3-6 steps t = 2 is far from significant).
 T_SIGNIFICANT = 2.0
 #: The coverage floor of the published gate.
 MIN_COVERAGE = 0.005
@@ -124,6 +125,13 @@ def trend_stat(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
             "reason": None}
 
 
+def t_threshold(n: int) -> float:
+    """The slope t-statistic a trend over n steps must pass."""
+    from scipy import stats
+
+    return max(T_SIGNIFICANT, float(stats.t.ppf(0.95, n - 2))) if n >= 3 else math.inf
+
+
 def _per_step(rollouts: Sequence[Rollout], term: str) -> tuple[list[int], list[float]]:
     by: dict[int, list[float]] = defaultdict(list)
     for r in rollouts:
@@ -170,6 +178,7 @@ def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
         s, m = _per_step(rollouts, t)
         out["term_trends"][t] = trend_stat(s, m)
     t_stat = out["trend"]["t_stat"]
+    out["t_threshold"] = _round(t_threshold(len(steps)), 3)
     if out["n_scored"] == 0:
         out["steady"] = None
         out["reason"] = "no rollout was scored"
@@ -180,7 +189,7 @@ def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
     else:
         tot = out["thirds"]["total"]
         monotone = tot[0] <= tot[1] <= tot[2]
-        out["steady"] = bool(monotone and t_stat > T_SIGNIFICANT)
+        out["steady"] = bool(monotone and t_stat > t_threshold(out["trend"]["n"]))
         out["reason"] = None
     if out["steady"] is None and parts is not None and out["n_scored"] and None not in out["thirds"]["total"] \
             and out["trend"]["slope"] is not None:  # points exactly on a line: steady iff it rises

@@ -29,6 +29,10 @@ def _arrow(v: list[float | None] | None) -> str:
     return " -> ".join(_f(x) for x in v) if v else "n/a"
 
 
+def _needs(rt: dict[str, Any]) -> str:
+    return f", significant above {_f(rt['t_threshold'], 1)}" if rt.get("t_threshold") is not None else ""
+
+
 def improves(ev: dict[str, Any]) -> dict[str, str]:
     rt, bad = ev["reward_trend"], ev["bad_rollouts"]
     t = rt["trend"]["t_stat"]
@@ -43,7 +47,7 @@ def improves(ev: dict[str, Any]) -> dict[str, str]:
         return {"answer": "unclear", "text": f"Too short to tell: {rt['n_steps']} training step(s){span}; "
                                              "thirds and a trend need at least 3 steps."}
     th = rt["thirds"]
-    detail = (f"reward by thirds {_arrow(th['total'])} (slope t = {_f(t, 1)}); judge {_arrow(th['judge'])}, "
+    detail = (f"reward by thirds {_arrow(th['total'])} (slope t = {_f(t, 1)}{_needs(rt)}); judge {_arrow(th['judge'])}, "
               f"preference {_arrow(th['preference'])}; bad paintings (reward < 0.3) {_arrow(bad['thirds'])}.")
     if rt["steady"] is None:
         return {"answer": "unclear", "text": f"Cannot tell ({rt.get('reason')}): " + detail}
