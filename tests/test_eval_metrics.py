@@ -365,3 +365,18 @@ def test_a_three_step_trend_needs_students_t_not_2():
     assert rt["steady"] is False and rt["t_threshold"] > 6
     rs9 = [Rollout.from_dict({"step": s, "prompt": "x", "reward": 0.3 + 0.02 * s + 0.01 * (-1) ** s}) for s in range(9)]
     assert metrics.reward_trend(rs9)["steady"] is True and metrics.reward_trend(rs9)["t_threshold"] == 2.0
+
+
+def test_scorer_changes_are_compared_on_the_same_paintings():
+    # both scorers track quality exactly; the preference server failed on the better half of the late rollouts
+    # (reward None, judge kept): unpaired means read that as judge +0.08 and preference -0.12, "gaming the judge"
+    rs = []
+    for s in range(6):
+        for i in range(4):
+            q = 0.3 + 0.02 * s + 0.2 * i
+            down = s >= 4 and i >= 2
+            rs.append(Rollout.from_dict({"step": s, "prompt": f"p{s}", "group": s, "reward": None if down else 0.5,
+                                         "breakdown": {"judge": q, "preference": None if down else q}}))
+    sa = metrics.scorer_agreement(rs)
+    assert sa["judge_change"] == sa["preference_change"]
+    assert sa["gamed"] is False and sa["flags"] == []

@@ -288,7 +288,9 @@ def scorer_agreement(rollouts: Sequence[Rollout], references: int = 4) -> dict[s
         out["gamed"] = None
         out["reason"] = SHORT_RUN
     else:
-        d = {t: _delta(_mean(r.breakdown.get(t) for r in parts[0]), _mean(r.breakdown.get(t) for r in parts[2]))
+        paired = {id(r) for r in both}  # both scorers on the same paintings, or a failed scorer fakes a divergence
+        first, last = ([r for r in p if id(r) in paired] for p in (parts[0], parts[2]))
+        d = {t: _delta(_mean(r.breakdown.get(t) for r in first), _mean(r.breakdown.get(t) for r in last))
              for t in ("judge", "preference")}
         out["judge_change"], out["preference_change"] = _round(d["judge"]), _round(d["preference"])
         if d["judge"] is None or d["preference"] is None:
