@@ -380,3 +380,16 @@ def test_scorer_changes_are_compared_on_the_same_paintings():
     sa = metrics.scorer_agreement(rs)
     assert sa["judge_change"] == sa["preference_change"]
     assert sa["gamed"] is False and sa["flags"] == []
+
+
+def test_policy_comparison_is_paired_by_prompt_when_counts_differ():
+    # the same policy twice, but unscored samples (infrastructure) leave the trained side mostly on the easy prompt
+    # and the start side mostly on the hard one: pooled means said +0.36
+    def r(pid, reward, policy):
+        return Rollout.from_dict({"step": 0, "prompt": pid, "reward": reward, "policy": policy})
+
+    trained = [r("easy", 0.8, "trained")] * 4 + [r("hard", 0.2, "trained")] + [r("hard", None, "trained")] * 3
+    start = [r("easy", 0.8, "start")] + [r("easy", None, "start")] * 3 + [r("hard", 0.2, "start")] * 4
+    cmp_ = metrics.policy_comparison(trained, start)
+    assert cmp_["improvement"] == 0 and cmp_["win_rate"] == 0.5
+    assert cmp_["trained_reward"] == cmp_["start_reward"] == 0.5

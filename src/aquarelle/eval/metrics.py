@@ -627,7 +627,7 @@ def heldout(train_rollouts: Sequence[Rollout], heldout_rollouts: Sequence[Rollou
 
 
 def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> dict[str, Any]:
-    """Trained against starting policy on the same prompts: reward difference and per-prompt win rate."""
+    """Trained against starting policy on the same prompts: mean of per-prompt means, their difference, win rate."""
     t_by: dict[str, list[float]] = defaultdict(list)
     s_by: dict[str, list[float]] = defaultdict(list)
     for r in trained:
@@ -639,8 +639,9 @@ def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> d
     common = sorted(set(t_by) & set(s_by))
     wins = [float(np.mean(t_by[p]) > np.mean(s_by[p])) + 0.5 * float(np.mean(t_by[p]) == np.mean(s_by[p]))
             for p in common]
-    t_mean = _mean(v for p in common for v in t_by[p])
-    s_mean = _mean(v for p in common for v in s_by[p])
+    # each prompt weighs the same for both policies: pooled samples compare prompt mixes when their counts differ
+    t_mean = _mean(float(np.mean(t_by[p])) for p in common)
+    s_mean = _mean(float(np.mean(s_by[p])) for p in common)
     return {"prompts": len(common), "trained_reward": _round(t_mean), "start_reward": _round(s_mean),
             "improvement": _round(_delta(s_mean, t_mean)), "win_rate": _round(_mean(wins)),
             "reason": None if common else "no prompt has scored samples from both policies"}
