@@ -393,3 +393,19 @@ def test_policy_comparison_is_paired_by_prompt_when_counts_differ():
     cmp_ = metrics.policy_comparison(trained, start)
     assert cmp_["improvement"] == 0 and cmp_["win_rate"] == 0.5
     assert cmp_["trained_reward"] == cmp_["start_reward"] == 0.5
+
+
+def test_across_prompt_distance_is_not_taken_from_the_first_paintings_only(tmp_path):
+    # the 4-per-prompt cap kept each window's first paintings: a run that collapsed half way showed the same
+    # run-wide distance (0.172) as one that never did, and a late collapse was read from the last third's first step
+    run = load_run(make_run(tmp_path / "r", steps=9, collapse_after=0.5))
+    load = loader(run)
+    items = [(r, load(r)[0]) for r in run.rollouts]
+    d = metrics.diversity(run.rollouts, load)
+    every_pair = metrics._across_prompts(items, lambda r: 0, max_per_prompt=10 ** 6)[0]
+    assert d["across_prompts"] == pytest.approx(every_pair, abs=0.02)
+    late = load_run(make_run(tmp_path / "late", steps=9, collapse_after=0.8))
+    load = loader(late)
+    third = {r.step: i for i, p in enumerate(metrics.thirds(late.rollouts)) for r in p}
+    every_pair = metrics._across_prompts([(r, load(r)[0]) for r in late.rollouts], lambda r: third[r.step], 10 ** 6)[2]
+    assert metrics.diversity(late.rollouts, load)["late_across_prompts"] == pytest.approx(every_pair, abs=0.02)

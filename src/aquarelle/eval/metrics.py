@@ -339,14 +339,15 @@ def _across_prompts(items: list[tuple[Rollout, np.ndarray]], window=lambda r: r.
     Training often shows one prompt per step, so thirds are the usual window.
     """
     by_win: dict[Any, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
-    for r, th in items:
-        lst = by_win[window(r)][r.prompt_id]
-        if len(lst) < max_per_prompt:
-            lst.append(th)
+    for r, th in sorted(items, key=lambda it: it[0].step):
+        by_win[window(r)][r.prompt_id].append(th)
     out = {}
     for win, prompts in by_win.items():
         if len(prompts) < 2:
             continue
+        for p, ths in prompts.items():  # spread over the window, not its first paintings only
+            if len(ths) > max_per_prompt:
+                prompts[p] = [ths[i] for i in np.linspace(0, len(ths) - 1, max_per_prompt).round().astype(int)]
         keys = sorted(prompts)
         total, n = 0.0, 0
         for i, a in enumerate(keys):
