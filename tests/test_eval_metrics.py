@@ -409,3 +409,18 @@ def test_across_prompt_distance_is_not_taken_from_the_first_paintings_only(tmp_p
     third = {r.step: i for i, p in enumerate(metrics.thirds(late.rollouts)) for r in p}
     every_pair = metrics._across_prompts([(r, load(r)[0]) for r in late.rollouts], lambda r: third[r.step], 10 ** 6)[2]
     assert metrics.diversity(late.rollouts, load)["late_across_prompts"] == pytest.approx(every_pair, abs=0.02)
+
+
+def test_a_training_transcript_cut_at_its_length_cap_has_no_malformed_call():
+    # training keeps 6000 characters of each completion: the call cut off there got "no response" and every clean
+    # long episode counted one malformed call and one error (100% of episodes with errors)
+    exchange = ('<tool_call>{"name": "circle", "arguments": {"x": %d, "y": 200, "r": 40}}</tool_call>\n'
+                "<tool_response>ok: circle drawn, 12%% of the canvas painted so far, 3 colours</tool_response>")
+    text = "\n".join(exchange % (100 + i) for i in range(60))
+    assert len(text) > 6000
+    r = Rollout.from_dict({"step": 0, "prompt": "x", "reward": 0.5, "methods": {"circle": 60}, "n_calls": 60,
+                           "errors": [], "completion": text[:6000]})
+    ta = metrics.tool_adherence([r], "hf10")
+    assert ta["malformed_calls"] == 0 and ta["errors_per_episode"] == 0 and ta["tool_call_attempts"] > 30
+    sampled = Rollout.from_dict({"step": 0, "prompt": "x", "policy": "trained", "completion": text[:6000]})
+    assert sampled.transcript.malformed == 1  # an eval sample keeps its whole completion: a cut call is the model's

@@ -38,6 +38,9 @@ def _num(v: Any) -> float | None:
     return f if f == f and abs(f) != float("inf") else None
 
 
+#: Training keeps this much of each completion in rollouts.jsonl (aquarelle.train.grpo); eval samples keep it whole.
+TRAIN_COMPLETION_CHARS = 6000
+
 _CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _RESPONSE_RE = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)
@@ -63,7 +66,11 @@ class TranscriptStats:
         return max(0, self.attempts - self.responses)
 
     @classmethod
-    def parse(cls, text: str) -> "TranscriptStats":
+    def parse(cls, text: str, cut: bool = False) -> "TranscriptStats":
+        """``cut``: the text is the start of a longer transcript; the exchange cut off at its end is left out."""
+        if cut:
+            end = text.rfind("</tool_response>")
+            text = text[:end + len("</tool_response>")] if end >= 0 else ""
         calls = _CALL_RE.findall(text)
         names: dict[str, int] = {}
         for c in calls:
@@ -140,6 +147,8 @@ class Rollout:
         jpb = _num(d.get("judge_position_bias", bd_raw.get("judge_position_bias")))
         jpairs = _num(d.get("judge_pairs"))
         prompt = str(d.get("prompt") or "")
+        comp = d.get("completion")
+        cut = not d.get("policy") and isinstance(comp, str) and len(comp) >= TRAIN_COMPLETION_CHARS
         known = {"step", "prompt", "prompt_id", "split", "mode", "group", "code", "image", "reward", "breakdown",
                  "coverage", "n_calls", "errors", "methods", "judge_position_bias", "judge_pairs", "policy",
                  "completion"}
@@ -161,7 +170,7 @@ class Rollout:
             judge_position_bias=int(jpb) if jpb is not None else None,
             judge_pairs=int(jpairs) if jpairs is not None else None,
             policy=str(d["policy"]) if d.get("policy") else None,
-            transcript=TranscriptStats.parse(d["completion"]) if isinstance(d.get("completion"), str) else None,
+            transcript=TranscriptStats.parse(comp, cut) if isinstance(comp, str) else None,
             extra={k: v for k, v in d.items() if k not in known},
         )
 
