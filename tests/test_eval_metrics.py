@@ -424,3 +424,16 @@ def test_a_training_transcript_cut_at_its_length_cap_has_no_malformed_call():
     assert ta["malformed_calls"] == 0 and ta["errors_per_episode"] == 0 and ta["tool_call_attempts"] > 30
     sampled = Rollout.from_dict({"step": 0, "prompt": "x", "policy": "trained", "completion": text[:6000]})
     assert sampled.transcript.malformed == 1  # an eval sample keeps its whole completion: a cut call is the model's
+
+
+def test_bad_rollouts_and_attribution_use_the_reward_trends_thirds():
+    # 7 steps, the last unscored: thirds of the scored steps ([0,1] [2,3] [4,5]) said 100% bad paintings in a first
+    # third whose reward (steps 0-2) is 0.20 and holds a 0.3, and a change of 0.55 beside the trend's 0.7
+    y = {0: 0.1, 1: 0.2, 2: 0.3, 3: 0.4, 4: 0.5, 5: 0.9, 6: None}
+    rs = [Rollout.from_dict({"step": s, "prompt": "x", "group": s, "reward": y[s], "breakdown": {"gate": 1.0, "judge": y[s]}})
+          for s in range(7) for _ in range(4)]
+    rt = metrics.reward_trend(rs)
+    assert rt["thirds"]["total"] == [0.2, 0.45, 0.9] and rt["change"] == pytest.approx(0.7)
+    assert metrics.bad_rollouts(rs)["thirds"] == [pytest.approx(2 / 3, abs=1e-4), 0.0, 0.0]
+    ta = metrics.term_attribution(rs, {"gate": 0.0, "length": 0.0, "judge": 1.0, "preference": 0.0})
+    assert ta["change"] == pytest.approx(0.7) and ta["term_change"]["judge"] == pytest.approx(0.7)

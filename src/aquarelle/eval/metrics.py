@@ -226,12 +226,12 @@ def term_attribution(rollouts: Sequence[Rollout], weights: dict[str, float]) -> 
         pairs = [(r.breakdown[t], r.reward) for r in scored if r.breakdown.get(t) is not None]
         corr[t] = _corr([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None
     out["correlation_with_total"] = corr
-    parts = thirds(scored)
+    parts = thirds(rollouts)  # the same steps in each third as the reward trend's
     if parts is None:
         out.update(change=None, term_change=None, share_of_change=None, residual=None, dominant=None,
                    reason=SHORT_RUN)
         return out
-    first, last = parts[0], parts[2]
+    first, last = ([r for r in p if r.reward is not None] for p in (parts[0], parts[2]))
     cmap = {id(r): c for r, c in contrib}
     d_total = _delta(_mean(r.reward for r in first), _mean(r.reward for r in last))
     term_change = {t: _delta(_mean(cmap[id(r)][t] for r in first), _mean(cmap[id(r)][t] for r in last))
@@ -245,7 +245,7 @@ def term_attribution(rollouts: Sequence[Rollout], weights: dict[str, float]) -> 
     known = [v for v in term_change.values() if v is not None]
     out["residual"] = _round(d_total - sum(known)) if d_total is not None else None
     out["dominant"] = max(TERMS, key=lambda t: abs(term_change[t] or 0.0)) if known else None
-    out["reason"] = None
+    out["reason"] = None if d_total is not None else "the first or last third of training has no scored rollout"
     return out
 
 
@@ -532,10 +532,10 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
 def bad_rollouts(rollouts: Sequence[Rollout], threshold: float = BAD_REWARD) -> dict[str, Any]:
     """Share of scored rollouts whose reward is below the threshold, overall and by third."""
     scored = [r for r in rollouts if r.reward is not None]
-    parts = thirds(scored)
+    parts = thirds(rollouts)  # the same steps in each third as the reward trend's
 
     def rate(rs: Sequence[Rollout]) -> float | None:
-        return _round(_mean(float(r.reward < threshold) for r in rs)) if rs else None
+        return _round(_mean(float(r.reward < threshold) for r in rs if r.reward is not None))
 
     return {"threshold": threshold, "rate": rate(scored), "n": len(scored),
             "unscored": len(rollouts) - len(scored),
