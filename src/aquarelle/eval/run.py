@@ -38,7 +38,8 @@ def _num(v: Any) -> float | None:
     return f if f == f and abs(f) != float("inf") else None
 
 
-#: Training keeps this much of each completion in rollouts.jsonl (aquarelle.train.grpo); eval samples keep it whole.
+#: Training keeps this much of each completion in rollouts.jsonl (``train/grpo.py`` cuts there); eval samples keep
+#: it whole.
 TRAIN_COMPLETION_CHARS = 6000
 
 _CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)

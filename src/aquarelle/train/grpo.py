@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aquarelle.eval.run import TRAIN_COMPLETION_CHARS
+
 from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -78,7 +80,7 @@ class Recorder:
             "reward": outcome.reward, "breakdown": outcome.breakdown, "coverage": outcome.coverage,
             "n_calls": outcome.n_calls or sum(methods.values()), "errors": outcome.errors + (
                 [outcome.error] if outcome.error else []), "methods": methods, "feedback": outcome.feedback,
-            "completion": completion[:6000],
+            "completion": completion[:TRAIN_COMPLETION_CHARS],
         }
         with open(self.run / "rollouts.jsonl", "a") as f:
             f.write(json.dumps(rec) + "\n")
