@@ -437,3 +437,30 @@ def test_bad_rollouts_and_attribution_use_the_reward_trends_thirds():
     assert metrics.bad_rollouts(rs)["thirds"] == [pytest.approx(2 / 3, abs=1e-4), 0.0, 0.0]
     ta = metrics.term_attribution(rs, {"gate": 0.0, "length": 0.0, "judge": 1.0, "preference": 0.0})
     assert ta["change"] == pytest.approx(0.7) and ta["term_change"]["judge"] == pytest.approx(0.7)
+
+
+def test_the_trained_vs_start_improvement_has_a_seeded_interval_over_prompts():
+    from aquarelle.eval import verdicts
+
+    def r(pid, reward, policy):
+        return Rollout.from_dict({"step": 0, "prompt": pid, "reward": reward, "policy": policy})
+
+    # clearly better on each of 8 prompts: the interval is above 0, and a rerun gives the same one
+    trained = [r(f"p{i}", 0.5 + 0.01 * i, "trained") for i in range(8)]
+    start = [r(f"p{i}", 0.2 + 0.02 * i, "start") for i in range(8)]
+    cmp_ = metrics.policy_comparison(trained, start)
+    lo, hi = cmp_["improvement_ci"]
+    assert 0 < lo < cmp_["improvement"] < hi
+    assert metrics.policy_comparison(trained, start)["improvement_ci"] == [lo, hi]
+    text = verdicts.heldout({"heldout": {"trained_vs_start": cmp_, "reason": "x"}, "sampling": {}})["text"]
+    assert "95% interval" in text and "so it is real" in text
+    # better on half the prompts by as much as it is worse on the rest: the interval holds 0
+    mixed = metrics.policy_comparison(trained, [r(f"p{i}", 0.5 + 0.01 * i + (0.3 if i % 2 else -0.3), "start")
+                                                for i in range(8)])
+    lo, hi = mixed["improvement_ci"]
+    assert lo < 0 < hi
+    assert "may be chance" in verdicts.heldout({"heldout": {"trained_vs_start": mixed}, "sampling": {}})["text"]
+    # two prompts: no interval, and the verdict says why
+    two = metrics.policy_comparison(trained[:2], start[:2])
+    assert two["improvement_ci"] is None
+    assert "too few prompts (2)" in verdicts.heldout({"heldout": {"trained_vs_start": two}, "sampling": {}})["text"]

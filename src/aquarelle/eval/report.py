@@ -253,7 +253,9 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
     parts.append(f"""<h2 id="held-out">held-out</h2>
 <p>{html.escape(ev['verdicts']['heldout']['text'])}</p>
 <div class="scroll">{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}</div>
-{_table([("trained minus start, reward", vs.get('improvement')), ("held-out prompts the trained policy wins", vs.get('win_rate')),
+{_table([("trained minus start, reward", vs.get('improvement')),
+         ("its 95% interval (bootstrap over prompts)", " to ".join(f"{v:+.3f}" for v in vs["improvement_ci"]) if vs.get("improvement_ci") else None),
+         ("held-out prompts the trained policy wins", vs.get('win_rate')),
          ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("holds on new prompts", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {heldout_gallery(run, samples)}

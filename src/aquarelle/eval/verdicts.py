@@ -94,8 +94,13 @@ def heldout(ev: dict[str, Any]) -> dict[str, str]:
     vs = h.get("trained_vs_start") or {}
     cmp_ = ""
     if vs.get("improvement") is not None:
+        ci = vs.get("improvement_ci")
+        spread = (f"; 95% interval {ci[0]:+.2f} to {ci[1]:+.2f} over {vs['prompts']} prompts, "
+                  + ("so it is real" if ci[0] > 0 else "so it may be chance" if ci[1] >= 0 else "so it got worse")
+                  if ci else f"; too few prompts ({vs.get('prompts', 0)}) for an interval")
         cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
-                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}), better on {_pct(vs['win_rate'])} of prompts.")
+                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), better on {_pct(vs['win_rate'])} "
+                "of prompts.")
     if h.get("holds") is None:
         why = "; ".join(f"{k} ({n}x)" for k, n in ((ev.get("sampling") or {}).get("unscored_reasons") or {}).items())
         why = f" Unscored samples: {why}." if why else ""
