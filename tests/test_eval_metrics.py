@@ -423,7 +423,8 @@ def test_a_training_transcript_cut_at_its_length_cap_has_no_malformed_call():
     ta = metrics.tool_adherence([r], "hf10")
     assert ta["malformed_calls"] == 0 and ta["errors_per_episode"] == 0 and ta["tool_call_attempts"] > 30
     sampled = Rollout.from_dict({"step": 0, "prompt": "x", "policy": "trained", "completion": text[:6000]})
-    assert sampled.transcript.malformed == 1  # an eval sample keeps its whole completion: a cut call is the model's
+    # an eval sample keeps its whole completion: its last call is counted (well formed, it never ran)
+    assert sampled.transcript.attempts == r.transcript.attempts + 1 and sampled.transcript.unanswered == 1
 
 
 def test_bad_rollouts_and_attribution_use_the_reward_trends_thirds():
@@ -464,3 +465,26 @@ def test_the_trained_vs_start_improvement_has_a_seeded_interval_over_prompts():
     two = metrics.policy_comparison(trained[:2], start[:2])
     assert two["improvement_ci"] is None
     assert "too few prompts (2)" in verdicts.heldout({"heldout": {"trained_vs_start": two}, "sampling": {}})["text"]
+
+
+def test_well_formed_calls_after_the_last_turn_are_unanswered_not_malformed():
+    # the demo's training transcripts: a turn of calls, their responses, then a turn written when no turn was left
+    # to run it (TRL's max_tool_calling_iterations / completion budget). It counted 4 "never parsed" calls and
+    # 4 errors for a clean episode
+    call = '<tool_call>{"name": "circle", "arguments": {"x": %d, "y": 200, "r": 40}}</tool_call>\n'
+    text = (call % 1 + call % 2 + "<tool_response>Painted circle</tool_response>\n" * 2
+            + "".join(call % i for i in range(3, 7)))
+    r = Rollout.from_dict({"step": 0, "prompt": "x", "reward": 0.5, "methods": {"circle": 2}, "n_calls": 2,
+                           "errors": [], "completion": text})
+    assert (r.transcript.attempts, r.transcript.malformed, r.transcript.unanswered) == (6, 0, 4)
+    ta = metrics.tool_adherence([r], "hf10")
+    assert ta["malformed_calls"] == 0 and ta["unanswered_calls"] == 4 and ta["errors_per_episode"] == 0
+    from aquarelle.eval import verdicts
+
+    assert "4 came after the episode's last turn and never ran" in verdicts._tools_text(ta)[1]
+    # a last turn that does not parse is the model's: the trainer ran none of it
+    broken = text + '<tool_call>\n{"name": "fillIndex", "arguments": 0.30}}\n</tool_call>'
+    r = Rollout.from_dict({"step": 0, "prompt": "x", "completion": broken})
+    assert (r.transcript.malformed, r.transcript.unanswered) == (5, 0)
+    cut = text + '<tool_call>{"name": "rect", "arguments": {"x": 1, "y"'  # cut off mid-call by the token budget
+    assert Rollout.from_dict({"step": 0, "prompt": "x", "policy": "trained", "completion": cut}).transcript.malformed == 5

@@ -456,7 +456,7 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
     usage: Counter[str] = Counter()
     outside: Counter[str] = Counter()
     invented: Counter[str] = Counter()
-    attempts = malformed = failed = 0
+    attempts = malformed = failed = unanswered = 0
     with_transcript = 0
     for r in rollouts:
         t = r.transcript
@@ -464,6 +464,7 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
             with_transcript += 1
             attempts += t.attempts
             malformed += t.malformed
+            unanswered += t.unanswered
             failed += len(t.failures)
             for name, n in t.names.items():
                 if name in TOOL_EXTRAS:
@@ -517,8 +518,10 @@ def tool_adherence(rollouts: Sequence[Rollout], action_space: Any = "hf10") -> d
         "tool_call_attempts": attempts if with_transcript else None,
         "malformed_calls": malformed if with_transcript else None,
         "failed_calls": failed if with_transcript else None,
+        "unanswered_calls": unanswered if with_transcript else None,
         "malformed_rate": _round(malformed / attempts) if attempts else None,
         "failed_rate": _round(failed / attempts) if attempts else None,
+        "unanswered_rate": _round(unanswered / attempts) if attempts else None,
         "methods_used": len(usage),
     }
     space_size = len(space.methods)

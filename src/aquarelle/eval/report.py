@@ -132,14 +132,22 @@ img.painting{width:160px;height:auto;display:block;border:1px solid #ddd}.noimg{
 """
 
 
+def _transcript_rows(ta: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What the transcripts show of the tool calls written (none when the rollouts kept no transcript)."""
+    if ta.get("tool_call_attempts") is None:
+        return []
+    return [("tool calls written", ta["tool_call_attempts"]),
+            ("never parsed (malformed or cut off)", ta.get("malformed_calls")),
+            ("failed on their arguments", ta.get("failed_calls")),
+            ("written after the last turn (never ran, not errors)", ta.get("unanswered_calls"))]
+
+
 def _samples_tools(ta: dict[str, Any] | None) -> str:
     """Tool use of the sampled trained policy, from its transcripts (what it tried, not only what took effect)."""
     if not ta:
         return ""
     return "<h3>Sampled trained policy</h3>" + _table([
-        ("episodes", ta["episodes"]), ("tool calls written", ta.get("tool_call_attempts")),
-        ("never parsed (malformed or cut off)", ta.get("malformed_calls")),
-        ("failed on their arguments", ta.get("failed_calls")), ("invented methods", ta["invented_methods"]),
+        ("episodes", ta["episodes"]), *_transcript_rows(ta), ("invented methods", ta["invented_methods"]),
         ("outside methods", ta["outside_methods"]), ("errors per episode", ta["errors_per_episode"]),
         ("method usage", ta["method_usage"])])
 
@@ -229,7 +237,8 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
          ("calls outside the action space", tool['outside_calls']), ("share outside", tool['outside_rate']),
          ("outside methods", tool['outside_methods']), ("invented methods", tool['invented_methods']),
          ("share invented", tool['invented_rate']), ("errors per episode", tool['errors_per_episode']),
-         ("errors per episode by third", tool['errors_per_episode_thirds']), ("method usage", tool['method_usage'])])}
+         ("errors per episode by third", tool['errors_per_episode_thirds']), *_transcript_rows(tool),
+         ("method usage", tool['method_usage'])])}
 {_samples_tools(ev.get("tool_adherence_samples"))}
 <h2 id="coverage">Painted coverage</h2>
 {_table([("mean", cov['mean']), ("median", cov['median']), ("10th-90th percentile", [cov['p10'], cov['p90']]),

@@ -60,11 +60,14 @@ class TranscriptStats:
     names: dict[str, int]
     responses: int
     failures: list[str]
+    #: well-formed calls after the last tool response: the episode's turns or tokens ran out before they could run
+    #: (TRL runs no calls past ``max_tool_calling_iterations`` or the completion budget); not the model's error
+    unanswered: int = 0
 
     @property
     def malformed(self) -> int:
-        """Tool calls that got no response (unparsable JSON, cut off by the token budget)."""
-        return max(0, self.attempts - self.responses)
+        """Tool calls that got no response for a reason of their own (unparsable JSON, cut off mid-call)."""
+        return max(0, self.attempts - self.responses - self.unanswered)
 
     @classmethod
     def parse(cls, text: str, cut: bool = False) -> "TranscriptStats":
@@ -84,7 +87,22 @@ class TranscriptStats:
             m = _ERROR_RE.match(r)
             if m:
                 failures.append(m.group(1).strip()[:200])
-        return cls(attempts=len(calls), names=names, responses=len(responses), failures=failures)
+        # the calls after the last response: one that parses was written when no turn was left to run it (a trainer
+        # drops a whole turn whose calls do not all parse, so then the turn's calls count as malformed)
+        end = text.rfind("</tool_response>")
+        tail = _CALL_RE.findall(text[end:] if end >= 0 else text)
+        unanswered = len(tail) if tail and all(_is_call(c) for c in tail) else 0
+        return cls(attempts=len(calls), names=names, responses=len(responses), failures=failures,
+                   unanswered=unanswered)
+
+
+def _is_call(body: str) -> bool:
+    """A ``<tool_call>`` body a chat template's parser reads: a JSON object naming the tool."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and isinstance(obj.get("name"), str)
 
 
 @dataclass

@@ -121,8 +121,10 @@ def _tools_text(ta: dict[str, Any]) -> tuple[bool, str]:
     infra = f" ({ta['infrastructure_errors']} infrastructure errors not counted)" if ta.get("infrastructure_errors") else ""
     tried = ""
     if ta.get("tool_call_attempts"):
-        tried = (f"; of {ta['tool_call_attempts']} tool calls written, {ta['malformed_calls']} never parsed and "
-                 f"{ta['failed_calls']} failed on their arguments")
+        late = (f", {ta['unanswered_calls']} came after the episode's last turn and never ran"
+                if ta.get("unanswered_calls") else "")
+        tried = (f"; of {ta['tool_call_attempts']} tool calls written, {ta['malformed_calls']} never parsed, "
+                 f"{ta['failed_calls']} failed on their arguments{late}")
     if not ta["method_usage"]:  # not one brush call reached the canvas
         return True, (f"no brush call took effect in {ta['episodes']} episodes{tried}; "
                       f"{_f(ta['errors_per_episode'])} errors per episode{infra}")
