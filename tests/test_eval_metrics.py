@@ -488,3 +488,29 @@ def test_well_formed_calls_after_the_last_turn_are_unanswered_not_malformed():
     assert (r.transcript.malformed, r.transcript.unanswered) == (5, 0)
     cut = text + '<tool_call>{"name": "rect", "arguments": {"x": 1, "y"'  # cut off mid-call by the token budget
     assert Rollout.from_dict({"step": 0, "prompt": "x", "policy": "trained", "completion": cut}).transcript.malformed == 5
+
+
+def test_the_gaming_flag_needs_more_than_chance_divergence():
+    # judge and preference with independent noise (sd 0.2), 3 steps of 8 paintings: the size of the moves alone
+    # flagged 30% of such pure-noise runs as gamed; a real opposite drift must still be flagged
+    import random
+
+    def run(seed, drift):
+        rng = random.Random(seed)
+        rs = []
+        for st in range(3):
+            for i in range(8):
+                j = min(1.0, max(0.0, 0.5 + rng.gauss(0, 0.2) - drift * st / 2))
+                p = min(1.0, max(0.0, 0.3 + rng.gauss(0, 0.2) + drift * st / 2))
+                rs.append(Rollout.from_dict({"step": st, "prompt": "x", "group": 2 * st + i // 4,
+                                             "reward": 0.6 * j + 0.3 * p,
+                                             "breakdown": {"judge": j, "preference": p, "gate": 1.0, "length": 0.5}}))
+        return metrics.scorer_agreement(rs)
+
+    noise = [run(s, 0.0) for s in range(200)]
+    assert sum(r["gamed"] is True for r in noise) / len(noise) <= 0.08
+    unclear = next(r for r in noise if r["gamed"] is None)
+    assert "within chance" in unclear["reason"] and unclear["divergence_p"] >= 0.05
+    drifted = [run(s, 0.3) for s in range(100)]
+    assert sum(r["gamed"] is True for r in drifted) / len(drifted) >= 0.9
+    assert all("p = " in f for r in drifted for f in r["flags"])

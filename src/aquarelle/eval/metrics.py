@@ -268,6 +268,29 @@ def _pair_agreement(groups: Iterable[list[Rollout]]) -> tuple[float | None, int]
     return (agree / total if total else None), total
 
 
+#: A rise of one scorer against a fall of the other counts as gaming only when the divergence is this unlikely by
+#: chance (3-step runs of pure noise were flagged 8% of the time on the size of the moves alone).
+GAMING_P = 0.05
+
+
+def divergence_p(first: Sequence[Rollout], last: Sequence[Rollout]) -> float | None:
+    """Welch's two-sided p that judge minus preference, per painting, has the same mean in the first and last third:
+    a scorer gamed moves it; scorers that agree do not. None with fewer than two paintings a side or no spread."""
+    a = [r.breakdown["judge"] - r.breakdown["preference"] for r in first]
+    b = [r.breakdown["judge"] - r.breakdown["preference"] for r in last]
+    if len(a) < 2 or len(b) < 2:
+        return None
+    if np.ptp(a) == 0 and np.ptp(b) == 0:  # no spread: a difference of means is certain
+        return 0.0 if np.mean(a) != np.mean(b) else 1.0
+    from scipy import stats
+
+    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def _f3(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.3g}"
+
+
 def scorer_agreement(rollouts: Sequence[Rollout], references: int = 4) -> dict[str, Any]:
     """Rank agreement of judge and preference, rise/fall flags for a gamed scorer, the judge's position-bias rate."""
     both = [r for r in rollouts if r.breakdown.get("judge") is not None and r.breakdown.get("preference") is not None]
@@ -297,12 +320,19 @@ def scorer_agreement(rollouts: Sequence[Rollout], references: int = 4) -> dict[s
             out["gamed"] = None
             out["reason"] = "one scorer has no scores in the first or last third"
         else:
-            for up, down in (("preference", "judge"), ("judge", "preference")):
-                if d[up] > RISE and d[down] < -RISE:
-                    flags.append(f"{up} rises ({d[up]:+.3f}) while {down} falls ({d[down]:+.3f}): "
-                                 f"the policy may be gaming {up}")
-            out["gamed"] = bool(flags)
-            out["reason"] = None
+            out["divergence_p"] = p = _round(divergence_p(first, last))
+            apart = [(up, down) for up, down in (("preference", "judge"), ("judge", "preference"))
+                     if d[up] > RISE and d[down] < -RISE]
+            if apart and (p is None or p >= GAMING_P):  # apart, but no further than chance takes them
+                out["gamed"] = None
+                out["reason"] = (f"the scorers move apart (judge {d['judge']:+.3f}, preference "
+                                 f"{d['preference']:+.3f}), but over {len(first)} and {len(last)} paintings that is "
+                                 f"within chance (p = {_f3(p)}; gaming needs p < {GAMING_P})")
+            else:
+                flags += [f"{up} rises ({d[up]:+.3f}) while {down} falls ({d[down]:+.3f}), p = {p:.2g}: the policy "
+                          f"may be gaming {up}" for up, down in apart]
+                out["gamed"] = bool(flags)
+                out["reason"] = None
     out["flags"] = flags
 
     biased = [r for r in rollouts if r.judge_position_bias is not None and r.breakdown.get("judge") is not None]
