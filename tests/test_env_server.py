@@ -90,6 +90,8 @@ def test_tools_mode_end_to_end(server):
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         st = env.state()
         assert st.done and [c["method"] for c in st.program["commands"]] == ["fill", "circle"]
+        # the judge's pairs and how many flipped with their order (eval's position-bias rate) reach the client
+        assert st.judge_pairs and 0 <= st.judge_position_bias <= st.judge_pairs
 
 
 def test_tools_budget_ends_episode_and_images_each_step(server):

@@ -131,6 +131,14 @@ def test_tiny_model_drives_grpo_through_tools(warm_tiny, flaky_hps, sun_prompts,
             assert math.isclose(m["reward"], sum(kept) / len(kept), abs_tol=1e-4)
         assert m["rewards_none"] == len(step_rewards) - len(kept)
         assert m["env_time_share"] is not None and 0 < m["env_time_share"] < 1
+    # the judge's order flips reach eval's position-bias rate (they were never written: always n/a)
+    judged = [r for r in rollouts if r["breakdown"].get("judge") is not None]
+    assert judged and all(r["judge_pairs"] > 0 and 0 <= r["judge_position_bias"] <= r["judge_pairs"] for r in judged)
+    assert all(r["judge_pairs"] is None for r in rollouts if r["breakdown"].get("judge") is None)
+    from aquarelle.eval.metrics import scorer_agreement
+    from aquarelle.eval.run import load_run
+
+    assert scorer_agreement(load_run(run).rollouts)["position_bias_rate"] is not None
 
     # the trained policy paints through the same path evaluation uses
     assert (run / "checkpoint" / "config.json").is_file()

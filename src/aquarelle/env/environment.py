@@ -87,6 +87,9 @@ class Episode:
     reward: float | None = None
     breakdown: dict = field(default_factory=dict)
     weights_used: dict = field(default_factory=dict)
+    # the judge's verdicts that flipped with the order of the pair, over its pairs (references): its position bias
+    judge_position_bias: int | None = None
+    judge_pairs: int | None = None
     program: dict | None = None
     source: str | None = None
 
@@ -202,6 +205,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             action_space=ep.space.name, seed=ep.seed, max_steps=ep.max_steps, steps_left=ep.steps_left,
             revisions_left=ep.revisions_left, done=ep.done, coverage=ep.coverage, reward=ep.reward,
             breakdown=ep.breakdown, weights=ep.weights_used, n_calls=len(ep.commands),
+            judge_position_bias=ep.judge_position_bias, judge_pairs=ep.judge_pairs,
             program=ep.program if ep.mode != "tools" else ep.program_obj().to_json(), source=ep.source,
         )
 
@@ -347,6 +351,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         ep.reward = None if res.infra_error else r.get("reward")
         ep.breakdown = dict(r.get("breakdown") or {})
         ep.weights_used = dict(r.get("weights") or {})
+        judged = ep.breakdown.get("judge") is not None
+        ep.judge_position_bias = int(r.get("judge_position_bias") or 0) if judged else None
+        ep.judge_pairs = len(r.get("references") or []) if judged else None
 
     def _final(self, ep: Episode, res: EvalResult, text: str, errors: list[str] | None = None) -> WatercolourObservation:
         ep.done = True

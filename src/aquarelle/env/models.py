@@ -102,6 +102,8 @@ class WatercolourState(State):
     reward: float | None = None
     breakdown: dict[str, float | None] = Field(default_factory=dict)
     weights: dict[str, float] = Field(default_factory=dict)
+    judge_position_bias: int | None = None  # of the judge's pairs (one per reference), how many flipped with the order
+    judge_pairs: int | None = None
     n_calls: int = 0
     program: dict | None = None
     source: str | None = None

@@ -115,6 +115,8 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     error: str | None = None
     feedback: str = ""  # the final observation's text (why the gate failed, the critique)
+    judge_position_bias: int | None = None  # the judge's order-flipped verdicts, of judge_pairs (eval's bias rate)
+    judge_pairs: int | None = None
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -160,6 +162,7 @@ def finish_episode(env: Any) -> Outcome:
         errors=[str(e) for e in errors],
         error=err if isinstance(err, str) else None,
         feedback=str(_get(obs, "text") or "")[:400],
+        judge_position_bias=_get(state, "judge_position_bias"), judge_pairs=_get(state, "judge_pairs"),
     )
 
 
@@ -210,4 +213,5 @@ class SketchScorer:
             state = env.state
         return Outcome(reward=obs.reward, breakdown=dict(obs.breakdown), program=state.program, source=sketch,
                        png_b64=obs.image_png_b64, coverage=obs.coverage, n_calls=state.n_calls,
-                       errors=list(obs.errors), feedback=obs.text[:400])
+                       errors=list(obs.errors), feedback=obs.text[:400],
+                       judge_position_bias=state.judge_position_bias, judge_pairs=state.judge_pairs)

@@ -81,6 +81,7 @@ class Recorder:
             "n_calls": outcome.n_calls or sum(methods.values()), "errors": outcome.errors + (
                 [outcome.error] if outcome.error else []), "methods": methods, "feedback": outcome.feedback,
             "completion": completion[:TRAIN_COMPLETION_CHARS],
+            "judge_position_bias": outcome.judge_position_bias, "judge_pairs": outcome.judge_pairs,
         }
         with open(self.run / "rollouts.jsonl", "a") as f:
             f.write(json.dumps(rec) + "\n")

@@ -151,7 +151,8 @@ def _record(outcome: Outcome, code: str, prompt: str, prompt_id: str, split: str
             "code": code, "image": None, "reward": outcome.reward, "breakdown": outcome.breakdown,
             "coverage": outcome.coverage, "n_calls": outcome.n_calls or sum(methods.values()),
             "errors": outcome.errors + ([outcome.error] if outcome.error else []), "methods": methods,
-            "png_b64": outcome.png_b64, "program": outcome.program, "feedback": outcome.feedback}
+            "png_b64": outcome.png_b64, "program": outcome.program, "feedback": outcome.feedback,
+            "judge_position_bias": outcome.judge_position_bias, "judge_pairs": outcome.judge_pairs}
 
 
 def export_html(rec: dict, path: str) -> None:
