@@ -152,8 +152,12 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
         for i, completion in enumerate(completions):
             row = {k: v[i] for k, v in cols.items() if isinstance(v, list) and len(v) == len(completions)}
             if environments is not None:
-                with timer.busy():
-                    outcome = finish_episode(environments[i])
+                try:
+                    with timer.busy():
+                        outcome = finish_episode(environments[i])
+                except Exception as e:  # noqa: BLE001 - the server stayed away: None with the reason, not a crash
+                    outcome = Outcome(reward=None, error="environment failed: " + (
+                        str(e).splitlines()[0] if str(e) else type(e).__name__))
                 code = json.dumps(outcome.program) if outcome.program else (outcome.source or "")
                 if cfg.mode == "revise":
                     code = outcome.source or code

@@ -1,0 +1,42 @@
+"""The GRPO glue without a model: the reward function, the metrics line and paint's episode loop (fast)."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+from transformers import TrainerState
+
+SPACE = "fill,circle"
+
+
+def _dead_url() -> str:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return f"http://127.0.0.1:{port}"
+
+
+def test_a_rollout_whose_env_server_went_away_is_none_and_recorded(tmp_path):
+    """finish_episode raised (the server stayed down): training went down with it instead of a None reward."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, env_class
+    from aquarelle.train.grpo import Recorder, make_reward_func
+
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64})
+    recorder, timer = Recorder(tmp_path, "tools", 64), EnvTimer()
+    reward_fn = make_reward_func(cfg, recorder, timer, num_generations=2)
+    local = env_class("tools", SPACE, cfg)()
+    local.reset(prompt="a red sun", seed=3)
+    local.circle(x=300, y=300, r=150)
+    dead = env_class("tools", SPACE, cfg.model_copy(update={"env": cfg.env.model_copy(update={"urls": [_dead_url()]})}))()
+    dead._backend.reconnect_s, dead._backend.retries = 0.1, 1
+    dead._backend._reset_kw, dead._started, dead._done = {"prompt": "a red sun"}, True, False  # mid-episode
+    state = TrainerState()
+    rewards = reward_fn(prompts=[[]] * 2, completions=[[], []], environments=[local, dead], trainer_state=state,
+                        painting_prompt=["a red sun"] * 2)
+    assert rewards[0] is not None and rewards[1] is None
+    lines = [json.loads(x) for x in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert [r["reward"] for r in lines] == rewards and any("environment" in e for e in lines[1]["errors"])
+    assert recorder.take().n_none == 1
