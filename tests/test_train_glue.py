@@ -40,3 +40,25 @@ def test_a_rollout_whose_env_server_went_away_is_none_and_recorded(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
     assert [r["reward"] for r in lines] == rewards and any("environment" in e for e in lines[1]["errors"])
     assert recorder.take().n_none == 1
+
+
+def test_paint_executes_as_many_tool_rounds_as_training(monkeypatch):
+    """TRL runs max_tool_calling_iterations rounds of tools; the calls of the turn after the last round are never
+    run. paint ran them too, so eval painted more than training ever could."""
+    from aquarelle.train import sample
+    from aquarelle.train.config import load_config
+    from aquarelle.train.model import Policy, byte_tokenizer
+
+    turns = []
+    monkeypatch.setattr(sample, "_generate", lambda pol, messages, tools, left, t, seed: (
+        turns.append(len(messages)) or "x", [1, 2, 3], [4]))
+    monkeypatch.setattr(sample, "_parse", lambda pol, ids, prefix, tools: {"content": "", "tool_calls": [
+        {"type": "function", "function": {"name": "circle", "arguments": {"x": 300, "y": 300, "r": 50}}}]})
+    pol = Policy(model=None, tokenizer=byte_tokenizer(), name="fake", path=None)
+    for it in (1, 2):
+        turns.clear()
+        cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64,
+                                 "generation.max_tool_calling_iterations": it, "reward.weights": {"gate": 1.0}})
+        rec = sample.paint(pol, "a red sun", "tools", config=cfg)
+        assert len(turns) == it + 1  # the model's turns, as in TRL: the first and one after each round of tools
+        assert rec["n_calls"] == it, rec["methods"]

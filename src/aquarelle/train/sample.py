@@ -121,8 +121,8 @@ def _paint_with_tools(pol: Policy, messages: list[dict], mode: str, cfg: TrainCo
         calls = msg.get("tool_calls") or []
         messages.append({"role": "assistant", "content": msg.get("content") or "", "tool_calls": calls} if calls
                         else {"role": "assistant", "content": msg.get("content") or ""})
-        if not calls:
-            break
+        if not calls or turn == cfg.generation.max_tool_calling_iterations:
+            break  # TRL never runs the calls of the turn after its last round of tools
         for c in calls:
             fn = c.get("function", c)
             name, args = fn.get("name"), fn.get("arguments") or {}
