@@ -62,3 +62,39 @@ def test_paint_executes_as_many_tool_rounds_as_training(monkeypatch):
         rec = sample.paint(pol, "a red sun", "tools", config=cfg)
         assert len(turns) == it + 1  # the model's turns, as in TRL: the first and one after each round of tools
         assert rec["n_calls"] == it, rec["methods"]
+
+
+def test_tool_calls_mean_counts_the_calls_that_reached_the_environment(tmp_path):
+    """At TRL's iteration limit the last assistant turn's calls are never run (TRL's tools/call_frequency leaves
+    them out); tool_calls_mean counted them."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, env_class
+    from aquarelle.train.grpo import Recorder, _metrics_callback, make_reward_func
+
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.weights": {"gate": 1.0}})
+    recorder, timer = Recorder(tmp_path, "tools", 64), EnvTimer()
+    reward_fn = make_reward_func(cfg, recorder, timer, num_generations=2)
+    callback = _metrics_callback(tmp_path, recorder, timer)
+
+    def call(name, **args):
+        return {"type": "function", "function": {"name": name, "arguments": args}}
+
+    envs, completions = [], []
+    for _ in range(2):
+        env = env_class("tools", SPACE, cfg)()
+        env.reset(prompt="a red sun", seed=3)
+        r1, r2 = env.fill(color="red"), env.circle(x=300, y=300, r=150)
+        envs.append(env)
+        completions.append([{"role": "assistant", "content": "", "tool_calls": [call("fill", color="red"),
+                                                                              call("circle", x=300, y=300, r=150)]},
+                            {"role": "tool", "name": "fill", "content": r1}, {"role": "tool", "name": "circle", "content": r2},
+                            {"role": "assistant", "content": "", "tool_calls": [call("finish")]}])  # never run
+    state = TrainerState()
+    reward_fn(prompts=[[]] * 2, completions=completions, environments=envs, trainer_state=state,
+              painting_prompt=["a red sun"] * 2)
+    state.global_step = 1
+    callback.on_step_begin(None, state, None)
+    callback.on_step_end(None, state, None)
+    callback.on_log(None, state, None, logs={"loss": 0.0})
+    line = json.loads((tmp_path / "metrics.jsonl").read_text())
+    assert line["tool_calls_mean"] == 2.0

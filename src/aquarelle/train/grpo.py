@@ -138,7 +138,7 @@ def _transcript(completion: Any) -> str:
 def _tool_call_count(completion: Any) -> int:
     if isinstance(completion, str):
         return completion.count("<tool_call>")
-    return sum(len(m.get("tool_calls") or []) for m in completion if m.get("role") == "assistant")
+    return sum(m.get("role") == "tool" for m in completion)  # calls that ran: TRL never runs the last turn's calls
 
 
 def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_generations: int) -> Any:
@@ -237,7 +237,7 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
                 "step_time": round(step_time, 3),
                 "env_time": round(env_s, 4),
                 "env_time_share": round(env_s / step_time, 4) if step_time > 0 else None,
-                "tool_calls_mean": _mean([float(x) for x in st.tool_calls]),
+                "tool_calls_mean": logs.get("tools/call_frequency", _mean([float(x) for x in st.tool_calls])),
                 "completion_len_mean": logs.get("completions/mean_length"),
                 "rewards_none": st.n_none,
                 "tools_failure_frequency": logs.get("tools/failure_frequency"),
