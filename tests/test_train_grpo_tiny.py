@@ -183,3 +183,24 @@ def test_sketch_and_revise_modes_score_every_rollout(mode, sun_prompts, tmp_path
     assert all(r["reward"] == 0.0 and r["breakdown"].get("gate") == 0.0 for r in rollouts)
     assert metrics[0]["step"] == 1 and metrics[0]["frac_reward_zero_std"] == 1.0
     assert json.loads((run / "config.json").read_text())["config"]["mode"] == mode
+
+
+def test_resume_after_a_lost_step_records_each_step_once(sun_prompts, tmp_path):
+    """A run killed after step 2 was logged but before its checkpoint resumes from step 1 and runs step 2 again:
+    metrics.jsonl and rollouts.jsonl must hold step 2 once (the rerun), not twice."""
+    import shutil
+
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    over = {"model.name": "tiny", "mode": "sketch", "prompts": sun_prompts, "optim.max_steps": 2,
+            "optim.save_steps": 1, "generation.num_generations": 2, "generation.max_completion_length": 16,
+            "env.image_size": 64}
+    run = tmp_path / "run"
+    train(load_config(None, over), run)
+    shutil.rmtree(run / "checkpoints" / "checkpoint-2")  # killed before step 2's checkpoint was written
+    train(load_config(None, over), run, resume=True)
+    steps = [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert steps == [1, 2]
+    rollouts = [json.loads(x)["step"] for x in (run / "rollouts.jsonl").read_text().splitlines()]
+    assert sorted(rollouts) == [1, 1, 2, 2]

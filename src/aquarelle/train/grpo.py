@@ -257,6 +257,20 @@ def _last_checkpoint(run: Path) -> str | None:
     return str(ck[-1]) if ck else None
 
 
+def _drop_steps_after(run: Path, step: int) -> None:
+    def kept(line: str) -> bool:
+        try:
+            return json.loads(line)["step"] <= step
+        except (ValueError, KeyError, TypeError):  # a line torn by the kill
+            return False
+
+    for name in ("metrics.jsonl", "rollouts.jsonl"):
+        f = run / name
+        if f.is_file():
+            f.write_text("".join(x if x.endswith("\n") else x + "\n"
+                                 for x in f.read_text().splitlines(keepends=True) if kept(x)))
+
+
 def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str | None = None,
           log: Any = None) -> dict:
     """Run GRPO into the run directory ``out``; returns a summary of what happened."""
@@ -265,6 +279,8 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     run = Path(out)
     grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
     resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
+    if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
+        _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))
     run.mkdir(parents=True, exist_ok=True)
 
     mode = cfg.mode
