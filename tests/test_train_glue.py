@@ -98,3 +98,27 @@ def test_tool_calls_mean_counts_the_calls_that_reached_the_environment(tmp_path)
     callback.on_log(None, state, None, logs={"loss": 0.0})
     line = json.loads((tmp_path / "metrics.jsonl").read_text())
     assert line["tool_calls_mean"] == 2.0
+
+
+def test_paint_scores_the_painting_against_the_prompt_training_uses(monkeypatch):
+    """Training's rows carry the subject (the bare prompt) that the judge and the preference scorer read; paint's
+    row did not, so its episodes were scored against the whole user message ('Paint a watercolour: ...')."""
+    from aquarelle.train import sample
+    from aquarelle.train.config import load_config
+    from aquarelle.train.data import PromptRow, prompt_dataset
+    from aquarelle.train.envglue import env_class, finish_episode
+    from aquarelle.train.model import SYSTEMS, Policy, byte_tokenizer
+
+    seen = []
+    monkeypatch.setattr(sample, "_generate", lambda *a: ("x", [1], [2]))
+    monkeypatch.setattr(sample, "_parse", lambda *a: {"content": "done"})
+    monkeypatch.setattr(sample, "finish_episode", lambda env: seen.append(env.state.prompt) or finish_episode(env))
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.weights": {"gate": 1.0}})
+    pol = Policy(model=None, tokenizer=byte_tokenizer(), name="fake", path=None)
+    for mode in ("tools", "revise"):
+        sample.paint(pol, "a red sun", mode, config=cfg)
+        row = dict(prompt_dataset([PromptRow("sun", "a red sun")], mode=mode, system=SYSTEMS[mode], action_space=SPACE,
+                                  preset="judge-led", seed=0, max_steps=16, revisions=1)[0])
+        env = env_class(mode, SPACE, cfg)()
+        env.reset(**row)
+        assert seen[-1] == env.state.prompt == "a red sun"

@@ -100,7 +100,7 @@ def _paint_with_tools(pol: Policy, messages: list[dict], mode: str, cfg: TrainCo
 
     cls = env_class(mode, cfg.env.action_space, cfg)
     env = cls()
-    row = {"prompt": messages, "painting_prompt": prompt, "prompt_id": "", "split": "", "mode": mode,
+    row = {"prompt": messages, "painting_prompt": prompt, "subject": prompt, "prompt_id": "", "split": "", "mode": mode,
            "seed": gseed, "action_space": cfg.env.action_space, "preset": cfg.reward.preset,
            "max_steps": cfg.env.max_steps, "revisions": cfg.env.revisions}
     task = env.reset(**row)
