@@ -122,3 +122,23 @@ def test_paint_scores_the_painting_against_the_prompt_training_uses(monkeypatch)
         env = env_class(mode, SPACE, cfg)()
         env.reset(**row)
         assert seen[-1] == env.state.prompt == "a red sun"
+
+
+def test_custom_reward_weights_reach_the_tool_env():
+    """reward.weights 'beats preset' (docs/config.md), but only sketch mode passed it on: tools and revise episodes
+    (training and paint) were scored with the preset's weights."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.data import PromptRow, prompt_dataset
+    from aquarelle.train.envglue import env_class, finish_episode
+    from aquarelle.train.model import SYSTEMS
+
+    w = {"gate": 1.0, "length": 0.0, "judge": 0.0, "preference": 0.0}
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.weights": w})
+    row = dict(prompt_dataset([PromptRow("sun", "a red sun")], mode="tools", system=SYSTEMS["tools"], action_space=SPACE,
+                              preset=cfg.reward.preset, seed=0, max_steps=16, revisions=1)[0])
+    env = env_class("tools", SPACE, cfg)()
+    env.reset(**row)
+    env.fill(color="red")
+    env.circle(x=300, y=300, r=150)
+    out = finish_episode(env)
+    assert env.state.weights == w and out.breakdown["gate"] == 1.0 and out.reward == 1.0

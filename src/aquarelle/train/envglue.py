@@ -88,7 +88,8 @@ def env_class(mode: str, action_space: str, cfg: Any = None, **extra: Any) -> ty
     if cfg is not None:
         kwargs.update(env_urls=list(cfg.env.urls) or None, max_steps=cfg.env.max_steps,
                       revisions=cfg.env.revisions, obs_chars=cfg.env.observation_chars,
-                      reward_config=cfg.reward.reward_config() or None, render_size=cfg.env.image_size)
+                      reward_config=cfg.reward.reward_config() or None, render_size=cfg.env.image_size,
+                      weights=cfg.reward.weights)
     kwargs.update(extra)
     params = inspect.signature(make_tool_env).parameters
     if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
