@@ -266,9 +266,11 @@ def _drop_steps_after(run: Path, step: int) -> None:
 
     for name in ("metrics.jsonl", "rollouts.jsonl"):
         f = run / name
-        if f.is_file():
-            f.write_text("".join(x if x.endswith("\n") else x + "\n"
-                                 for x in f.read_text().splitlines(keepends=True) if kept(x)))
+        if f.is_file():  # written aside and swapped in: a second kill here leaves the file whole
+            tmp = f.with_name(f.name + ".tmp")
+            tmp.write_text("".join(x if x.endswith("\n") else x + "\n"
+                                   for x in f.read_text().splitlines(keepends=True) if kept(x)))
+            os.replace(tmp, f)
 
 
 def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str | None = None,
