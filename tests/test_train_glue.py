@@ -142,3 +142,17 @@ def test_custom_reward_weights_reach_the_tool_env():
     env.circle(x=300, y=300, r=150)
     out = finish_episode(env)
     assert env.state.weights == w and out.breakdown["gate"] == 1.0 and out.reward == 1.0
+
+
+def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_other_tool_text():
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import env_class
+    from aquarelle.train.sft import warm_start_dir
+
+    def where(**over):
+        cfg = load_config(None, over)
+        return warm_start_dir("smollm2", "tools", "hf10", cfg.sft, 640, env_class("tools", "hf10", cfg))
+
+    local = where()
+    assert where(**{"env.urls": ["http://127.0.0.1:8000"]}) == local  # 20 CPU minutes not spent again
+    assert where(**{"env.observation_chars": 60}) != local  # the observations it learns from differ

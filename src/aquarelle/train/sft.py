@@ -138,25 +138,30 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
-def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, budget_tokens: int | None) -> Path:
-    """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget)."""
+def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, budget_tokens: int | None,
+                   env_cls: type | None = None) -> Path:
+    """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget) and, in tools mode,
+    per tool set and tool text (what the transcripts it learns from show)."""
     safe = model.replace("/", "__").replace(os.sep, "__")
-    return cache_dir() / "warm" / (f"{safe}-{mode}-{action_space.replace(',', '+')}-s{cfg.steps}-b{cfg.batch_size}"
-                                   f"-lr{cfg.learning_rate:g}-l{cfg.train_layers}-t{budget_tokens}")
+    out = cache_dir() / "warm" / (f"{safe}-{mode}-{action_space.replace(',', '+')}-s{cfg.steps}-b{cfg.batch_size}"
+                                  f"-lr{cfg.learning_rate:g}-l{cfg.train_layers}-t{budget_tokens}")
+    if env_cls is None:
+        return out
+    import hashlib
+
+    sig = (json.dumps(tool_schemas(env_cls), sort_keys=True)
+           # where the env runs changes no text it shows: env containers reuse the in-process warm start
+           + json.dumps({k: v for k, v in getattr(env_cls, "_config", {}).items() if k != "env_urls"},
+                        sort_keys=True, default=str)
+           + f"transcripts-v{TRANSCRIPT_VERSION}")
+    return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
 
 
 def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
                       demos_source: str | None = None, seed: int = 0, budget_tokens: int | None = None,
                       log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens)
-    if env_cls is not None:  # a different tool set (or tool text) needs a different warm start
-        import hashlib
-
-        sig = (json.dumps(tool_schemas(env_cls), sort_keys=True)
-               + json.dumps(getattr(env_cls, "_config", {}), sort_keys=True, default=str)
-               + f"transcripts-v{TRANSCRIPT_VERSION}")
-        out = out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
     if (out / "aquarelle.json").is_file() and (out / "config.json").is_file():
         log(f"warm start: using cached {out}")
         return out
