@@ -96,8 +96,8 @@ def test_reward_scores_an_unfinished_painting_and_caps_text():
     Env = make_tool_env(max_steps=5, obs_chars=60)
     env = Env()
     text = env.reset(prompt="a lemon")
-    assert len(text) <= 62 and text.endswith("...")
-    env.fill("#f4d35e", 220)
+    assert text.rstrip().endswith("5 steps, then finish.")  # the task whole: it is prompt, not a tool result
+    assert len(env.fill("#f4d35e", 220)) <= 60  # a tool result is capped
     env.circle(300, 300, 100)
     assert not env.done
     assert env.reward > 0 and env.done  # reading the reward finished the episode

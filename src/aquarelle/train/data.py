@@ -233,7 +233,7 @@ def extract_sketch(completion_text: str) -> str:
 # ------------------------------------------------------------------ tool transcripts
 
 #: Bump when transcripts change, so cached warm starts trained on older ones are not reused.
-TRANSCRIPT_VERSION = 2
+TRANSCRIPT_VERSION = 3  # 3: the task text after reset is no longer cut at env.observation_chars
 #: Calls that only affect strokes, and the calls that can switch a stroke on. In a space
 #: without the latter (hf10) the former never change the painting, and a small policy that
 #: copies them spends its few tool turns before it reaches a shape.

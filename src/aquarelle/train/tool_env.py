@@ -286,7 +286,9 @@ class _ToolEnvBase:
         text = self._obs.text
         if from_chat and text.startswith("Paint: "):  # the subject is already in the user message
             text = text.split(". ", 1)[-1]
-        return "\n\n" + self._cap(text)
+        # the task is not capped: it joins the prompt (not the completion budget ``obs_chars`` guards), and cut at
+        # 120 characters it lost its step budget ("... 16 steps, then finish")
+        return "\n\n" + text
 
     # -- tool plumbing
 
