@@ -137,3 +137,12 @@ def test_score_cli_runs_sketches_through_the_sandbox(tmp_path):
     assert w["reward"] == 0.0 and any("wash" in r and "hf10" in r for r in w["gate_reasons"])
     assert t["reward"] == 0.0 and any("< 0.5%" in r for r in t["gate_reasons"])
     assert res.exit_code == 0
+
+
+def test_nan_coverage_from_the_caller_is_measured_not_passed():
+    blank = np.full((64, 64, 3), 255, np.uint8)
+    g = check_gate(image=blank, coverage_value=float("nan"))
+    assert not g.passed and g.coverage == 0.0
+    painted = blank.copy()
+    painted[:16] = 40
+    assert check_gate(image=painted, coverage_value=float("nan")).passed

@@ -9,6 +9,7 @@ caused lands here, so crashing is never a way to escape a bad score.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -175,7 +176,7 @@ def check_gate(*, image: np.ndarray | None, program=None, source: str | None = N
     if source is not None:
         sandbox = " | ".join([*map(str, violations), error or ""])
         reasons.extend(r for r in source_reasons(source, action_space=action_space) if not _covered(r, sandbox))
-    cov = coverage_value
+    cov = coverage_value if coverage_value is None or math.isfinite(coverage_value) else None  # NaN: measure
     if program is None and image is None and not reasons:
         reasons.append("nothing painted: no program and no image")
     if program is not None and painted_commands(program) == 0:
