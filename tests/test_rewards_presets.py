@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -158,3 +159,31 @@ def test_reward_bench_answers_help_without_running():
                            text=True, timeout=60, env={**os.environ, "OMP_NUM_THREADS": "1"})
         assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
     assert results.stat().st_mtime_ns == before
+
+
+def test_local_scorers_see_the_painting_at_render_size(tmp_path):
+    """A painting that is a copy of every reference ties them, at whatever size the caller rendered it."""
+    from aquarelle.rewards.imageio import resize, save_png
+    from aquarelle.rewards.pool import Pool
+
+    rng = np.random.default_rng(3)
+    img = np.full((600, 600, 3), 248, np.uint8)
+    for _ in range(40):  # hard-edged strokes: what resampling changes most
+        y, x, h, w = rng.integers(0, 560, 4) % np.array([560, 560, 40, 300]) + np.array([0, 0, 3, 10])
+        img[y:y + h, x:x + w] = rng.integers(20, 230, 3)
+    (tmp_path / "sketches").mkdir()
+    (tmp_path / "images").mkdir()
+    ents = [{"id": i, "subject": "abstract", "tier": t, "why": "test", "hf10": True, "split": "design"}
+            for i, t in (("l1", "love"), ("l2", "love"), ("o1", "okay"), ("o2", "okay"))]
+    (tmp_path / "pool.json").write_text(json.dumps({"paintings": ents}))
+    for e in ents:
+        (tmp_path / "sketches" / f"{e['id']}.js").write_text(f"// {e['id']}\n")
+    pool = Pool(tmp_path)
+    for e in pool.entries:
+        save_png(img, pool.image_path(e))
+        pool.image_path(e).with_suffix(".json").write_text(json.dumps({"key": pool._key(e, "native")}))
+    model = RewardModel(RewardConfig(pool_dir=str(tmp_path)))
+    native = model.score(image=img, program=None, mode="tools", n_calls=210)
+    small = model.score(image=resize(img, 256), program=None, mode="tools", n_calls=210)
+    assert native.breakdown["judge"] == 0.5
+    assert native.breakdown == small.breakdown and native.reward == small.reward

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from .config import RewardConfig, Weights
 from .gate import check_gate
+from .imageio import resize
 from .judge import JudgeBackendError, judge_against
 from .length import length_score
 
@@ -130,13 +131,18 @@ class RewardModel:
         critique: list[str] = []
         bias = 0
         refs: list[str] = []
+        c = self.config
+        # the local scorers see the painting at render_size, as they see the references (and as validate_pool does)
+        local = resize(image, c.render_size) if "local" in (c.judge_backend, c.preference_backend) else image
         try:
             if w.judge > 0:
-                jr = judge_against(self.judge_backend(), image, self.references(group_seed))
+                seen = local if c.judge_backend == "local" else image
+                jr = judge_against(self.judge_backend(), seen, self.references(group_seed))
                 breakdown["judge"], bias, refs = jr.score, jr.position_bias, jr.reference_ids
                 critique.append(f"Judge {jr.score:.2f} against the references: " + "; ".join(jr.reasons) + ".")
             if w.preference > 0:
-                pv, note = self.preference_backend().score(image, prompt or "")
+                pv, note = self.preference_backend().score(local if c.preference_backend == "local" else image,
+                                                           prompt or "")
                 breakdown["preference"] = pv
                 critique.append(f"Preference {pv:.2f}: {note}.")
         except Exception as e:  # noqa: BLE001 - a scorer failure is infrastructure: None with the reason
