@@ -156,3 +156,32 @@ def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_ot
     local = where()
     assert where(**{"env.urls": ["http://127.0.0.1:8000"]}) == local  # 20 CPU minutes not spent again
     assert where(**{"env.observation_chars": 60}) != local  # the observations it learns from differ
+
+
+def test_partial_reward_weights_override_the_configured_preset():
+    """reward.weights {length: 0.1} with preset hps-only is .05/.1/0/.9 (docs/config.md), but the glue dropped the
+    preset and the environment filled the other terms from judge-led (judge .60)."""
+    from aquarelle.rewards.config import resolve_weights
+    from aquarelle.train.config import load_config
+    from aquarelle.train.data import PromptRow, prompt_dataset
+    from aquarelle.train.envglue import EnvTimer, SketchScorer, env_class, finish_episode
+    from aquarelle.train.model import SYSTEMS
+
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.preset": "hps-only",
+                             "reward.weights": {"length": 0.1}})
+    want = resolve_weights("hps-only", {"length": 0.1}).as_dict()
+    assert want["judge"] == 0.0
+    row = dict(prompt_dataset([PromptRow("sun", "a red sun")], mode="tools", system=SYSTEMS["tools"], action_space=SPACE,
+                              preset=cfg.reward.preset, seed=0, max_steps=16, revisions=1)[0])
+    env = env_class("tools", SPACE, cfg)()
+    env.reset(**row)
+    env.fill(color="red")
+    env.circle(x=300, y=300, r=150)
+    out = finish_episode(env)
+    assert env.state.weights == want and out.breakdown["judge"] is None  # hps-only: judge weight 0
+    sketch = ("function setup() { createCanvas(600, 600, WEBGL); }\n"
+              "function draw() { translate(-width / 2, -height / 2); brush.fill('red', 120);\n"
+              "  brush.circle(300, 300, 150); noLoop(); }\n")
+    out = SketchScorer(cfg, EnvTimer()).score(sketch, prompt="a red sun", seed=0, preset=cfg.reward.preset,
+                                              weights=cfg.reward.weights)
+    assert out.breakdown["gate"] == 1.0 and out.breakdown["judge"] is None  # hps-only: judge weight 0

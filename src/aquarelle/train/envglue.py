@@ -202,7 +202,12 @@ class SketchScorer:
     def _score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
         env = self._env()
         kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True}
-        kw.update({"weights": weights} if weights else {"preset": preset})
+        if weights:  # the terms given override the preset's (docs/config.md)
+            from aquarelle.rewards.config import resolve_weights
+
+            kw["weights"] = resolve_weights(preset, weights).as_dict()
+        else:
+            kw["preset"] = preset
         if self._urls:
             with env:
                 env.reset(seed=seed, **kw)

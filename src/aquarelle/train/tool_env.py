@@ -277,8 +277,10 @@ class _ToolEnvBase:
         for k in ("preset", "weights"):
             if row.get(k) is not None or cfg.get(k) is not None:
                 kw[k] = row.get(k) if row.get(k) is not None else cfg[k]
-        if "preset" in kw and "weights" in kw:
-            kw.pop("preset")
+        if "preset" in kw and "weights" in kw:  # the terms given override the preset's (docs/config.md)
+            from aquarelle.rewards.config import resolve_weights
+
+            kw["weights"] = resolve_weights(kw.pop("preset"), kw["weights"]).as_dict()
         if row.get("seed") is not None:
             kw["seed"] = int(row["seed"])
         self._obs = self._backend.reset(**kw)
