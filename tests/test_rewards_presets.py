@@ -187,3 +187,12 @@ def test_local_scorers_see_the_painting_at_render_size(tmp_path):
     small = model.score(image=resize(img, 256), program=None, mode="tools", n_calls=210)
     assert native.breakdown["judge"] == 0.5
     assert native.breakdown == small.breakdown and native.reward == small.reward
+
+
+def test_infinite_weights_are_refused():
+    """An inf weight passed ge=0, so every reward was inf (or NaN where its term was 0)."""
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(RewardError, match="bad weight judge"):
+            resolve_weights(weights={"judge": bad})
+        with pytest.raises(RewardError, match="bad reward config"):
+            load_config(None, weights={"judge": bad})

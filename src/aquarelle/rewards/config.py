@@ -21,7 +21,7 @@ TERMS = ("gate", "length", "judge", "preference")
 class Weights(BaseModel):
     """How much each term counts: reward = gate x (gate + length*L + judge*J + preference*P)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # an inf weight made reward inf/NaN
     gate: float = Field(0.05, ge=0)
     length: float = Field(0.05, ge=0)
     judge: float = Field(0.60, ge=0)
