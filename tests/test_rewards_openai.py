@@ -53,6 +53,8 @@ def make_app(hits: list[str]) -> FastAPI:
         assert len(imgs) == 2
         if model == "error500":
             return JSONResponse({"error": {"message": "boom"}}, status_code=500)
+        if model == "error400":
+            return JSONResponse({"error": {"message": "no such model"}}, status_code=400)
         if model == "slow":
             await asyncio.sleep(SLOW_S)
         if model == "counted":
@@ -179,6 +181,15 @@ def test_failures_raise_with_reason_after_retries(server, model, words, attempts
         judge_against(j, canvas(0.5), [("r", canvas(0.2))])
     assert hits[n0:].count(model) >= attempts  # retried, and the second order too
     assert j.check() is not None
+
+
+def test_a_4xx_is_not_retried_and_the_error_counts_the_tries_made(server):
+    url, hits = server
+    n0 = len(hits)
+    j = judge(url, "error400", timeout_s=TIMEOUT_S)
+    with pytest.raises(JudgeBackendError, match=r"HTTP 400 \(1 attempt\(s\)"):  # it said "3 attempt(s)"
+        j.compare_many([(canvas(0.5), canvas(0.2))])
+    assert hits[n0:].count("error400") == 1
 
 
 def test_reward_is_none_with_reason_when_judge_fails(server, tiny_pool):

@@ -183,8 +183,9 @@ class OpenAIJudge:
                 return self._cache[key]
         url_a, url_b = data_url(a, self.image_size), data_url(b, self.image_size)
         o = self._openai
-        last = "no attempt"
+        last, tries = "no attempt", 0
         for attempt in range(self.retries + 1):
+            tries += 1
             if attempt:
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
@@ -205,7 +206,7 @@ class OpenAIJudge:
                     if len(self._cache) > self._cache_size:
                         self._cache.popitem(last=False)
                 return v
-        raise JudgeBackendError(f"{last} ({self.retries + 1} attempt(s), model {self.model})")
+        raise JudgeBackendError(f"{last} ({tries} attempt(s), model {self.model})")
 
     def compare_many(self, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[Verdict]:
         futures = [self._pool.submit(self._ask, a, b) for a, b in pairs]
