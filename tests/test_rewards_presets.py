@@ -196,3 +196,11 @@ def test_infinite_weights_are_refused():
             resolve_weights(weights={"judge": bad})
         with pytest.raises(RewardError, match="bad reward config"):
             load_config(None, weights={"judge": bad})
+
+
+def test_a_judge_without_references_is_refused_at_load():
+    """love 0 and okay 0 with a judge weight made every reward None ('no references') only once scoring ran."""
+    with pytest.raises(RewardError, match="the judge .* needs at least one reference painting"):
+        load_config(None, references={"love": 0, "okay": 0})
+    cfg = load_config(None, preset="hps-only", references={"love": 0, "okay": 0})  # no judge: nothing to compare
+    assert cfg.references.love == cfg.references.okay == 0

@@ -112,7 +112,10 @@ class RewardConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check_weights(self) -> "RewardConfig":
-        resolve_weights(self.preset, self.weights)
+        w = resolve_weights(self.preset, self.weights)
+        if w.judge > 0 and self.references.love + self.references.okay == 0:  # else every reward None, unexplained
+            raise ValueError(f"the judge (weight {w.judge:g}) needs at least one reference painting (references: "
+                             "love + okay >= 1), or give the judge weight 0")
         return self
 
     def resolved_judge_url(self) -> str | None:
