@@ -124,23 +124,29 @@ def test_paint_scores_the_painting_against_the_prompt_training_uses(monkeypatch)
         assert seen[-1] == env.state.prompt == "a red sun"
 
 
-def test_custom_reward_weights_reach_the_tool_env():
-    """reward.weights 'beats preset' (docs/config.md), but only sketch mode passed it on: tools and revise episodes
-    (training and paint) were scored with the preset's weights."""
-    from aquarelle.train.config import load_config
+def _paint_a_sun_as_training_does(cfg):
+    """A tools episode reset from a training dataset row (as GRPO resets it), a red circle, then its outcome."""
     from aquarelle.train.data import PromptRow, prompt_dataset
     from aquarelle.train.envglue import env_class, finish_episode
     from aquarelle.train.model import SYSTEMS
 
-    w = {"gate": 1.0, "length": 0.0, "judge": 0.0, "preference": 0.0}
-    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.weights": w})
     row = dict(prompt_dataset([PromptRow("sun", "a red sun")], mode="tools", system=SYSTEMS["tools"], action_space=SPACE,
                               preset=cfg.reward.preset, seed=0, max_steps=16, revisions=1)[0])
     env = env_class("tools", SPACE, cfg)()
     env.reset(**row)
     env.fill(color="red")
     env.circle(x=300, y=300, r=150)
-    out = finish_episode(env)
+    return env, finish_episode(env)
+
+
+def test_custom_reward_weights_reach_the_tool_env():
+    """reward.weights 'beats preset' (docs/config.md), but only sketch mode passed it on: tools and revise episodes
+    (training and paint) were scored with the preset's weights."""
+    from aquarelle.train.config import load_config
+
+    w = {"gate": 1.0, "length": 0.0, "judge": 0.0, "preference": 0.0}
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.weights": w})
+    env, out = _paint_a_sun_as_training_does(cfg)
     assert env.state.weights == w and out.breakdown["gate"] == 1.0 and out.reward == 1.0
 
 
@@ -163,21 +169,13 @@ def test_partial_reward_weights_override_the_configured_preset():
     preset and the environment filled the other terms from judge-led (judge .60)."""
     from aquarelle.rewards.config import resolve_weights
     from aquarelle.train.config import load_config
-    from aquarelle.train.data import PromptRow, prompt_dataset
-    from aquarelle.train.envglue import EnvTimer, SketchScorer, env_class, finish_episode
-    from aquarelle.train.model import SYSTEMS
+    from aquarelle.train.envglue import EnvTimer, SketchScorer
 
     cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.preset": "hps-only",
                              "reward.weights": {"length": 0.1}})
     want = resolve_weights("hps-only", {"length": 0.1}).as_dict()
     assert want["judge"] == 0.0
-    row = dict(prompt_dataset([PromptRow("sun", "a red sun")], mode="tools", system=SYSTEMS["tools"], action_space=SPACE,
-                              preset=cfg.reward.preset, seed=0, max_steps=16, revisions=1)[0])
-    env = env_class("tools", SPACE, cfg)()
-    env.reset(**row)
-    env.fill(color="red")
-    env.circle(x=300, y=300, r=150)
-    out = finish_episode(env)
+    env, out = _paint_a_sun_as_training_does(cfg)
     assert env.state.weights == want and out.breakdown["judge"] is None  # hps-only: judge weight 0
     sketch = ("function setup() { createCanvas(600, 600, WEBGL); }\n"
               "function draw() { translate(-width / 2, -height / 2); brush.fill('red', 120);\n"
