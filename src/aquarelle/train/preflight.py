@@ -78,8 +78,8 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
         with warnings.catch_warnings(record=True) as caught:  # shown only when the config is good: the error
             warnings.simplefilter("always")  # must stay the one line on stderr
             built = GRPOConfig(**args)
-        for w in caught:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        for w in caught:  # replayed through the filters (the package silences TRL's deprecation noise)
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return built
     except (TypeError, ValueError) as e:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
