@@ -265,7 +265,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 {_table([("trained minus start, reward", vs.get('improvement')),
          ("its 95% interval (bootstrap over prompts)", " to ".join(f"{v:+.3f}" for v in vs["improvement_ci"]) if vs.get("improvement_ci") else None),
          ("held-out prompts the trained policy wins", vs.get('win_rate')),
-         ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("holds on new prompts", h.get('holds'))])}
+         ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("held-out reward within the margin of training's (see the verdict)", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {heldout_gallery(run, samples)}
 <p class="sub">Sampling: {_fmt(sampled_from)}; {ev['sampling'].get('n', 0)} samples,
