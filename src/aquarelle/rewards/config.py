@@ -74,6 +74,14 @@ def resolve_weights(preset: str | None = None, weights: dict | Weights | None = 
         raise RewardError(f"bad weight {where}: {msg}" if where else f"bad weights: {msg}") from None
 
 
+def reset_scoring(preset: str | None, weights: dict | None) -> dict[str, Any]:
+    """What an environment reset takes for a preset and weights: it takes one of them, not both, so given terms
+    come with the preset's others filled in (docs/config.md: the terms given override the configured preset's)."""
+    if weights:
+        return {"weights": resolve_weights(preset, weights).as_dict()}
+    return {"preset": preset} if preset else {}
+
+
 class ReferenceCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
     love: int = Field(2, ge=0)

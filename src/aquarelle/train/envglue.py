@@ -202,12 +202,9 @@ class SketchScorer:
     def _score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
         env = self._env()
         kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True}
-        if weights:  # the terms given override the preset's (docs/config.md)
-            from aquarelle.rewards.config import resolve_weights
+        from aquarelle.rewards.config import reset_scoring
 
-            kw["weights"] = resolve_weights(preset, weights).as_dict()
-        else:
-            kw["preset"] = preset
+        kw.update(reset_scoring(preset, weights))
         if self._urls:
             with env:
                 env.reset(seed=seed, **kw)

@@ -274,13 +274,9 @@ class _ToolEnvBase:
         kw: dict[str, Any] = {"prompt": prompt, "mode": cfg["mode"], "action_space": cfg["action_space"],
                               "max_steps": cfg["max_steps"], "revisions": cfg["revisions"],
                               "return_image": cfg["return_image"]}
-        for k in ("preset", "weights"):
-            if row.get(k) is not None or cfg.get(k) is not None:
-                kw[k] = row.get(k) if row.get(k) is not None else cfg[k]
-        if "preset" in kw and "weights" in kw:  # the terms given override the preset's (docs/config.md)
-            from aquarelle.rewards.config import resolve_weights
+        from aquarelle.rewards.config import reset_scoring
 
-            kw["weights"] = resolve_weights(kw.pop("preset"), kw["weights"]).as_dict()
+        kw.update(reset_scoring(*(row.get(k) if row.get(k) is not None else cfg.get(k) for k in ("preset", "weights"))))
         if row.get("seed") is not None:
             kw["seed"] = int(row["seed"])
         self._obs = self._backend.reset(**kw)
