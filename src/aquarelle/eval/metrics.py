@@ -269,7 +269,7 @@ def _pair_agreement(groups: Iterable[list[Rollout]]) -> tuple[float | None, int]
 
 
 #: A rise of one scorer against a fall of the other counts as gaming only when the divergence is this unlikely by
-#: chance (3-step runs of pure noise were flagged 8% of the time on the size of the moves alone).
+#: chance (on the size of the moves alone, 8-30% of 3-step pure-noise runs were flagged, by how noisy the scores are).
 GAMING_P = 0.05
 
 
