@@ -180,3 +180,37 @@ def test_samples_0_keeps_the_last_samplings_paintings_while_they_are_of_this_pol
     ev = json.loads(_cli("eval", str(run), "--samples", "0", "--json").stdout)
     assert ev["sampling"]["source"] is None and ev["sampling"]["n"] == 0
     assert "predates the run's last training" in ev["sampling"]["reason"]
+
+
+def test_eval_samples_both_policies_at_the_temperature_training_sampled_at(tmp_path, monkeypatch):
+    """`paint` on its own samples at 0.7; GRPO sampled at the run's generation.temperature. Eval compares the
+    policies on the distribution training optimised unless --temperature says otherwise, and says which it used."""
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+    from aquarelle.eval.report import build
+    from aquarelle.train import sample
+
+    path = make_run(tmp_path / "r", steps=3)
+    cfg = json.loads((path / "config.json").read_text())
+    cfg["config"]["generation"]["temperature"] = 0.9
+    (path / "config.json").write_text(json.dumps(cfg))
+    seen: list[float] = []
+
+    def paint(policy, prompt, *, temperature=0.7, **kw):
+        seen.append(temperature)
+        return {"reward": 0.5, "image": None}
+
+    monkeypatch.setattr(sample, "paint", paint)
+    monkeypatch.setattr(sample, "load_policy", lambda policy: policy)
+    for flags, want in (([], 0.9), (["--temperature", "0.3"], 0.3)):
+        seen.clear()
+        res = CliRunner().invoke(app, ["eval", str(path), "--samples", "2", *flags])
+        assert res.exit_code == 0, res.output
+        assert seen == [want] * 4  # trained and start, 2 each
+        assert json.loads((path / "eval.json").read_text())["sampling"]["temperature"] == want
+        rows = [json.loads(x) for x in (path / "eval_samples.jsonl").read_text().splitlines()]
+        assert [r["temperature"] for r in rows] == [want] * 4
+    assert f"temperature {want:g}" in build(path)
+    res = CliRunner().invoke(app, ["eval", str(path), "--samples", "0", "--temperature", "0.5"])
+    assert res.exit_code == 2 and "--temperature applies only when eval samples" in res.output

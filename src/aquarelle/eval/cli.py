@@ -6,6 +6,7 @@ imported inside each command so ``aquarelle --help`` stays fast.
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -43,6 +44,17 @@ def _check_page_out(out: Path) -> None:
             _fail(f"-o {out} exists and is not an aquarelle page; refusing to overwrite it", 2)
 
 
+def _check_temperature(temperature: float | None, sampling: bool) -> None:
+    """--temperature is a finite number >= 0, and only where eval samples: paintings already drawn (--samples-file,
+    --samples 0) keep the temperature they were drawn at, which eval.json reports."""
+    if temperature is None:
+        return
+    if not sampling:
+        _fail("--temperature applies only when eval samples (not with --samples-file or --samples 0)", 2)
+    if not math.isfinite(temperature) or temperature < 0:
+        _fail(f"--temperature must be a finite number >= 0, not {temperature}", 2)
+
+
 def eval_cmd(
     run: Path = typer.Argument(..., help="Run directory written by `aquarelle train`."),
     prompts: str = typer.Option("heldout", "--prompts", help="Prompts to sample on: heldout, train or all."),
@@ -53,6 +65,9 @@ def eval_cmd(
                                                 help="Evaluate pre-sampled paintings (JSONL rollouts with a `policy` "
                                                      "key, trained|start) instead of sampling."),
     seed: int = typer.Option(0, "--seed", help="Sampling seed."),
+    temperature: Optional[float] = typer.Option(None, "--temperature",
+                                                help="Sampling temperature for both policies (0: greedy); default: "
+                                                     "the run's generation.temperature, the one GRPO sampled at."),
     as_json: bool = typer.Option(False, "--json", help="Print only the eval JSON object on stdout."),
 ) -> None:
     """Evaluate a run: trend, scorer agreement, diversity, tool adherence, held-out; writes RUN/eval.json."""
@@ -60,6 +75,7 @@ def eval_cmd(
 
     if prompts not in ("heldout", "train", "all"):
         _fail(f"--prompts must be heldout, train or all, not {prompts!r}", 2)
+    _check_temperature(temperature, sampling=samples_file is None and samples > 0)
     from . import evaluate
 
     import contextlib
@@ -69,7 +85,8 @@ def eval_cmd(
     try:
         with quiet:
             ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
-                                   progress=sys.stderr.isatty())  # elsewhere a bar leaves blank lines
+                                   progress=sys.stderr.isatty(),  # elsewhere a bar leaves blank lines
+                                   temperature=temperature)
         path = evaluate.write(run, ev)
     except _known_errors() as e:
         _fail(str(e))

@@ -86,8 +86,9 @@ def policies_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
 
 
 def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8, samples_file: str | Path | None = None,
-             seed: int = 0, progress: bool = True) -> dict[str, Any]:
-    """Compute the eval object for a run, sampling the policies unless ``samples_file`` or ``samples == 0``."""
+             seed: int = 0, progress: bool = True, temperature: float | None = None) -> dict[str, Any]:
+    """Compute the eval object for a run, sampling the policies unless ``samples_file`` or ``samples == 0``
+    (at ``temperature``, by default the one the run trained at: ``sampling.run_temperature``)."""
     run = load_run(run_dir)
     ev: dict[str, Any] = {
         "run": run.name, "path": str(run.path), "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -121,7 +122,8 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         shutil.rmtree(staging, ignore_errors=True)
         for ps in groups:  # K per policy on each split
             if ps:
-                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial, image_dir=STAGING_DIR)
+                sample_policies(run, ps, samples, seed=seed, progress=progress, sink=partial, image_dir=STAGING_DIR,
+                                temperature=temperature)
         publish_samples(run.path, partial, staging)
         sampled = load_samples(run.path / SAMPLES_JSONL)
         sampling["source"] = SAMPLES_JSONL
@@ -130,6 +132,7 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     sampling["unscored_reasons"] = metrics.unscored_reasons(sampled)
     sampling["unscored"] = sum(r.reward is None for r in sampled)
     sampling["n"] = len(sampled)
+    sampling["temperature"] = temperature_of(sampled)
     ev["sampling"] = sampling
     ev["heldout"] = heldout_section(run, sampled)
     ev["policies"] = policies_section(run, sampled)
@@ -138,6 +141,21 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev = finite(ev)
     ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev
+
+
+def temperature_of(samples: list[Rollout]) -> float | list[float] | None:
+    """The temperature the samples were drawn at, as their rows record it: one value, the distinct values of a
+    mixed file (sorted), or None when no row says (samples from before eval recorded it)."""
+    temps = sorted({float(t) for r in samples if isinstance(t := r.extra.get("temperature"), (int, float))
+                    and not isinstance(t, bool)})
+    return temps[0] if len(temps) == 1 else (temps or None)
+
+
+def temperature_text(temp: float | list[float] | None) -> str:
+    """``sampling.temperature`` for people: ``1``, ``0.7 and 1`` (a mixed samples file) or ``not recorded``."""
+    if temp is None:
+        return "not recorded"
+    return " and ".join(f"{t:g}" for t in (temp if isinstance(temp, list) else [temp]))
 
 
 def _last_samples(run: Path, prompts: str) -> tuple[list[Rollout], str | None, str]:
@@ -256,7 +274,8 @@ def print_table(ev: dict[str, Any], console=None) -> None:
     console.print(head)
     h = ev.get("heldout") or {}
     if h.get("heldout") or h.get("start"):
-        t = Table(title="held-out: trained vs starting policy")
+        temp = temperature_text((ev.get("sampling") or {}).get("temperature"))
+        t = Table(title=f"held-out: trained vs starting policy (sampling temperature {temp})")
         for c in ("", "reward", "judge", "preference", "bad rate", "coverage", "errors/ep"):
             t.add_column(c)
         for name, s in (("trained (held-out)", h.get("heldout")), ("start (held-out)", h.get("start")),

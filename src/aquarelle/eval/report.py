@@ -269,7 +269,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {heldout_gallery(run, samples)}
 <p class="sub">Sampling: {_fmt(sampled_from)}; {ev['sampling'].get('n', 0)} samples,
-{ev['sampling'].get('unscored', 0)} unscored.</p>
+{ev['sampling'].get('unscored', 0)} unscored; temperature {html.escape(evaluate.temperature_text(ev['sampling'].get('temperature')))}.</p>
 <h2 id="gallery">Gallery: best and worst of each group, by step</h2>{gallery(run, train)}
 </body></html>""")
     return "".join(parts)

@@ -10,6 +10,7 @@ each policy is loaded once, not once per painting.
 from __future__ import annotations
 
 import inspect
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -33,6 +34,20 @@ def start_policy(run: Run) -> str:
         if isinstance(v, str) and v:
             return v
     raise SamplingError(f"run {run.name}: config.json does not name the starting model (one of {', '.join(START_KEYS)})")
+
+
+def run_temperature(run: Run) -> float:
+    """The temperature GRPO sampled the run's rollouts at (``generation.temperature``, else the config's default).
+
+    Why eval's default: ``paint`` on its own samples at 0.7, a sharper distribution than the one training
+    optimised (1.0 by default); comparing the trained and starting policies there says less about what GRPO did.
+    """
+    t = run.setting("generation.temperature")
+    if isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t > 0:
+        return float(t)
+    from aquarelle.train.config import GenerationSection
+
+    return float(GenerationSection.model_fields["temperature"].default)
 
 
 def trained_policy(run: Run) -> str:
@@ -93,9 +108,11 @@ def _store_image(res: dict, run: Run, rel_dir: str, stem: str) -> str | None:
 
 
 def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 0, progress: bool = True,
-                    sink: Path | None = None, image_dir: str = "eval") -> tuple[list[Rollout], list[dict]]:
+                    sink: Path | None = None, image_dir: str = "eval",
+                    temperature: float | None = None) -> tuple[list[Rollout], list[dict]]:
     """K paintings per policy (trained, start) spread over the prompts; returns rollouts and their raw rows
     (each also appended to ``sink`` when given). Images go under ``RUN/<image_dir>/<split>/<policy>/``.
+    Both policies sample at ``temperature``, by default the run's own (``run_temperature``); each row says which.
 
     A painting that fails for infrastructure reasons is kept with reward None and
     its reason, never dropped silently and never scored 0.
@@ -109,6 +126,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
     mode = run.mode or "tools"
     train_config = _train_config(run)
     _check_env_servers(train_config)
+    temperature = run_temperature(run) if temperature is None else temperature
     chosen = spread(prompts, k)
     plan = [(name, i, chosen[i]) for name in policies for i in range(k)]
     rows: list[dict] = []
@@ -129,7 +147,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
             png = run.path / rel_dir / f"{i:03d}-{_safe(p.id)}.png"
             png.parent.mkdir(parents=True, exist_ok=True)
             for key, val in (("seed", seed + i), ("out_png", str(png)), ("prompt_id", p.id), ("split", p.split),
-                             ("config", train_config)):
+                             ("config", train_config), ("temperature", temperature)):
                 if val is not None and _accepts(paint, key):
                     kwargs[key] = val
             try:
@@ -139,7 +157,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
                 # a server that went down would cost every sample left the client's reconnect time: stop here
                 _check_env_servers(train_config, when=f"after {len(rows) + 1} of {len(plan)} samples")
             res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
-                       group=i)
+                       group=i, temperature=kwargs.get("temperature"))
             res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{_safe(p.id)}")
             for bulky in ("image_array", "png_b64"):
                 res.pop(bulky, None)
