@@ -183,3 +183,33 @@ def test_partial_reward_weights_override_the_configured_preset():
     out = SketchScorer(cfg, EnvTimer()).score(sketch, prompt="a red sun", seed=0, preset=cfg.reward.preset,
                                               weights=cfg.reward.weights)
     assert out.breakdown["gate"] == 1.0 and out.breakdown["judge"] is None  # hps-only: judge weight 0
+
+
+def test_two_generations_in_one_optimizer_step_keep_their_groups_and_images_apart(tmp_path):
+    """With steps_per_generation * num_iterations below gradient_accumulation_steps TRL calls the reward function
+    more than once per optimizer step; each call numbered its groups and images from 0, so two GRPO groups shared
+    one (step, group) and the second call's paintings overwrote the first's files."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, env_class
+    from aquarelle.train.grpo import Recorder, make_reward_func
+
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "reward.weights": {"gate": 1.0}})
+    recorder = Recorder(tmp_path, "tools", 64)
+    reward_fn = make_reward_func(cfg, recorder, EnvTimer(), num_generations=2)
+    state = TrainerState()  # global_step stays 0: both calls fall in optimizer step 1
+    for prompt, colour in (("a red sun", "#d7263d"), ("a blue moon", "#1b4f9c")):
+        envs = []
+        for _ in range(2):
+            env = env_class("tools", SPACE, cfg)()
+            env.reset(prompt=prompt, seed=3)
+            env.fill(color=colour)
+            env.circle(x=300, y=300, r=150)
+            envs.append(env)
+        reward_fn(prompts=[[]] * 2, completions=[[], []], environments=envs, trainer_state=state,
+                  painting_prompt=[prompt] * 2)
+    lines = [json.loads(x) for x in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["group"], r["prompt"]) for r in lines] == [
+        (1, 0, "a red sun"), (1, 0, "a red sun"), (1, 1, "a blue moon"), (1, 1, "a blue moon")]
+    images = [r["image"] for r in lines]
+    assert None not in images and len(set(images)) == 4
+    assert (tmp_path / images[0]).read_bytes() != (tmp_path / images[2]).read_bytes()  # the red sun is still there

@@ -204,3 +204,35 @@ def test_resume_after_a_lost_step_records_each_step_once(sun_prompts, tmp_path):
     assert steps == [1, 2]
     rollouts = [json.loads(x)["step"] for x in (run / "rollouts.jsonl").read_text().splitlines()]
     assert sorted(rollouts) == [1, 1, 2, 2]
+
+
+def test_rollout_steps_and_groups_under_generation_reuse(sun_prompts, tmp_path):
+    """A rollout is labelled with the optimizer step during which it was generated (the policy that painted it).
+
+    steps_per_generation=2 trains two steps on one generation: its rollouts are step 1's, step 2 has none, and
+    eval's per-step numbers use the steps that exist. gradient_accumulation_steps=2 with steps_per_generation=1
+    generates twice within a step: the two batches' GRPO groups must stay apart (they shared group 0 before).
+    """
+    from aquarelle.eval.metrics import reward_trend
+    from aquarelle.eval.run import load_run
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    def run_with(name, max_steps, extra):
+        cfg = load_config(None, {"model.name": "tiny", "mode": "sketch", "prompts": sun_prompts,
+                                 "optim.max_steps": max_steps, "generation.num_generations": 2,
+                                 "generation.max_completion_length": 16, "env.image_size": 64,
+                                 "optim.extra_grpo_args": extra})
+        train(cfg, tmp_path / name)
+        return [json.loads(x) for x in (tmp_path / name / "rollouts.jsonl").read_text().splitlines()]
+
+    reused = run_with("reuse", 4, {"steps_per_generation": 2})
+    assert [r["step"] for r in reused] == [1] * 4 + [3] * 4
+    assert [p["step"] for p in reward_trend(load_run(tmp_path / "reuse").rollouts)["per_step"]] == [1, 3]
+
+    twice = run_with("twice", 2, {"gradient_accumulation_steps": 2, "steps_per_generation": 1})
+    groups: dict[tuple[int, int], list[str]] = {}
+    for r in twice:
+        groups.setdefault((r["step"], r["group"]), []).append(r["prompt_id"])
+    assert sorted(groups) == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    assert all(len(ids) == 2 and len(set(ids)) == 1 for ids in groups.values()), groups

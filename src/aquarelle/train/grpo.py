@@ -52,10 +52,23 @@ class Recorder:
         self.image_size = image_size
         (run / "images").mkdir(parents=True, exist_ok=True)
         self.stats = StepStats()
+        self._placed: dict[int, tuple[int, int]] = {}  # step -> (rollouts, groups) recorded at it so far
 
     def take(self) -> StepStats:
         s, self.stats = self.stats, StepStats()
         return s
+
+    def place(self, step: int, n: int, group_size: int) -> tuple[int, int]:
+        """Where a batch of ``n`` rollouts generated at ``step`` starts: (its first image index, its first group).
+
+        Why: TRL generates more than once per optimizer step when ``steps_per_generation * num_iterations`` is
+        below ``gradient_accumulation_steps``; each batch numbered its rollouts and groups from 0 again, so two
+        GRPO groups of different prompts shared one (step, group) in eval and the second batch's images
+        overwrote the first's.
+        """
+        rows, groups = self._placed.get(step, (0, 0))
+        self._placed[step] = (rows + n, groups + -(-n // group_size))
+        return rows, groups
 
     def record(self, *, step: int, group: int, index: int, row: dict, outcome: Outcome, code: str,
                tool_calls: int, completion: str = "") -> None:
@@ -147,7 +160,10 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
     weights = cfg.reward.weights
 
     def painting_reward(prompts, completions, environments=None, trainer_state=None, **cols):
+        # the optimizer step during which these were generated (the policy after global_step updates); with
+        # generation reuse (steps_per_generation, num_iterations) the steps that train on buffered rollouts get none
         step = (trainer_state.global_step + 1) if trainer_state is not None else 0
+        first, group0 = recorder.place(step, len(completions), num_generations)
         out: list[float | None] = []
         for i, completion in enumerate(completions):
             row = {k: v[i] for k, v in cols.items() if isinstance(v, list) and len(v) == len(completions)}
@@ -165,8 +181,9 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                 code = extract_sketch(_completion_text(completion))
                 outcome = scorer.score(code, prompt=row.get("painting_prompt", ""), seed=int(row.get("seed", 0)),
                                        preset=row.get("preset"), weights=weights)
-            recorder.record(step=step, group=i // num_generations, index=i, row=row, outcome=outcome, code=code,
-                            tool_calls=_tool_call_count(completion), completion=_transcript(completion))
+            recorder.record(step=step, group=group0 + i // num_generations, index=first + i, row=row,
+                            outcome=outcome, code=code, tool_calls=_tool_call_count(completion),
+                            completion=_transcript(completion))
             out.append(outcome.reward)
         return out
 
