@@ -95,10 +95,41 @@ def test_sft_never_clobbers_out_and_replaces_a_warm_start_only_when_done(tmp_pat
     r = _cli(tmp_path, *args)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads((out / "aquarelle.json").read_text())["steps"] == 1
-    cfg.write_text(json.dumps({"sft": {"max_length": 64}}))  # fails after the model loads: --out must survive
-    r = _cli(tmp_path, *args)
-    assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("error:") and "sft.max_length" in r.stderr
+    cfg.write_text(json.dumps({"sft": {"max_length": 64}}))  # refused before the model loads: --out must survive
+    _one_line(_cli(tmp_path, *args), "config key sft.max_length")
     assert (out / "model.safetensors").is_file() and not Path(str(out) + ".tmp").exists()
+
+
+def test_a_max_length_no_demonstration_fits_is_refused_before_the_model_loads(tmp_path, monkeypatch):
+    """The check needs token counts only, yet ran after the whole model had loaded (minutes on a CPU); the
+    tokenizer alone (the real one, from the model's directory) answers it in seconds."""
+    from aquarelle.train import sft
+    from aquarelle.train.config import ConfigError, SFTSection, load_config
+    from aquarelle.train.envglue import env_class
+    from aquarelle.train.model import tiny_model
+
+    monkeypatch.setenv("AQUARELLE_CACHE", str(tmp_path / "cache"))
+    model = tmp_path / "model"
+    pol = tiny_model()
+    pol.model.save_pretrained(model)
+    pol.tokenizer.save_pretrained(model)
+    loads = []
+
+    def loader(*args, **kw):
+        loads.append(args)
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(sft, "load_policy", loader)
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"sft": {"max_length": 64}}))
+    demos = str(DATA / "train_demos")
+    with pytest.raises(ConfigError, match=r"^config key sft\.max_length: .* longer than 64 tokens") as err:
+        sft.sft_command("sketch", None, str(model), str(tmp_path / "w"), 1, demos, str(cfg))
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match=r"^config key sft\.max_length: "):  # the warm start `train` runs
+        sft.ensure_warm_start(str(model), mode="tools", action_space="hf10", cfg=SFTSection(max_length=64),
+                              env_cls=env_class("tools", "hf10", load_config(None)), demos_source=demos)
+    assert loads == [] and not (tmp_path / "w").exists()
 
 
 @pytest.fixture(scope="module")

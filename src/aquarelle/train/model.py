@@ -9,6 +9,7 @@ is the template TRL knows how to parse tool calls from.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -184,18 +185,12 @@ def load_policy(spec: str | None = None, *, dtype: str = "float32") -> Policy:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    path = resolve(spec)
-    p = Path(path)
-    if p.is_dir() and (p / "checkpoint").is_dir():  # a run directory
-        p = p / "checkpoint"
-        path = str(p)
-    elif not p.exists() and (spec.startswith((".", "/", "~")) or os.sep in spec and spec.count("/") > 1):
-        raise ModelError(f"model path {spec!r} does not exist")
-    _check_source(spec, p)
+    p = _source(spec)
+    path = str(p)
     torch_dtype = getattr(torch, dtype, None)
     if torch_dtype is None:
         raise ModelError(f"unknown dtype {dtype!r}")
-    try:
+    with _loading(f"model {spec!r}"):
         if (p / "adapter_config.json").is_file():
             from peft import AutoPeftModelForCausalLM
 
@@ -203,14 +198,54 @@ def load_policy(spec: str | None = None, *, dtype: str = "float32") -> Policy:
         else:
             model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
         tok = AutoTokenizer.from_pretrained(path)
-    except (OSError, ValueError) as e:  # a broken checkpoint: transformers says which file in its first line
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ModelError(f"cannot load model {spec!r}: {first}") from None
+    return Policy(model=model, tokenizer=_finish_tokenizer(tok), name=spec, path=path)
+
+
+def load_tokenizer(spec: str | None = None) -> Any:
+    """The tokenizer ``load_policy(spec)`` gives (chat template and pad token included), without the weights.
+
+    Why: a check that needs only token counts (``sft.max_length`` against the demonstrations) then answers in
+    seconds, before a model that takes minutes to load on a CPU.
+    """
+    spec = spec or SMOLLM2
+    if spec in TINY:
+        return byte_tokenizer()  # what tiny_model(spec) builds
+    from transformers import AutoTokenizer
+
+    path = str(_source(spec))
+    with _loading(f"the tokenizer of {spec!r}"):
+        tok = AutoTokenizer.from_pretrained(path)
+    return _finish_tokenizer(tok)
+
+
+def _source(spec: str) -> Path:
+    """What ``from_pretrained`` loads for ``spec`` (a run directory's final checkpoint), checked to be there."""
+    p = Path(resolve(spec))
+    if p.is_dir() and (p / "checkpoint").is_dir():  # a run directory
+        p = p / "checkpoint"
+    elif not p.exists() and (spec.startswith((".", "/", "~")) or os.sep in spec and spec.count("/") > 1):
+        raise ModelError(f"model path {spec!r} does not exist")
+    _check_source(spec, p)
+    return p
+
+
+def _finish_tokenizer(tok: Any) -> Any:
+    """Our chat template when the model has none, and a pad token (TRL pads batches)."""
     if tok.chat_template is None:
         _apply_template(tok)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
-    return Policy(model=model, tokenizer=tok, name=spec, path=path)
+    return tok
+
+
+@contextlib.contextmanager
+def _loading(what: str):
+    """A broken checkpoint is one ModelError line: transformers says which file in its first line."""
+    try:
+        yield
+    except (OSError, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelError(f"cannot load {what}: {first}") from None
 
 
 def _check_source(spec: str, p: Path) -> None:

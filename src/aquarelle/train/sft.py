@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .config import SFTSection
+from .config import ConfigError, SFTSection
 from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, sketch_of, task_text,
                    tool_schemas, tools_transcript)
-from .model import SYSTEMS, Policy, cache_dir, load_policy
+from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer
 
 
 def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
@@ -85,6 +85,31 @@ def to_text_examples(examples: list[dict], tokenizer) -> list[dict]:
     return out
 
 
+def fitting_texts(texts: list[dict], tokenizer: Any, max_length: int) -> list[dict]:
+    """The SFT turns whose prompt is shorter than ``sft.max_length`` tokens (the others are left out); a one-line
+    ConfigError naming the key when none is."""
+    lengths = [len(tokenizer(t["prompt"], add_special_tokens=False)["input_ids"]) for t in texts]
+    fits = [t for t, n in zip(texts, lengths) if n < max_length]
+    if not fits:
+        raise ConfigError(f"config key sft.max_length: every demonstration's prompt is longer than {max_length} "
+                          f"tokens (the shortest is {min(lengths, default=0)}); raise it")
+    return fits
+
+
+def demo_examples(model: str, demos: list, *, mode: str, action_space: str, env_cls: type | None,
+                  budget_tokens: int | None, cfg: SFTSection) -> list[dict]:
+    """The warm start's examples, built and checked against ``sft.max_length`` with the policy's tokenizer alone.
+
+    Why before the model loads: that takes minutes on a CPU, the tokenizer seconds, and a ``max_length`` no
+    demonstration fits used to be refused only once the model had loaded.
+    """
+    tok = load_tokenizer(model)
+    examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls,
+                              budget_tokens=budget_tokens, tokenizer=tok)
+    fitting_texts(to_text_examples(examples, tok), tok, cfg.max_length)
+    return examples
+
+
 def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSection | None = None, *,
             seed: int = 0, progress: bool = True, mode: str = "tools") -> dict:
     """Train on the examples with SFTTrainer, save model + tokenizer to ``out``; returns measured numbers."""
@@ -95,12 +120,7 @@ def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSecti
     cfg = cfg or SFTSection()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    texts = to_text_examples(examples, policy.tokenizer)
-    fits = [t for t in texts if len(policy.tokenizer(t["prompt"], add_special_tokens=False)["input_ids"]) < cfg.max_length]
-    if not fits:
-        n = min(len(policy.tokenizer(t["prompt"], add_special_tokens=False)["input_ids"]) for t in texts)
-        raise DataError(f"every demonstration's prompt is longer than sft.max_length={cfg.max_length} tokens "
-                        f"(shortest {n}): raise sft.max_length")
+    fits = fitting_texts(to_text_examples(examples, policy.tokenizer), policy.tokenizer, cfg.max_length)
     ds = Dataset.from_list(fits)
     args = SFTConfig(
         output_dir=str(out / "_trainer"), max_steps=cfg.steps, learning_rate=cfg.learning_rate,
@@ -167,9 +187,9 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
         return out
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
     require_fitting(demos, mode, action_space)
+    examples = demo_examples(model, demos, mode=mode, action_space=action_space, env_cls=env_cls,
+                             budget_tokens=budget_tokens, cfg=cfg)
     policy = load_policy(model)
-    examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls,
-                              budget_tokens=budget_tokens, tokenizer=policy.tokenizer)
     log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
     info = sft_into(policy, examples, out, cfg, seed=seed, mode=mode)
     log(f"warm start: {info['seconds']} s, loss {info['first_loss']:.3f} -> {info['last_loss']:.3f}")
@@ -199,9 +219,9 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     env_cls = env_class("tools", action_space, cfg) if mode == "tools" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
     require_fitting(demo_list, mode, action_space)
+    examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
+                             budget_tokens=cfg.generation.max_completion_length, cfg=cfg.sft)
     policy = load_policy(model, dtype=cfg.model.dtype)
-    examples = build_examples(demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
-                              budget_tokens=cfg.generation.max_completion_length, tokenizer=policy.tokenizer)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
     return sft_into(policy, examples, dest, cfg.sft, seed=cfg.optim.seed, mode=mode)
 
