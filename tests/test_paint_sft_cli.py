@@ -88,14 +88,16 @@ def test_sft_never_clobbers_out_and_replaces_a_warm_start_only_when_done(tmp_pat
               "no demonstration fits")  # the CPU default never loads: the check comes first
     assert not (tmp_path / "cache").exists()
     cfg = tmp_path / "c.json"
-    cfg.write_text(json.dumps({"sft": {"max_length": 8192}}))
+    # a whole sketch must fit one rollout, and the tiny model's bytes tokenizer spends a token a character
+    cfg.write_text(json.dumps({"sft": {"max_length": 8192}, "generation": {"max_completion_length": 4096}}))
     out = tmp_path / "w"
     args = ["sft", "--model", "tiny", "--mode", "sketch", "--steps", "1", "--demos", str(DATA / "train_demos"),
             "--out", str(out), "--config", str(cfg)]
     r = _cli(tmp_path, *args)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads((out / "aquarelle.json").read_text())["steps"] == 1
-    cfg.write_text(json.dumps({"sft": {"max_length": 64}}))  # refused before the model loads: --out must survive
+    # refused before the model loads: --out must survive
+    cfg.write_text(json.dumps({"sft": {"max_length": 64}, "generation": {"max_completion_length": 4096}}))
     _one_line(_cli(tmp_path, *args), "config key sft.max_length")
     assert (out / "model.safetensors").is_file() and not Path(str(out) + ".tmp").exists()
 

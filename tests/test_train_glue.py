@@ -213,3 +213,80 @@ def test_two_generations_in_one_optimizer_step_keep_their_groups_and_images_apar
     images = [r["image"] for r in lines]
     assert None not in images and len(set(images)) == 4
     assert (tmp_path / images[0]).read_bytes() != (tmp_path / images[2]).read_bytes()  # the red sun is still there
+
+
+SUN_SKETCH = """async function setup() {
+  createCanvas(600, 600, WEBGL);
+  noLoop();
+}
+
+function draw() {
+  translate(-width / 2, -height / 2);
+  background("#fffceb");
+  brush.fill("#d7263d", 180);
+  brush.circle(300, 300, 150);
+}"""
+
+
+def test_revise_warm_start_submits_the_sketch_through_the_revise_tools():
+    """Revise warm-started on brush-tool transcripts: the policy answered every revise episode with fill(...),
+    'unknown tool', reward 0 for the whole group. Its demonstrations now use the revise tools, answered for real."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.data import Demo
+    from aquarelle.train.envglue import env_class
+    from aquarelle.train.sft import build_examples
+
+    cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64})
+    cls = env_class("revise", SPACE, cfg)
+    [ex] = build_examples([Demo("sun", "a red sun", "love", sketch=SUN_SKETCH)], mode="revise", action_space=SPACE,
+                          env_cls=cls)
+    offered = {t["function"]["name"] if "function" in t else t["name"] for t in json.loads(ex["tools"])}
+    assert offered == {"submit_sketch", "finish"}
+    calls = [c["function"] for m in ex["messages"] for c in m.get("tool_calls") or []]
+    assert [c["name"] for c in calls] == ["submit_sketch", "finish"]
+    assert calls[0]["arguments"] == {"code": SUN_SKETCH}
+    answer = next(m["content"] for m in ex["messages"] if m["role"] == "tool")
+    assert answer.startswith("Rendered") and "Coverage" in answer  # the environment's real critique, not an error
+    assert "revise" in ex["messages"][1]["content"] or "revise" in ex["messages"][0]["content"]
+
+
+def test_train_warm_starts_revise_on_revise_transcripts(monkeypatch, tmp_path):
+    """GRPO in revise mode asked for a tools-mode warm start (brush tools revise does not offer)."""
+    import pytest
+
+    import aquarelle.train.sft as sft
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import public_tools
+    from aquarelle.train.grpo import train
+
+    asked = {}
+
+    def record(model, *, mode, env_cls, **kw):
+        asked.update(mode=mode, tools=set(public_tools(env_cls)) if env_cls else None)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(sft, "ensure_warm_start", record)
+    cfg = load_config(None, {"mode": "revise", "env.action_space": SPACE, "env.image_size": 64})
+    with pytest.raises(RuntimeError, match="stop here"):
+        train(cfg, tmp_path / "run", log=lambda m: None)
+    assert asked == {"mode": "revise", "tools": {"submit_sketch", "finish"}}
+
+
+def test_whole_sketch_demonstrations_longer_than_a_rollout_are_left_out():
+    """A sketch cannot be cut to fit: 12 of the 17 default demonstrations (16 of 17 in revise mode) were longer
+    than the 640-token rollout, so the warm start taught code that GRPO's completions end half way through."""
+    import pytest
+
+    from aquarelle.train.data import DataError, Demo
+    from aquarelle.train.model import byte_tokenizer
+    from aquarelle.train.sft import build_examples
+
+    tok = byte_tokenizer()
+    long = SUN_SKETCH.replace("brush.circle(300, 300, 150);", "brush.circle(300, 300, 150);\n" * 40)
+    demos = [Demo("short", "a red sun", "love", sketch=SUN_SKETCH), Demo("long", "a red sun", "love", sketch=long)]
+    need = len(tok("```js\n" + SUN_SKETCH + "\n```", add_special_tokens=False)["input_ids"]) + 12
+    kept = build_examples(demos, mode="sketch", action_space=SPACE, budget_tokens=need + 5, tokenizer=tok)
+    assert [SUN_SKETCH in e["messages"][-1]["content"] for e in kept] == [True]
+    assert len(build_examples(demos, mode="sketch", action_space=SPACE, budget_tokens=10 * need, tokenizer=tok)) == 2
+    with pytest.raises(DataError, match=r"generation.max_completion_length=20 tokens \(the shortest needs"):
+        build_examples(demos, mode="sketch", action_space=SPACE, budget_tokens=20, tokenizer=tok)

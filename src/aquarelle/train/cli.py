@@ -35,8 +35,9 @@ def register(app: typer.Typer) -> None:
     @app.command("sft")
     def sft(
         out: str = typer.Option(..., "--out", help="directory for the warm-started model"),
-        mode: Optional[str] = typer.Option(None, "--mode", help="tools (tool-call transcripts) or sketch (sketch "
-                                           "source); default: the config's mode (sketch, else tools)"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools (tool-call transcripts), sketch (sketch "
+                                           "source) or revise (the sketch submitted with submit_sketch); default: "
+                                           "the config's mode"),
         action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 or full (default: the "
                                                    "config's env.action_space, hf10)"),
         model: Optional[str] = typer.Option(None, "--model", help="smollm2 (CPU default), a Hub id or a local path "
@@ -48,8 +49,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Warm-start a policy on demonstrations with TRL's SFTTrainer."""
         _threads()
-        if mode not in (None, "tools", "sketch"):
-            _fail(ValueError(f"--mode must be tools or sketch, got {mode!r}"))
+        if mode not in (None, "tools", "sketch", "revise"):
+            _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
         try:
             from .sft import sft_command
 

@@ -106,22 +106,28 @@ def prompt_dataset(rows: list[PromptRow], *, mode: str, system: str, action_spac
     """A datasets.Dataset whose columns are what TRL needs plus what ``reset(**row)`` reads."""
     from datasets import Dataset
 
-    recs = []
-    for r in rows:
-        recs.append({
-            "prompt": [{"role": "system", "content": system}, {"role": "user", "content": task_text(r.prompt, mode)}],
-            "painting_prompt": r.prompt,
-            "subject": r.prompt,  # what PaintingToolEnv.reset paints
-            "prompt_id": r.id,
-            "split": r.split,
-            "mode": mode,
-            "seed": group_seed(seed, r.id),
-            "action_space": action_space,
-            "preset": preset,
-            "max_steps": max_steps,
-            "revisions": revisions,
-        })
+    recs = [reset_row(r.prompt, r.id, r.split, mode=mode, system=system, action_space=action_space, preset=preset,
+                      seed=group_seed(seed, r.id), max_steps=max_steps, revisions=revisions) for r in rows]
     return Dataset.from_list(recs)
+
+
+def reset_row(prompt: str, prompt_id: str, split: str, *, mode: str, system: str, action_space: str, preset: str,
+              seed: int, max_steps: int, revisions: int) -> dict:
+    """One dataset row: the chat prompt TRL samples from and what ``reset(**row)`` reads (SFT demonstrations are
+    replayed from the same rows, so they see the episode start training will)."""
+    return {
+        "prompt": [{"role": "system", "content": system}, {"role": "user", "content": task_text(prompt, mode)}],
+        "painting_prompt": prompt,
+        "subject": prompt,  # what PaintingToolEnv.reset paints
+        "prompt_id": prompt_id,
+        "split": split,
+        "mode": mode,
+        "seed": seed,
+        "action_space": action_space,
+        "preset": preset,
+        "max_steps": max_steps,
+        "revisions": revisions,
+    }
 
 
 def task_text(prompt: str, mode: str) -> str:
@@ -170,7 +176,7 @@ def _demo_file(f: Path) -> Demo:
 
 def require_fitting(demos: list[Demo], mode: str, action_space: str) -> None:
     """DataError unless some demonstration fits the mode and action space: checked before the model loads."""
-    fits = sketch_of if mode == "sketch" else program_of
+    fits = program_of if mode == "tools" else sketch_of  # revise submits the sketch whole
     if not any(fits(d, action_space) is not None for d in demos):
         raise DataError(f"no demonstration fits mode {mode!r} and action space {action_space!r}")
 
@@ -316,11 +322,8 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
     Each assistant turn carries the calls that paint one shape; each tool message is the
     environment's real answer, so the model learns what it will actually see.
     """
-    env = env_cls()
-    task = env.reset(**row)
-    user = row["prompt"][-1]["content"] + (task if isinstance(task, str) else "")
-    messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    space_tools = {s["function"]["name"] if "function" in s else s["name"] for s in tool_schemas(env_cls)}
+    env, messages = _open_transcript(env_cls, system, row)
+    space_tools = _tool_names(env_cls)
     turns = _group_calls(program)
     used = 0.0
     for turn in turns:
@@ -347,6 +350,47 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
         messages += [{"role": "tool", "name": c["function"]["name"], "content": r} for c, r in zip(calls, results)]
         text = "".join(json.dumps(c["function"]) for c in calls) + "".join(results)
         used += count(text) + 12 * len(calls) if count else len(text) / 2.2  # tokens (markup ~12 per call)
+    return _close_transcript(env, messages, space_tools)
+
+
+def revise_transcript(sketch: str, env_cls: type, *, system: str, row: dict) -> dict:
+    """A revise-mode demonstration: the sketch submitted whole through the real environment, its real critique,
+    then ``finish``.
+
+    Why not the tools transcripts: revise offers only ``submit_sketch`` and ``finish``, so a policy warm-started
+    on brush calls answered every revise episode with ``fill(...)``, "unknown tool", reward 0 for the whole
+    group and nothing for GRPO to learn from.
+    """
+    env, messages = _open_transcript(env_cls, system, row)
+    space_tools = _tool_names(env_cls)
+    if "submit_sketch" not in space_tools:
+        raise DataError("revise demonstrations need an environment with the submit_sketch tool")
+    try:
+        out = env.submit_sketch(code=sketch)
+    except Exception as e:  # noqa: BLE001 - a tool error is what TRL shows the model
+        out = {"error": str(e)}
+    messages.append({"role": "assistant", "content": "",
+                     "tool_calls": [{"type": "function", "function": {"name": "submit_sketch",
+                                                                      "arguments": {"code": sketch}}}]})
+    messages.append({"role": "tool", "name": "submit_sketch", "content": str(out)})
+    return _close_transcript(env, messages, space_tools)
+
+
+def _tool_names(env_cls: type) -> set[str]:
+    return {s["function"]["name"] if "function" in s else s["name"] for s in tool_schemas(env_cls)}
+
+
+def _open_transcript(env_cls: type, system: str, row: dict) -> tuple[Any, list[dict]]:
+    """A fresh environment reset as training resets it, and the opening messages: the user message is the
+    row's prompt followed by the task text reset returns, as TRL joins them."""
+    env = env_cls()
+    task = env.reset(**row)
+    user = row["prompt"][-1]["content"] + (task if isinstance(task, str) else "")
+    return env, [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _close_transcript(env: Any, messages: list[dict], space_tools: set[str]) -> dict:
+    """``finish`` (where the mode has it and the episode is still open), then a closing remark."""
     if "finish" in space_tools and not env.done:
         out = env.finish()
         messages.append({"role": "assistant", "content": "",

@@ -319,9 +319,9 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
         if model_name in TINY:
             warm = None  # tiny models are warm-started in memory by the caller (tests) when they need it
         else:
-            warm = ensure_warm_start(model_name, mode="sketch" if mode == "sketch" else "tools",
-                                     action_space=cfg.env.action_space, cfg=cfg.sft,
-                                     env_cls=env_class("tools", cfg.env.action_space, cfg), demos_source=demos,
+            warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
+                                     env_cls=env_class(mode, cfg.env.action_space, cfg) if mode != "sketch" else None,
+                                     demos_source=demos,
                                      seed=cfg.optim.seed, budget_tokens=cfg.generation.max_completion_length,
                                      log=log)
     if demos and warm is None:  # the demonstrations only feed a warm start: say so rather than drop them silently

@@ -15,46 +15,78 @@ from pathlib import Path
 from typing import Any
 
 from .config import ConfigError, SFTSection
-from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, sketch_of, task_text,
-                   tool_schemas, tools_transcript)
+from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
+                   revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
 from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer
 
 
 def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
                    max_steps: int = 64, budget_tokens: int | None = None, tokenizer: Any = None) -> list[dict]:
-    """Conversational SFT examples ({"messages", "tools"?}) from demonstrations that fit the action space."""
+    """Conversational SFT examples ({"messages", "tools"?}) from demonstrations that fit the action space and, with
+    a tokenizer and ``budget_tokens``, one rollout: a tools transcript is cut to fit, a whole sketch left out."""
     system = SYSTEMS[mode]
-    out = []
-    if mode in ("tools",):
-        if env_cls is None:
-            raise DataError("tools-mode demonstrations need the tool environment class")
-        schemas = json.dumps(tool_schemas(env_cls))
-        for d in demos:
+    count = (lambda t: len(tokenizer(t, add_special_tokens=False)["input_ids"])) if tokenizer is not None else None
+    if mode in ("tools", "revise") and env_cls is None:
+        raise DataError(f"{mode}-mode demonstrations need the tool environment class")
+    schemas = json.dumps(tool_schemas(env_cls)) if mode != "sketch" else None
+    out, sizes = [], []
+    for d in demos:
+        if mode == "tools":
             prog = program_of(d, action_space)
             if prog is None:
                 continue
-            row = {"prompt": [{"role": "system", "content": system},
-                              {"role": "user", "content": task_text(d.prompt, "tools")}],
-                   "painting_prompt": d.prompt, "subject": d.prompt, "prompt_id": d.id, "split": "train", "mode": "tools",
-                   "seed": 0, "action_space": action_space, "preset": "judge-led",
-                   "max_steps": max_steps, "revisions": 0}
-            count = (lambda t: len(tokenizer(t, add_special_tokens=False)["input_ids"])) if tokenizer is not None else None
-            ex = tools_transcript(d, prog, env_cls, system=system, row=row, budget_tokens=budget_tokens, count=count)
-            ex["tools"] = schemas
-            out.append(ex)
-    else:
-        for d in demos:
+            ex = tools_transcript(d, prog, env_cls, system=system, row=_row(d, mode, system, action_space, max_steps),
+                                  budget_tokens=budget_tokens, count=count)  # cut to fit as it replays
+        else:
             src = sketch_of(d, action_space)
             if src is None:
                 continue
-            out.append({"messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": task_text(d.prompt, "sketch")},
-                {"role": "assistant", "content": "```js\n" + src.strip() + "\n```"},
-            ]})
+            if mode == "revise":
+                ex = revise_transcript(src.strip(), env_cls, system=system,
+                                       row=_row(d, mode, system, action_space, max_steps))
+            else:
+                ex = {"messages": [{"role": "system", "content": system},
+                                   {"role": "user", "content": task_text(d.prompt, "sketch")},
+                                   {"role": "assistant", "content": "```js\n" + src.strip() + "\n```"}]}
+            # a whole sketch cannot be cut: one longer than a rollout's budget would teach code that GRPO's
+            # completions end half way through (16 of the 17 default demonstrations in revise mode at 640, 12 as sketches)
+            sizes.append(_completion_tokens(ex, count))
+            if budget_tokens is not None and count is not None and sizes[-1] > budget_tokens:
+                continue
+        if schemas is not None:
+            ex["tools"] = schemas
+        out.append(ex)
+    if not out and sizes:
+        raise DataError(f"no {mode}-mode demonstration fits generation.max_completion_length={budget_tokens} tokens "
+                        f"(the shortest needs {min(sizes)}); raise it")
     if not out:
         raise DataError(f"no demonstration fits mode {mode!r} and action space {action_space!r}")
+    if len(out) < len(sizes):
+        print(f"warm start: {len(out)} of {len(sizes)} {mode} demonstrations fit generation.max_completion_length="
+              f"{budget_tokens} tokens", file=sys.stderr)
     return out
+
+
+def _row(d: Any, mode: str, system: str, action_space: str, max_steps: int) -> dict:
+    """The dataset row training would reset the environment with for this demonstration's prompt."""
+    return reset_row(d.prompt, d.id, "train", mode=mode, system=system, action_space=action_space,
+                     preset="judge-led", seed=0, max_steps=max_steps, revisions=0)
+
+
+def _completion_tokens(example: dict, count) -> int:
+    """Tokens the rollout spends on a whole-sketch demonstration: every assistant turn and tool result after the
+    prompt (tool results count against max_completion_length too), plus ~12 of markup per message."""
+    if count is None:
+        return 0
+    total = 0
+    for m in example["messages"][2:]:
+        if m["role"] == "assistant" and not m.get("tool_calls") and m is example["messages"][-1] and len(
+                example["messages"]) > 3:
+            continue  # the closing remark after finish is not trained on (``to_text_examples``)
+        text = m.get("content") or ""
+        text += "".join(json.dumps(c["function"]) for c in m.get("tool_calls") or [])
+        total += count(text) + 12
+    return total
 
 
 def to_text_examples(examples: list[dict], tokenizer) -> list[dict]:
@@ -211,12 +243,12 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     from .envglue import env_class
 
     cfg = load_config(config, {"sft.steps": steps, "model.name": model, "env.action_space": action_space})
-    mode = mode or ("sketch" if cfg.mode == "sketch" else "tools")  # revise warm-starts on tool transcripts too
+    mode = mode or cfg.mode
     model, action_space = cfg.model.name, cfg.env.action_space
     dest = Path(out).resolve()  # a name to put the sibling .tmp next to, even for --out .
     check_sft_out(dest)
     get_space(action_space)
-    env_cls = env_class("tools", action_space, cfg) if mode == "tools" else None
+    env_cls = env_class(mode, action_space, cfg) if mode != "sketch" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
     require_fitting(demo_list, mode, action_space)
     examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
