@@ -123,7 +123,8 @@ def test_a_max_length_no_demonstration_fits_is_refused_before_the_model_loads(tm
 
     monkeypatch.setattr(sft, "load_policy", loader)
     cfg = tmp_path / "c.json"
-    cfg.write_text(json.dumps({"sft": {"max_length": 64}}))
+    # room for the whole sketches (the bytes tokenizer spends a token a character): only max_length is wrong
+    cfg.write_text(json.dumps({"sft": {"max_length": 64}, "generation": {"max_completion_length": 4096}}))
     demos = str(DATA / "train_demos")
     with pytest.raises(ConfigError, match=r"^config key sft\.max_length: .* longer than 64 tokens") as err:
         sft.sft_command("sketch", None, str(model), str(tmp_path / "w"), 1, demos, str(cfg))
