@@ -142,6 +142,21 @@ def test_both_orders_arithmetic():
     assert pair_score(a, a) == 0.5 and pair_score(b, b) == 0.5
 
 
+def test_a_local_judge_tie_is_a_tie_not_position_bias(tmp_path):
+    """A painting equal to every reference: the local critic scores both exactly equal, answered "A" in both
+    orders, and each such pair (0.5, right) was counted as the judge flipping with the order (wrong)."""
+    from aquarelle.rewards.critic import LocalJudge
+
+    img = canvas(0.5)
+    assert [v.winner for v in LocalJudge().compare_many([(img, img.copy()), (img.copy(), img)])] == ["tie", "tie"]
+    assert pair_score(Verdict("tie"), Verdict("tie")) == 0.5
+    root = write_pool(tmp_path / "pool", {"l1": ("love", 0.5), "l2": ("love", 0.5), "o1": ("okay", 0.5),
+                                          "o2": ("okay", 0.5)})
+    r = RewardModel(RewardConfig(pool_dir=str(root))).score(image=img, program=None, mode="tools", n_calls=210)
+    assert r.breakdown["judge"] == 0.5 and len(r.references) == 4
+    assert r.judge_position_bias == 0 and r.critique.count(": tied") == 4, r.critique
+
+
 def test_good_answers_score_and_cache(server):
     url, hits = server
     j = judge(url, "paint")

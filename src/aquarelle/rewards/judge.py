@@ -4,6 +4,9 @@ Each reference is compared twice, the painting first (as A) and second (as B), s
 a judge that favours a position cannot decide the score: winning both orders
 scores 1, a split 0.5, losing both 0; the judge term is the mean over references.
 A split where the same letter won both times is a position-bias event, counted.
+A backend may also answer ``tie`` (the local critic, when both paintings score exactly
+equal): half a win in that order, and never a position bias, since the order did not
+decide it.
 
 Backends answer one question, ``compare(a, b) -> Verdict``: ``local`` (the
 deterministic critic in critic.py) and ``openai`` (any OpenAI-compatible chat
@@ -34,7 +37,10 @@ class JudgeBackendError(RuntimeError):
 
 @dataclass(frozen=True)
 class Verdict:
-    winner: Literal["A", "B"]
+    """One answer to "which is better, A or B?"; ``tie`` only from a backend that can measure equality (the
+    local critic): the openai backend's parser accepts A or B alone."""
+
+    winner: Literal["A", "B", "tie"]
     reason: str = ""
 
 
@@ -55,14 +61,28 @@ class JudgeResult:
     position_bias: int = 0
 
 
+def _points(verdict: Verdict, painting_slot: str) -> float:
+    """The painting's share of one verdict: 1 if its slot won, 0.5 for a tie, else 0."""
+    return 0.5 if verdict.winner == "tie" else float(verdict.winner == painting_slot)
+
+
 def pair_score(painting_first: Verdict, painting_second: Verdict) -> float:
-    """Wins of the painting over both orders / 2: 1, 0.5 or 0."""
-    return ((painting_first.winner == "A") + (painting_second.winner == "B")) / 2.0
+    """Wins of the painting over both orders / 2 (a tie is half a win): 1, 0.5 or 0 (0.75 or 0.25 where only
+    one order tied)."""
+    return (_points(painting_first, "A") + _points(painting_second, "B")) / 2.0
 
 
 def is_position_bias(painting_first: Verdict, painting_second: Verdict) -> bool:
-    """The verdict flipped with the order (the same slot won both times)."""
-    return painting_first.winner == painting_second.winner
+    """The verdict flipped with the order (the same slot won both times). A tie in both orders is not one: the
+    local critic answered "A" for two equal paintings, and every copy of a reference counted as biased."""
+    return painting_first.winner == painting_second.winner != "tie"
+
+
+def _outcome(score: float, painting_first: Verdict, painting_second: Verdict) -> str:
+    """The pair's outcome in a word, for the reasons."""
+    if painting_first.winner == painting_second.winner == "tie":
+        return "tied"
+    return {1.0: "won", 0.0: "lost"}.get(score, "split")
 
 
 def judge_against(backend: PairwiseBackend, image: np.ndarray,
@@ -81,7 +101,7 @@ def judge_against(backend: PairwiseBackend, image: np.ndarray,
         s = pair_score(first, second)
         per.append(s)
         bias += is_position_bias(first, second)
-        outcome = {1.0: "won", 0.5: "split", 0.0: "lost"}[s]
+        outcome = _outcome(s, first, second)
         why = first.reason if first.winner == "A" or s == 0.0 else second.reason
         reasons.append(f"vs {rid}: {outcome} ({why})" if why else f"vs {rid}: {outcome}")
     return JudgeResult(score=float(np.mean(per)), per_reference=per, reference_ids=[r for r, _ in references],
