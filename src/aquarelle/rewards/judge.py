@@ -18,7 +18,6 @@ None with the reason, never a silent 0.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -120,28 +119,51 @@ JUDGE_QUESTION = (
     '{"winner": "A" or "B", "reason": "one short sentence"}.'
 )
 
-_JSON_RE = re.compile(r"\{.*\}", re.S)
+_DECODER = json.JSONDecoder()
 
 
-def parse_verdict(text: str | None) -> Verdict:
-    """Read ``{"winner": "A"|"B", "reason": ...}`` from a reply (code fences tolerated)."""
-    if not text:
-        raise ValueError("empty reply")
-    m = _JSON_RE.search(text)
-    if not m:
-        raise ValueError(f"no JSON object in reply {text[:80]!r}")
-    try:
-        data = json.loads(m.group(0))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"reply is not valid JSON ({e.msg}): {text[:80]!r}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"reply JSON is not an object: {text[:80]!r}")
+def _json_objects(text: str) -> tuple[list[dict], str | None]:
+    """Every JSON object that starts at one of the reply's ``{`` (nested ones too), and the first decoding error.
+
+    Each ``{`` is tried in turn, not the span from the first to the last: a reply that mentions braces
+    before its verdict ("Comparing {A} and {B}...") or after its fence was refused as malformed."""
+    found, error = [], None
+    for i, ch in enumerate(text):
+        if ch != "{":
+            continue
+        try:
+            obj, _ = _DECODER.raw_decode(text, i)
+        except json.JSONDecodeError as e:
+            error = error or e.msg
+            continue
+        found.append(obj)
+    return found, error
+
+
+def _winner(data: dict) -> str | None:
+    """``A`` or ``B`` from an object's "winner" (``"Painting A"``, quotes and a full stop tolerated), else None."""
     winner = str(data.get("winner", "")).strip().upper().strip("\"' .")
     if winner.startswith("PAINTING "):
         winner = winner[len("PAINTING "):]
-    if winner not in ("A", "B"):
-        raise ValueError(f"reply's winner is {data.get('winner')!r}, not 'A' or 'B'")
-    return Verdict(winner=winner, reason=str(data.get("reason", ""))[:300])  # type: ignore[arg-type]
+    return winner if winner in ("A", "B") else None
+
+
+def parse_verdict(text: str | None) -> Verdict:
+    """Read ``{"winner": "A"|"B", "reason": ...}`` from a reply: the first JSON object in it with a valid
+    winner, whatever text, fences or other braces surround it."""
+    if not text:
+        raise ValueError("empty reply")
+    if "{" not in text:
+        raise ValueError(f"no JSON object in reply {text[:80]!r}")
+    objects, error = _json_objects(text)
+    if not objects:
+        raise ValueError(f"reply is not valid JSON ({error}): {text[:80]!r}")
+    for data in objects:
+        winner = _winner(data)
+        if winner is not None:
+            return Verdict(winner=winner, reason=str(data.get("reason", ""))[:300])  # type: ignore[arg-type]
+    said = next((d["winner"] for d in objects if "winner" in d), None)
+    raise ValueError(f"reply's winner is {said!r}, not 'A' or 'B'")
 
 
 class OpenAIJudge:
