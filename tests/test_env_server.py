@@ -134,6 +134,37 @@ def test_revise_mode_counts_the_last_painting(server):
         assert env.state().weights.get("preference") == pytest.approx(0.60)
 
 
+def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_preset():
+    """A reset with weights and no preset filled the terms it did not give from judge-led, not from the preset the
+    server's scorer was configured with, as an episode with no weights is scored (docs/config.md: the terms given
+    override the configured preset's): on an hps-only server, {length: .1} scored with judge .60 and preference
+    .30. Both clients: the OpenEnv client's reset, and the TRL tool class (which filled them itself)."""
+    from test_rewards_hps import start
+
+    from aquarelle.env.server import create_server_app
+    from aquarelle.rewards.config import resolve_weights
+    from aquarelle.train import make_tool_env
+
+    want = resolve_weights("hps-only", {"length": 0.1}).as_dict()  # .05/.1/0/.9
+    # one spawned pool worker: the in-process runner would configure this test process's scorer too
+    srv, th, url = start(create_server_app(4, workers=1, reward_config={"preset": "hps-only"}))
+    try:
+        with WatercolourEnv(base_url=url, message_timeout_s=180).sync() as env:
+            env.reset(mode="sketch", prompt="two circles")
+            env.step({"sketch": SKETCH})
+            assert env.state().weights == resolve_weights("hps-only").as_dict()  # no weights: the server's preset
+            env.reset(mode="sketch", prompt="two circles", weights={"length": 0.1})
+            r = env.step({"sketch": SKETCH})
+            assert env.state().weights == want and r.observation.breakdown["judge"] is None  # judge weight 0
+        tool = make_tool_env("sketch", env_urls=[url], weights={"length": 0.1})()
+        tool.reset(prompt="two circles")
+        tool.submit_sketch(SKETCH)
+        assert tool.state.weights == want and tool.reward is not None
+    finally:
+        srv.should_exit = True
+        th.join(30)
+
+
 def test_bad_reset_is_one_clear_line(server):
     with _client(server) as env:
         with pytest.raises(RuntimeError, match="mode must be one of sketch, tools, revise"):

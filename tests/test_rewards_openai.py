@@ -32,6 +32,16 @@ TIMEOUT_S = 2.0
 SLOW_S = 6.0
 
 
+#: Chatty replies around the ``paint`` judge's verdict (VERDICT), by model name: braces before it or after it.
+REPLY_SHAPES = {
+    "braces-first": "Comparing {A} and {B}: A has more paint. VERDICT",
+    "fenced-after-text": "Reading {Painting A} against {Painting B}:\n```json\nVERDICT\n```\n{end}",
+    "object-first": '{"painting": "A", "notes": "soft edges"} then VERDICT',
+    "schema-echo": 'You asked for {"winner": "A" or "B"}, so: VERDICT',
+    "no-verdict": 'Comparing {A} and {B}: {"score": 3} {"winner": "both"}, I cannot choose.',
+}
+
+
 def _decode(url: str) -> np.ndarray:
     data = base64.b64decode(url.split(",", 1)[1])
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
@@ -62,13 +72,16 @@ def make_app(hits: list[str]) -> FastAPI:
             app.state.max_in_flight = max(app.state.max_in_flight, app.state.in_flight)
             await asyncio.sleep(0.05)
             app.state.in_flight -= 1
+        winner = "A" if imgs[0].mean() < imgs[1].mean() else "B"
+        verdict = json.dumps({"winner": winner, "reason": "more paint"})
         if model == "malformed":
             content = "I think A is nicer {winner: A"
         elif model == "always-a":
             content = json.dumps({"winner": "A", "reason": "first one"})
+        elif model in REPLY_SHAPES:
+            content = REPLY_SHAPES[model].replace("VERDICT", verdict)
         else:
-            winner = "A" if imgs[0].mean() < imgs[1].mean() else "B"
-            content = "```json\n" + json.dumps({"winner": winner, "reason": "more paint"}) + "\n```"
+            content = "```json\n" + verdict + "\n```"
         return {"id": "x", "object": "chat.completion", "created": 0, "model": model,
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": content}}],
@@ -142,6 +155,21 @@ def test_both_orders_arithmetic():
     assert pair_score(a, a) == 0.5 and pair_score(b, b) == 0.5
 
 
+def test_a_local_judge_tie_is_a_tie_not_position_bias(tmp_path):
+    """A painting equal to every reference: the local critic scores both exactly equal, answered "A" in both
+    orders, and each such pair (0.5, right) was counted as the judge flipping with the order (wrong)."""
+    from aquarelle.rewards.critic import LocalJudge
+
+    img = canvas(0.5)
+    assert [v.winner for v in LocalJudge().compare_many([(img, img.copy()), (img.copy(), img)])] == ["tie", "tie"]
+    assert pair_score(Verdict("tie"), Verdict("tie")) == 0.5
+    root = write_pool(tmp_path / "pool", {"l1": ("love", 0.5), "l2": ("love", 0.5), "o1": ("okay", 0.5),
+                                          "o2": ("okay", 0.5)})
+    r = RewardModel(RewardConfig(pool_dir=str(root))).score(image=img, program=None, mode="tools", n_calls=210)
+    assert r.breakdown["judge"] == 0.5 and len(r.references) == 4
+    assert r.judge_position_bias == 0 and r.critique.count(": tied") == 4, r.critique
+
+
 def test_good_answers_score_and_cache(server):
     url, hits = server
     j = judge(url, "paint")
@@ -169,6 +197,26 @@ def test_position_biased_judge_splits_every_pair(server):
     url, _ = server
     r = judge_against(judge(url, "always-a"), canvas(0.5), [("r1", canvas(0.1)), ("r2", canvas(0.9))])
     assert r.per_reference == [0.5, 0.5] and r.position_bias == 2
+
+
+@pytest.mark.parametrize("model", ["braces-first", "fenced-after-text", "object-first", "schema-echo"])
+def test_a_verdict_among_other_braces_is_read(server, model):
+    """The parser took the span from the first '{' to the last '}': braces before the verdict or after its fence
+    made a good answer 'not valid JSON', so the judge retried and the reward was None."""
+    url, hits = server
+    n0 = len(hits)
+    r = judge_against(judge(url, model), canvas(0.5), [("less", canvas(0.2)), ("more", canvas(0.8))])
+    assert r.per_reference == [1.0, 0.0] and r.position_bias == 0
+    assert "more paint" in r.reasons[0] and len(hits) - n0 == 4  # one request per order: nothing retried
+
+
+def test_a_reply_without_a_verdict_among_its_braces_is_still_malformed(server):
+    """Looking past other braces must not take an object without a valid winner as a verdict."""
+    url, hits = server
+    n0 = len(hits)
+    with pytest.raises(JudgeBackendError, match=r"judge reply malformed: .*\(2 attempt"):
+        judge(url, "no-verdict").compare_many([(canvas(0.5), canvas(0.2))])
+    assert hits[n0:].count("no-verdict") == 2  # retried once, as before
 
 
 @pytest.mark.parametrize("model, words, attempts", [

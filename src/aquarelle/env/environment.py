@@ -150,7 +150,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if preset is not None and weights is not None:
             raise ResetError("reset: give either preset or weights, not both")
         try:
-            w = resolve_weights(preset=preset, weights=weights) if (preset or weights) else None
+            w = resolve_weights(preset, weights, self._runner.reward_config) if (preset or weights) else None
         except ValueError as e:
             raise ResetError(_clip(f"reset: {e}")) from None
         max_steps = _positive("max_steps", kwargs.get("max_steps"), {"sketch": 1, "revise": 1}.get(mode, DEFAULT_MAX_STEPS))

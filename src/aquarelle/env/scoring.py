@@ -9,17 +9,27 @@ from __future__ import annotations
 from typing import Any
 
 
+def reward_config(config: Any = None) -> Any:
+    """The ``RewardConfig`` of a ``RewardConfig``, a keyword dict, or the embedded defaults (None)."""
+    from aquarelle.rewards import RewardConfig
+
+    if isinstance(config, RewardConfig):
+        return config
+    return RewardConfig(**(config or {}))
+
+
 def make_reward_model(config: Any = None) -> Any:
     """``RewardModel`` from a ``RewardConfig``, a keyword dict, or the embedded defaults."""
-    from aquarelle.rewards import RewardConfig, RewardModel
+    from aquarelle.rewards import RewardModel
 
-    if config is None or isinstance(config, RewardConfig):
-        return RewardModel(config)
-    return RewardModel(RewardConfig(**config))
+    return RewardModel(reward_config(config))
 
 
-def resolve_weights(preset: str | None = None, weights: dict | None = None) -> Any:
-    """Per-episode weights (a preset, with any given terms overriding it); RewardError names what is wrong."""
+def resolve_weights(preset: str | None = None, weights: dict | None = None, config: Any = None) -> Any:
+    """Per-episode weights: a preset's, with any given terms overriding them. Weights without a preset override
+    the weights ``config`` (the scorer's configuration) scores an episode that gives none with (docs/config.md:
+    the terms given override the configured preset's); they were filled from judge-led. RewardError names what is
+    wrong."""
     from aquarelle.rewards import resolve_weights as _resolve
 
-    return _resolve(preset=preset, weights=weights)
+    return _resolve(preset=preset, weights=weights, base=reward_config(config).weights_resolved())

@@ -169,7 +169,7 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
         from .scoring import resolve_weights
 
         t = time.perf_counter()
-        weights = resolve_weights(weights=req.weights) if req.weights else None
+        weights = resolve_weights(weights=req.weights, config=_reward_model().config) if req.weights else None
         result = _reward_model().score(
             image=img, program=program, mode=req.mode, source=req.source, n_calls=req.n_calls,
             violations=out.violations, error=out.sketch_error or out.render_error, weights=weights,

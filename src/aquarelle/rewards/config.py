@@ -50,12 +50,15 @@ class RewardError(ValueError):
     """Bad reward configuration (unknown preset, bad weights): a one-line message."""
 
 
-def resolve_weights(preset: str | None = None, weights: dict | Weights | None = None) -> Weights:
-    """A preset (default judge-led), with any keys of ``weights`` overriding it."""
-    name = preset or DEFAULT_PRESET
-    if name not in PRESETS:
-        raise RewardError(f"unknown reward preset {name!r} (known: {', '.join(PRESETS)})")
-    base = PRESETS[name]
+def resolve_weights(preset: str | None = None, weights: dict | Weights | None = None, *,
+                    base: Weights | None = None) -> Weights:
+    """A preset (else ``base``, the weights a scorer was configured with, else judge-led), with any keys of
+    ``weights`` overriding it."""
+    if preset or base is None:
+        name = preset or DEFAULT_PRESET
+        if name not in PRESETS:
+            raise RewardError(f"unknown reward preset {name!r} (known: {', '.join(PRESETS)})")
+        base = PRESETS[name]
     if weights is None:
         return base
     if isinstance(weights, Weights):
@@ -76,9 +79,13 @@ def resolve_weights(preset: str | None = None, weights: dict | Weights | None = 
 
 def reset_scoring(preset: str | None, weights: dict | None) -> dict[str, Any]:
     """What an environment reset takes for a preset and weights: it takes one of them, not both, so given terms
-    come with the preset's others filled in (docs/config.md: the terms given override the configured preset's)."""
-    if weights:
+    come with the preset's others filled in (docs/config.md: the terms given override the configured preset's).
+    Weights without a preset go as given: the environment fills the other terms from the weights its scorer was
+    configured with, which this side does not know (filled here, they came from judge-led)."""
+    if weights and preset:
         return {"weights": resolve_weights(preset, weights).as_dict()}
+    if weights:
+        return {"weights": dict(weights)}
     return {"preset": preset} if preset else {}
 
 

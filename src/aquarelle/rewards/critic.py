@@ -10,7 +10,7 @@ It reads what a watercolour teacher looks at, from the image alone:
 - harmony: how many clashing hue families share the picture,
 - composition: paint that sits in the frame with some weight, not a speck or a wall.
 Each becomes a penalty or a bonus; the painting with the higher total wins and the
-reason names the feature that separated them most. The preference scorer
+reason names the feature that separated them most; equal totals are a tie. The preference scorer
 (preference.py) deliberately uses other features, so the two can disagree.
 """
 
@@ -161,7 +161,9 @@ class LocalJudge:
         ta, tb = critic_terms(self.features(a)), critic_terms(self.features(b))
         qa = sum(WEIGHTS[k] * v for k, v in ta.items())
         qb = sum(WEIGHTS[k] * v for k, v in tb.items())
-        winner = "A" if qa >= qb else "B"
+        if qa == qb:  # equal in either order: a tie, not a win for whichever came first
+            return Verdict(winner="tie", reason=f"A and B are equal ({qa:+.2f})")
+        winner = "A" if qa > qb else "B"
         diffs = {k: WEIGHTS[k] * (ta[k] - tb[k]) for k in ta}
         key = max(diffs, key=lambda k: diffs[k] if winner == "A" else -diffs[k])
         return Verdict(winner=winner, reason=f"{winner} has {TERMS[key]} ({qa:+.2f} vs {qb:+.2f})")

@@ -4,6 +4,9 @@ Each reference is compared twice, the painting first (as A) and second (as B), s
 a judge that favours a position cannot decide the score: winning both orders
 scores 1, a split 0.5, losing both 0; the judge term is the mean over references.
 A split where the same letter won both times is a position-bias event, counted.
+A backend may also answer ``tie`` (the local critic, when both paintings score exactly
+equal): half a win in that order, and never a position bias, since the order did not
+decide it.
 
 Backends answer one question, ``compare(a, b) -> Verdict``: ``local`` (the
 deterministic critic in critic.py) and ``openai`` (any OpenAI-compatible chat
@@ -15,7 +18,6 @@ None with the reason, never a silent 0.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -34,7 +36,10 @@ class JudgeBackendError(RuntimeError):
 
 @dataclass(frozen=True)
 class Verdict:
-    winner: Literal["A", "B"]
+    """One answer to "which is better, A or B?"; ``tie`` only from a backend that can measure equality (the
+    local critic): the openai backend's parser accepts A or B alone."""
+
+    winner: Literal["A", "B", "tie"]
     reason: str = ""
 
 
@@ -55,14 +60,28 @@ class JudgeResult:
     position_bias: int = 0
 
 
+def _points(verdict: Verdict, painting_slot: str) -> float:
+    """The painting's share of one verdict: 1 if its slot won, 0.5 for a tie, else 0."""
+    return 0.5 if verdict.winner == "tie" else float(verdict.winner == painting_slot)
+
+
 def pair_score(painting_first: Verdict, painting_second: Verdict) -> float:
-    """Wins of the painting over both orders / 2: 1, 0.5 or 0."""
-    return ((painting_first.winner == "A") + (painting_second.winner == "B")) / 2.0
+    """Wins of the painting over both orders / 2 (a tie is half a win): 1, 0.5 or 0 (0.75 or 0.25 where only
+    one order tied)."""
+    return (_points(painting_first, "A") + _points(painting_second, "B")) / 2.0
 
 
 def is_position_bias(painting_first: Verdict, painting_second: Verdict) -> bool:
-    """The verdict flipped with the order (the same slot won both times)."""
-    return painting_first.winner == painting_second.winner
+    """The verdict flipped with the order (the same slot won both times). A tie in both orders is not one: the
+    local critic answered "A" for two equal paintings, and every copy of a reference counted as biased."""
+    return painting_first.winner == painting_second.winner != "tie"
+
+
+def _outcome(score: float, painting_first: Verdict, painting_second: Verdict) -> str:
+    """The pair's outcome in a word, for the reasons."""
+    if painting_first.winner == painting_second.winner == "tie":
+        return "tied"
+    return {1.0: "won", 0.0: "lost"}.get(score, "split")
 
 
 def judge_against(backend: PairwiseBackend, image: np.ndarray,
@@ -81,7 +100,7 @@ def judge_against(backend: PairwiseBackend, image: np.ndarray,
         s = pair_score(first, second)
         per.append(s)
         bias += is_position_bias(first, second)
-        outcome = {1.0: "won", 0.5: "split", 0.0: "lost"}[s]
+        outcome = _outcome(s, first, second)
         why = first.reason if first.winner == "A" or s == 0.0 else second.reason
         reasons.append(f"vs {rid}: {outcome} ({why})" if why else f"vs {rid}: {outcome}")
     return JudgeResult(score=float(np.mean(per)), per_reference=per, reference_ids=[r for r, _ in references],
@@ -100,28 +119,51 @@ JUDGE_QUESTION = (
     '{"winner": "A" or "B", "reason": "one short sentence"}.'
 )
 
-_JSON_RE = re.compile(r"\{.*\}", re.S)
+_DECODER = json.JSONDecoder()
 
 
-def parse_verdict(text: str | None) -> Verdict:
-    """Read ``{"winner": "A"|"B", "reason": ...}`` from a reply (code fences tolerated)."""
-    if not text:
-        raise ValueError("empty reply")
-    m = _JSON_RE.search(text)
-    if not m:
-        raise ValueError(f"no JSON object in reply {text[:80]!r}")
-    try:
-        data = json.loads(m.group(0))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"reply is not valid JSON ({e.msg}): {text[:80]!r}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"reply JSON is not an object: {text[:80]!r}")
+def _json_objects(text: str) -> tuple[list[dict], str | None]:
+    """Every JSON object that starts at one of the reply's ``{`` (nested ones too), and the first decoding error.
+
+    Each ``{`` is tried in turn, not the span from the first to the last: a reply that mentions braces
+    before its verdict ("Comparing {A} and {B}...") or after its fence was refused as malformed."""
+    found, error = [], None
+    for i, ch in enumerate(text):
+        if ch != "{":
+            continue
+        try:
+            obj, _ = _DECODER.raw_decode(text, i)
+        except json.JSONDecodeError as e:
+            error = error or e.msg
+            continue
+        found.append(obj)
+    return found, error
+
+
+def _winner(data: dict) -> str | None:
+    """``A`` or ``B`` from an object's "winner" (``"Painting A"``, quotes and a full stop tolerated), else None."""
     winner = str(data.get("winner", "")).strip().upper().strip("\"' .")
     if winner.startswith("PAINTING "):
         winner = winner[len("PAINTING "):]
-    if winner not in ("A", "B"):
-        raise ValueError(f"reply's winner is {data.get('winner')!r}, not 'A' or 'B'")
-    return Verdict(winner=winner, reason=str(data.get("reason", ""))[:300])  # type: ignore[arg-type]
+    return winner if winner in ("A", "B") else None
+
+
+def parse_verdict(text: str | None) -> Verdict:
+    """Read ``{"winner": "A"|"B", "reason": ...}`` from a reply: the first JSON object in it with a valid
+    winner, whatever text, fences or other braces surround it."""
+    if not text:
+        raise ValueError("empty reply")
+    if "{" not in text:
+        raise ValueError(f"no JSON object in reply {text[:80]!r}")
+    objects, error = _json_objects(text)
+    if not objects:
+        raise ValueError(f"reply is not valid JSON ({error}): {text[:80]!r}")
+    for data in objects:
+        winner = _winner(data)
+        if winner is not None:
+            return Verdict(winner=winner, reason=str(data.get("reason", ""))[:300])  # type: ignore[arg-type]
+    said = next((d["winner"] for d in objects if "winner" in d), None)
+    raise ValueError(f"reply's winner is {said!r}, not 'A' or 'B'")
 
 
 class OpenAIJudge:
