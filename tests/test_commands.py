@@ -201,3 +201,18 @@ def test_brush_scale_is_bounded_in_all():
     with pytest.raises(CommandError, match=r"scaleBrushes: brushes scaled 1e\+10 times in all \(at most 100000\)"):
         st.apply(validate("scaleBrushes", [1e5]))
     assert st.brush_scale == pytest.approx(1e5)  # the refused call changed nothing
+
+
+@pytest.mark.parametrize("method,args", [
+    ("add", ["\udfff", {"weight": 5}]), ("set", ["\ud800", "#000000", 1]), ("field", ["x\ud800"]),
+    ("addField", ["\ud800", [[0.0, 1.0]]]), ("pick", ["\udfff"]), ("hatchStyle", ["\udfff"]),
+    ("mass", ["\udfff", "#000000"]), ("seed", ["\ud800"]), ("noiseSeed", ["\ud800"]),
+    ("add", ["b", {"weight": 5, "rotate": "\ud800"}]), ("add", ["b", {"weight": 5, "pressure": {"mode": "\ud800"}}]),
+])
+def test_text_that_is_not_unicode_is_refused(method, args):
+    """A sketch writes a lone surrogate as '\\udfff' in pure ASCII; kept as a brush or field name it was accepted
+    and scored (0.29 on the server) and then broke the episode's state ('Error serializing to JSON:
+    UnicodeEncodeError') and any file the program is written to."""
+    with pytest.raises(CommandError, match="not valid Unicode text") as ei:
+        validate(method, args)
+    str(ei.value).encode("utf-8")  # the line itself can be written

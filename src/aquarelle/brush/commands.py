@@ -115,6 +115,17 @@ def _coord(method: str, pname: str, v: Any) -> float:
     return x
 
 
+def _unicode(method: str, pname: str, s: str) -> str:
+    """``s``, if it is Unicode text. A sketch writes a lone UTF-16 surrogate as '\\ud800' in plain ASCII; kept in a
+    program (a brush or field name) it cannot be written as UTF-8 JSON: it broke the environment's state."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise CommandError(f"{method}: {pname} is not valid Unicode text (a lone UTF-16 surrogate "
+                           f"\\u{ord(s[e.start]):04x} at character {e.start})") from None
+    return s
+
+
 def _angle(method: str, pname: str, v: Any) -> float:
     """Degrees, bounded: an arc from -1e308 to 1e308 spans inf degrees, which the renderer turned into NaN."""
     x = _num(method, pname, v)
@@ -199,10 +210,10 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
     if kind == "name":
         if not isinstance(v, str) or not v or len(v) > 64:
             raise CommandError(f"{method}: {pname} must be a name (1-64 characters), got {_show(v)}")
-        return v
+        return _unicode(method, pname, v)
     if kind == "seed":
         if isinstance(v, str) and len(v) <= 256:
-            return v
+            return _unicode(method, pname, v)
         return _num(method, pname, v)
     if kind == "color":
         try:
@@ -311,7 +322,7 @@ def _brush_params(method: str, v: Any) -> dict:
         if kind == "str":
             if not isinstance(val, str):
                 raise CommandError(f"{method}: {k} must be a string, got {_show(val)}")
-            out[key] = val
+            out[key] = _unicode(method, k, val)
         elif kind == "num":
             out[key] = _num(method, k, val)
         elif kind == "num|null":
@@ -362,7 +373,7 @@ def _pressure(method: str, val: Any) -> Any:
             out["samples"] = [_num(method, "pressure sample", x) for x in s]
         for k in ("mode", "type"):
             if k in val:
-                out[k] = str(val[k])
+                out[k] = _unicode(method, f"pressure {k}", str(val[k]))
         return out
     if val is None:
         return None
