@@ -163,3 +163,56 @@ def test_errors_echo_at_most_a_clipped_value():
     with pytest.raises(CommandError) as ei:
         get_space("hf10").check("z" * 1_000_000)
     assert len(str(ei.value)) < 200
+
+
+#: Calls that validated and then crashed the native renderer with a ValueError (an infrastructure failure, reward
+#: None, for the model's own numbers): stroke weights past ~1e19 ("negative dimensions not allowed"), an arc whose
+#: end minus start overflows to inf ("cannot convert float NaN to integer"), a spray brush with a negative grain.
+RENDERER_CRASHERS = [
+    ("set", ["HB", "#000000", 1e20], "weight must be in (0, 100000]"),
+    ("strokeWeight", [1e20], "weight must be in (0, 100000]"),
+    ("hatchStyle", ["HB", "#000000", 1e308], "weight must be in (0, 100000]"),
+    ("scaleBrushes", [1e308], "scale must be in (0, 100000]"),
+    ("hatch", [1e308, 45], "dist must be in (0, 100000]"),
+    ("arc", [300, 300, 100, -1e308, 1e308], "start -1e+308 is out of range (|angle| <= 1e+09 degrees)"),
+    ("flowLine", [300, 300, 100, 1e308], "dir 1e+308 is out of range"),
+    ("fillBleed", [0.5, "out", -1e308], "angle -1e+308 is out of range"),
+    ("add", ["b", {"type": "spray", "weight": 5, "grain": -1}], "grain must be >= 0"),
+    ("add", ["b", {"type": "spray", "weight": 5, "quality": -1e308}], "quality must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("method,args,fragment", RENDERER_CRASHERS, ids=[c[0] for c in RENDERER_CRASHERS])
+def test_numbers_the_renderer_cannot_paint_are_refused(method, args, fragment):
+    with pytest.raises(CommandError) as ei:
+        validate(method, args)
+    assert fragment in str(ei.value) and "\n" not in str(ei.value), str(ei.value)
+
+
+def test_brush_scale_is_bounded_in_all():
+    """scaleBrushes compounds (as in p5.brush): three calls of 1e5 scaled a custom brush's stamps past what the
+    renderer can allocate ('negative dimensions not allowed'); the scale in all is bounded like one call's."""
+    from aquarelle.brush import PaintState
+
+    st = PaintState()
+    st.apply(validate("scaleBrushes", [1e5]))
+    st.apply(validate("scaleBrushes", [1e-5]))
+    st.apply(validate("scaleBrushes", [1e5]))
+    with pytest.raises(CommandError, match=r"scaleBrushes: brushes scaled 1e\+10 times in all \(at most 100000\)"):
+        st.apply(validate("scaleBrushes", [1e5]))
+    assert st.brush_scale == pytest.approx(1e5)  # the refused call changed nothing
+
+
+@pytest.mark.parametrize("method,args", [
+    ("add", ["\udfff", {"weight": 5}]), ("set", ["\ud800", "#000000", 1]), ("field", ["x\ud800"]),
+    ("addField", ["\ud800", [[0.0, 1.0]]]), ("pick", ["\udfff"]), ("hatchStyle", ["\udfff"]),
+    ("mass", ["\udfff", "#000000"]), ("seed", ["\ud800"]), ("noiseSeed", ["\ud800"]),
+    ("add", ["b", {"weight": 5, "rotate": "\ud800"}]), ("add", ["b", {"weight": 5, "pressure": {"mode": "\ud800"}}]),
+])
+def test_text_that_is_not_unicode_is_refused(method, args):
+    """A sketch writes a lone surrogate as '\\udfff' in pure ASCII; kept as a brush or field name it was accepted
+    and scored (0.29 on the server) and then broke the episode's state ('Error serializing to JSON:
+    UnicodeEncodeError') and any file the program is written to."""
+    with pytest.raises(CommandError, match="not valid Unicode text") as ei:
+        validate(method, args)
+    str(ei.value).encode("utf-8")  # the line itself can be written

@@ -272,3 +272,22 @@ def test_a_sketch_that_is_not_unicode_is_the_models_fault():
     assert not any(x.startswith("infrastructure") for x in obs.errors), obs.errors
     obs.model_dump_json()
     assert "\\ud800" in e.state.model_dump_json()  # kept escaped: state still serialises
+
+
+def test_an_episode_holds_a_bounded_amount_of_argument_data(env):
+    """5,000 calls bound an episode's render work, not its data: each addField may hold a 200x200 grid, and state
+    calls are kept without a render. Measured on the server: 25 full grids a step (3.9 MB frames) grew the server
+    process 55 MB a step and each step took longer than the last (copying the state): 9 s at the 12th, with 190 more
+    allowed. The numbers an episode holds are bounded; a step past it is refused with one line and applies nothing."""
+    from aquarelle.env.models import MAX_EPISODE_VALUES
+
+    grid = [[1.5] * 200 for _ in range(200)]
+    env.reset(mode="tools", action_space="full", max_steps=1000)
+    for i in range(MAX_EPISODE_VALUES // 40_000 - 1):
+        assert env.step({"calls": [{"method": "addField", "args": [f"f{i}", grid]}]}).errors == []
+    held, steps_left = env.state.n_calls, env.state.steps_left
+    obs = env.step({"calls": [{"method": "addField", "args": [f"g{i}", grid]} for i in range(2)]})
+    assert obs.errors and f"at most {MAX_EPISODE_VALUES} numbers" in obs.errors[0] and "\n" not in obs.errors[0]
+    assert env.state.n_calls == held and obs.metadata["steps_left"] == steps_left - 1  # a refused step, as any
+    obs = env.step({"calls": [{"method": "fill", "args": ["#112233", 200]}, {"method": "circle", "args": [300, 300, 50]}]})
+    assert obs.errors == [] and obs.coverage > 0

@@ -322,6 +322,18 @@ def test_limit_ten_million_calls(runner):
     assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
 
 
+def test_calls_too_big_to_read_back_are_the_sketchs_limit(runner):
+    """One 1 MB string passed to 600 calls is 1 MB of heap but 600 MB of recorded arguments: V8 cannot write them
+    as one string (RangeError: Invalid string length). That was a SandboxError, an infrastructure failure (reward
+    None) caused by the sketch; it is the sketch's heap limit, and the next sketch runs."""
+    runner.warm()
+    res, took = timed(runner, skeleton("const s = 'x'.repeat(1 << 20); for (let i = 0; i < 600; i++) brush.fill(s);"),
+                      SandboxLimits())
+    assert res.limit == "heap" and res.error.startswith("heap limit") and "read back" in res.error, res.error
+    assert "\n" not in res.error and len(res.error) < 300 and took < 5 + 1
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
 def test_bad_inputs_are_results_not_exceptions(runner):
     assert "sketch must be text" in runner.run(b"bytes").error
     assert "unknown action space" in runner.run("x", action_space="nope").error

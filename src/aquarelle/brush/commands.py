@@ -27,6 +27,8 @@ LEGACY_NAMES = {"bleed": "fillBleed", "setHatch": "hatchStyle", "segment": "move
 
 #: Coordinates beyond this magnitude are refused outright (the renderer clips sane ones).
 MAX_COORD = 100_000.0
+#: Angles beyond this magnitude (degrees) are refused: far past any drawing's, far short of overflowing a span.
+MAX_ANGLE = 1e9
 #: Points in one spline/polygon, and polygons in one hatchArray/massArray.
 MAX_POINTS = 10_000
 #: Largest custom field grid (p5.brush samples 200 x 200 at any canvas size).
@@ -113,6 +115,25 @@ def _coord(method: str, pname: str, v: Any) -> float:
     return x
 
 
+def _unicode(method: str, pname: str, s: str) -> str:
+    """``s``, if it is Unicode text. A sketch writes a lone UTF-16 surrogate as '\\ud800' in plain ASCII; kept in a
+    program (a brush or field name) it cannot be written as UTF-8 JSON: it broke the environment's state."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise CommandError(f"{method}: {pname} is not valid Unicode text (a lone UTF-16 surrogate "
+                           f"\\u{ord(s[e.start]):04x} at character {e.start})") from None
+    return s
+
+
+def _angle(method: str, pname: str, v: Any) -> float:
+    """Degrees, bounded: an arc from -1e308 to 1e308 spans inf degrees, which the renderer turned into NaN."""
+    x = _num(method, pname, v)
+    if abs(x) > MAX_ANGLE:
+        raise CommandError(f"{method}: {pname} {_show(x)} is out of range (|angle| <= {MAX_ANGLE:g} degrees)")
+    return x
+
+
 def _options(method: str, v: Any, allowed: dict[str, str]) -> dict:
     if v is None:
         return {}
@@ -145,11 +166,13 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
     if kind == "coord":
         return _coord(method, pname, v)
     if kind == "angle":
-        return _num(method, pname, v)
-    if kind == "pos":
+        return _angle(method, pname, v)
+    if kind == "pos":  # a weight, scale or spacing: past ~1e19 the renderer cannot size a stamp
         x = _num(method, pname, v)
         if x <= 0:
             raise CommandError(f"{method}: {pname} must be > 0, got {_show(x)}")
+        if x > MAX_COORD:
+            raise CommandError(f"{method}: {pname} must be in (0, {MAX_COORD:g}], got {_show(x)}")
         return x
     if kind == "length":
         x = _num(method, pname, v)
@@ -187,10 +210,10 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
     if kind == "name":
         if not isinstance(v, str) or not v or len(v) > 64:
             raise CommandError(f"{method}: {pname} must be a name (1-64 characters), got {_show(v)}")
-        return v
+        return _unicode(method, pname, v)
     if kind == "seed":
         if isinstance(v, str) and len(v) <= 256:
-            return v
+            return _unicode(method, pname, v)
         return _num(method, pname, v)
     if kind == "color":
         try:
@@ -231,7 +254,7 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
             raise CommandError(f'{method}: {pname} must be "out" or "in", got {_show(v)}')
         return v
     if kind == "angle|null":
-        return None if v is None else _num(method, pname, v)
+        return None if v is None else _angle(method, pname, v)
     if kind == "irregularity":
         if v is False or v is None:
             return 0
@@ -299,11 +322,13 @@ def _brush_params(method: str, v: Any) -> dict:
         if kind == "str":
             if not isinstance(val, str):
                 raise CommandError(f"{method}: {k} must be a string, got {_show(val)}")
-            out[key] = val
+            out[key] = _unicode(method, k, val)
         elif kind == "num":
             out[key] = _num(method, k, val)
         elif kind == "num|null":
             out[key] = None if val is None else _num(method, k, val)
+            if key == "grain" and val is not None and out[key] < 0:  # a negative spray grain crashed the renderer
+                raise CommandError(f"{method}: {k} must be >= 0, got {_show(val)}")
         elif kind == "bool":
             out[key] = _check("bool", method, k, val)
         elif kind == "unit":
@@ -348,7 +373,7 @@ def _pressure(method: str, val: Any) -> Any:
             out["samples"] = [_num(method, "pressure sample", x) for x in s]
         for k in ("mode", "type"):
             if k in val:
-                out[k] = str(val[k])
+                out[k] = _unicode(method, f"pressure {k}", str(val[k]))
         return out
     if val is None:
         return None

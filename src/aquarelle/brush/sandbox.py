@@ -253,7 +253,13 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
             if mr.eval("__aq_host.limitHit()", timeout_sec=1) == "commands":
                 error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
         elif limit != "heap":
-            data = json.loads(mr.eval("__aq_host.result()", timeout_sec=10), object_hook=_non_finite)
+            try:
+                data = json.loads(mr.eval("__aq_host.result()", timeout_sec=10), object_hook=_non_finite)
+            except MiniRacerBaseException as e:
+                # the calls' arguments are more than V8 can write as one string (one 1 MB string passed to 600
+                # calls is 1 MB of heap but 600 MB to write): the sketch's doing, never the sandbox's failure
+                error, limit = (f"heap limit: the brush calls' arguments are too big to read back "
+                                f"({_js_message(e)})", "heap")
     finally:
         if limit != "heap":
             mr.close()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dfield
 from typing import Any
 
-from .commands import BUILTIN_BRUSHES, BUILTIN_FIELDS, Command, CommandError
+from .commands import BUILTIN_BRUSHES, BUILTIN_FIELDS, MAX_COORD, Command, CommandError
 
 
 @dataclass
@@ -156,8 +156,11 @@ class PaintState:
         if m == "background":
             self.background = a[0]
             return self._op(cmd)
-        if m == "scaleBrushes":
-            self.brush_scale *= a[0]
+        if m == "scaleBrushes":  # compounds, as in p5.brush; bounded in all as one call is (past it no stamp fits)
+            scale = self.brush_scale * a[0]
+            if not scale <= MAX_COORD:
+                raise CommandError(f"scaleBrushes: brushes scaled {scale:g} times in all (at most {MAX_COORD:g})")
+            self.brush_scale = scale
         elif m == "seed":
             self.seed = a[0]
         elif m == "noiseSeed":

@@ -26,7 +26,7 @@ from aquarelle.brush import CommandError, PaintState, Program, get_space, valida
 from aquarelle.brush.action_space import ActionSpace
 from aquarelle.brush.text import clip, short_repr
 
-from .models import MAX_EPISODE_COMMANDS, MODES, WatercolourAction, WatercolourObservation, WatercolourState
+from .models import MAX_EPISODE_COMMANDS, MAX_EPISODE_VALUES, MODES, WatercolourAction, WatercolourObservation, WatercolourState
 from .scoring import resolve_weights
 from .work import EvalRequest, EvalResult, Runner, b64, png_bytes
 
@@ -82,6 +82,7 @@ class Episode:
     done: bool = False
     state: PaintState = field(default_factory=PaintState)
     commands: list = field(default_factory=list)
+    values: int = 0  # numbers the commands' arguments hold (MAX_EPISODE_VALUES)
     coverage: float = 0.0
     png_b64: str | None = None
     reward: float | None = None
@@ -234,6 +235,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         ep.step_count += 1
         state = copy.deepcopy(ep.state)
         new, drew, warnings = [], [], []
+        values = ep.values
         try:
             if len(ep.commands) + len(action.calls) > MAX_EPISODE_COMMANDS:
                 raise CommandError(f"an episode may hold at most {MAX_EPISODE_COMMANDS} calls")
@@ -241,6 +243,10 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                 try:
                     ep.space.check(call.method)
                     cmd = validate(call.method, call.args)
+                    values += _count_values(cmd.args)
+                    if values > MAX_EPISODE_VALUES:
+                        raise CommandError(f"an episode's calls may hold at most {MAX_EPISODE_VALUES} numbers in "
+                                           f"all (points, field and tip cells), this call brings it to {values}")
                     op = state.apply(cmd)
                 except CommandError as e:
                     raise CommandError(f"call {i + 1}: {e}" if len(action.calls) > 1 else str(e)) from None
@@ -266,7 +272,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             ep.coverage = res.coverage or 0.0
             if res.png is not None:
                 ep.png_b64 = b64(res.png)
-        ep.state, ep.commands = state, ep.commands + new
+        ep.state, ep.commands, ep.values = state, ep.commands + new, values
         if not new:
             head = "Looked at the canvas (no calls)."
         elif drew:
@@ -425,6 +431,15 @@ def not_unicode_at(value: Any, path: str, skip: Any = None) -> str | None:
         elif isinstance(v, (list, tuple)):
             stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
     return None
+
+
+def _count_values(v: Any) -> int:
+    """The numbers and strings in a validated call's arguments (nested lists and option objects counted through)."""
+    if isinstance(v, (list, tuple)):
+        return sum(_count_values(x) for x in v)
+    if isinstance(v, dict):
+        return sum(_count_values(x) for x in v.values())
+    return 1
 
 
 def _calls_not_unicode(calls: list) -> str | None:

@@ -19,6 +19,10 @@ MODES: tuple[str, ...] = ("sketch", "tools", "revise")
 
 #: Commands one tools episode may hold (bounds the render work of a step), so also the calls in one action.
 MAX_EPISODE_COMMANDS = 5_000
+#: Numbers one tools episode's calls may hold in all (points, field cells, tip cells): the command count bounds
+#: render work, not data, and state calls (``addField``'s 200x200 grids) are kept without a render. A session
+#: holds, copies and ships its episode every step, so this bounds its memory and a step's time (five full grids).
+MAX_EPISODE_VALUES = 200_000
 #: The sandbox refuses sources over 256 KiB (``SandboxLimits.max_source_bytes``) with a gate 0; a sketch past
 #: four times that is no model's output and is refused as a malformed action (before anything parses it).
 MAX_SKETCH_CHARS = 4 * 256 * 1024
