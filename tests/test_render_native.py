@@ -232,11 +232,11 @@ def test_floods_fail_fast_with_render_error():
 
 
 def test_stroke_stamps_are_budgeted_before_they_are_made():
-    """Steps alone do not bound a stroke: a marker of weight 1e6 covers the canvas at every step, and a custom
+    """Steps alone do not bound a stroke: a marker of weight 1e5 (the largest validation lets through) covers the canvas at every step, and a custom
     spray's grain sets the dots per step. Both are refused by the stamp budget before the stroke is stamped (or
     its stamps allocated), not after seconds of work."""
     with pytest.raises(RenderError, match=r"budget: more than 6000 canvases of brush stamps"):
-        render_full(prog(("set", ["marker", "#000000", 1e6]), ("line", [0, 0, 200, 200])))  # the default budget
+        render_full(prog(("set", ["marker", "#000000", 1e5]), ("line", [0, 0, 200, 200])))  # the default budget
     spray = ("add", ["fog", {"type": "spray", "weight": 1, "scatter": 5, "sharpness": 1, "grain": 1e9,
                              "opacity": 100, "spacing": 1}])
     with pytest.raises(RenderError, match=r"budget: more than 1e\+07 brush stamps"):
