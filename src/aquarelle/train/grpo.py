@@ -487,16 +487,16 @@ def _warm_start_apart(cfg: TrainConfig, demos: str | None, sft_env: type | None,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(single_process_env(saved))  # what the spawned child starts with
-    try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            fut = pool.submit(_warm_start_child, cfg, demos)
-    finally:
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        saved = dict(os.environ)
         os.environ.clear()
-        os.environ.update(saved)
-    return Path(fut.result())
+        os.environ.update(single_process_env(saved))  # what the child is spawned with (on submit)
+        try:
+            fut = pool.submit(_warm_start_child, cfg, demos)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        return Path(fut.result())
 
 
 def _warm_start_child(cfg: TrainConfig, demos: str | None) -> str:
