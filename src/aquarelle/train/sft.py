@@ -239,33 +239,16 @@ def cached_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     return out if _whole(out) else None
 
 
-class _FileLock:
-    """An exclusive flock on a file; released by the OS when the process dies."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._fd: int | None = None
-
-    def acquire(self) -> None:
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        fcntl.flock(fd, fcntl.LOCK_EX)  # blocks while another process trains this warm start
-        self._fd = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor drops the lock
-            self._fd = None
-
-
 def warm_start_lock(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
-                    budget_tokens: int | None = None) -> _FileLock:
-    """The lock of one warm start's cache entry (``DIR.lock`` beside it): the processes of a multi-process launch
-    take it in turn, so the first trains the warm start and the rest find it cached."""
+                    budget_tokens: int | None = None) -> Any:
+    """The lock of one warm start's cache entry (``DIR.lock`` beside it, a ``filelock.FileLock``: an flock the OS
+    drops if its holder dies): the processes of a multi-process launch take it in turn, so the first trains the
+    warm start and the rest find it cached."""
+    from filelock import FileLock
+
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
-    return _FileLock(out.with_name(out.name + ".lock"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(out.with_name(out.name + ".lock")))
 
 
 def sft_command(mode: str | None, action_space: str | None, model: str | None, out: str, steps: int | None,
