@@ -236,3 +236,83 @@ def test_rollout_steps_and_groups_under_generation_reuse(sun_prompts, tmp_path):
         groups.setdefault((r["step"], r["group"]), []).append(r["prompt_id"])
     assert sorted(groups) == [(1, 0), (1, 1), (2, 0), (2, 1)]
     assert all(len(ids) == 2 and len(set(ids)) == 1 for ids in groups.values()), groups
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_two_process_launch_writes_one_run_directory(tmp_path):
+    """`accelerate launch --num_processes 2` of a real tiny run on CPU (gloo): every process ran train(), so every
+    one preflighted, wrote config.json and warm-started into the shared cache, its rollouts were numbered from 0
+    (two processes' images under one name, both processes' prompts in group 0) and each wrote its own metrics line.
+    The run directory must be the one a single-process run writes, over both processes' rollouts.
+
+    `--multi_gpu` on a CPU machine: accelerate's `--cpu --num_processes 2` starts ONE process (its simple launcher
+    needs mpirun for more); `--multi_gpu` goes through torchrun, and the run's use_cpu makes it gloo."""
+    import os
+    import subprocess
+    import sys
+
+    import aquarelle
+    from aquarelle.train.model import tiny_model
+
+    model = tmp_path / "model"  # a local model that cannot call tools yet: train() warm-starts it first
+    pol = tiny_model()
+    pol.model.save_pretrained(model)
+    pol.tokenizer.save_pretrained(model)
+    cfg = tmp_path / "c.json"
+    procs, per_device, steps, G = 2, 2, 2, 2
+    cfg.write_text(json.dumps({
+        "mode": "tools", "model": {"name": str(model)}, "prompts": str(DATA / "train_prompts.json"),
+        "generation": {"num_generations": G, "prompts_per_step": per_device // G, "max_completion_length": 24,
+                       "max_tool_calling_iterations": 1},
+        "optim": {"max_steps": steps}, "env": {"image_size": 64}, "sft": {"steps": 1, "max_length": 8192}}))
+    run = tmp_path / "run"
+    src = str(Path(aquarelle.__file__).resolve().parents[1])  # the code under test, in the launched processes too
+    env = dict(os.environ, OMP_NUM_THREADS="1", AQUARELLE_CACHE=str(tmp_path / "cache"), CUDA_VISIBLE_DEVICES="",
+               PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
+    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(k, None)
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", str(procs),
+              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+              "--main_process_port", str(free_port())]
+    r = subprocess.run([*launch, "-m", "aquarelle.cli", "train", "--config", str(cfg), "--out", str(run),
+                        "--demos", str(DATA / "train_demos")], capture_output=True, text=True, env=env, timeout=540)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert [x for x in r.stdout.splitlines() if x.startswith('{"run"')] == [r.stdout.strip().splitlines()[-1]]
+
+    # the warm start was trained once (by the main process) and loaded from the cache by the other
+    assert r.stderr.count("SFT steps ->") == 1 and r.stderr.count("[rank 1] warm start: using cached") == 1, r.stderr
+    warm = [p for p in (tmp_path / "cache" / "warm").iterdir() if p.is_dir()]
+    assert len(warm) == 1 and json.loads((run / "config.json").read_text())["warm_start"] == str(warm[0])
+
+    rollouts = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
+    metrics = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    for step in range(1, steps + 1):
+        rs = [r for r in rollouts if r["step"] == step]
+        assert len(rs) == procs * per_device, [(r["step"], r["group"]) for r in rollouts]
+        # TRL's grouping: the processes' shares gathered in rank order, global index // num_generations
+        assert [r["group"] for r in rs] == [i // G for i in range(procs * per_device)]
+        for g in {r["group"] for r in rs}:  # one group is one prompt, G times
+            ids = [r["prompt_id"] for r in rs if r["group"] == g]
+            assert len(ids) == G and len(set(ids)) == 1
+        assert len({r["prompt_id"] for r in rs}) == procs * per_device // G  # the other process's prompts are here
+    images = [r["image"] for r in rollouts]
+    assert None not in images and len(set(images)) == len(images) and all((run / i).is_file() for i in images)
+    assert sorted(p.name for p in (run / "images").iterdir()) == sorted(Path(i).name for i in images)
+
+    assert [m["step"] for m in metrics] == list(range(1, steps + 1))  # one line per step, by the main process
+    for m in metrics:
+        rs = [r for r in rollouts if r["step"] == m["step"]]
+        assert m["processes"] == procs and m["rollouts"] == len(rs) == procs * per_device
+        assert m["rewards_none"] == sum(r["reward"] is None for r in rs)
+        gates = [r["breakdown"]["gate"] for r in rs if r["breakdown"].get("gate") is not None]
+        assert m["gate_mean"] == pytest.approx(sum(gates) / len(gates))
+    assert json.loads((run / "summary.json").read_text())["steps"] == steps
+
+    # eval reads it as it reads a single-process run
+    ev = subprocess.run([sys.executable, "-m", "aquarelle.cli", "eval", str(run), "--samples", "0"],
+                        capture_output=True, text=True, env=env, timeout=180)
+    assert ev.returncode == 0, ev.stderr[-2000:]
+    report = json.loads((run / "eval.json").read_text())
+    assert report["steps"] == steps and report["rollouts"] == steps * procs * per_device
+    assert report["diversity"]["n_images"] == len(images) and report["diversity"]["missing_images"] == 0

@@ -98,7 +98,10 @@ def register(app: typer.Typer) -> None:
             if _user_error(e):
                 _fail(e)
             raise
-        typer.echo(json.dumps(summary))
+        from .procs import Procs
+
+        if Procs.from_env().main:  # a multi-process launch: one summary line, not one per process
+            typer.echo(json.dumps(summary))
 
     @app.command("paint")
     def paint(

@@ -24,7 +24,8 @@ from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
 from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy
-from .preflight import preflight
+from .preflight import grpo_config, preflight
+from .procs import Procs, launched_as_one, single_process_env
 
 METRIC_KEYS = ("step", "reward", "reward_std", "frac_reward_zero_std", "gate_mean", "length_mean", "judge_mean",
                "preference_mean", "loss", "grad_norm", "step_time", "env_time_share", "tool_calls_mean",
@@ -46,13 +47,16 @@ class StepStats:
 class Recorder:
     """Writes rollouts and images as they are scored; hands per-step stats to the metrics callback."""
 
-    def __init__(self, run: Path, mode: str, image_size: int):
+    def __init__(self, run: Path, mode: str, image_size: int, procs: Procs | None = None):
         self.run = run
         self.mode = mode
         self.image_size = image_size
-        (run / "images").mkdir(parents=True, exist_ok=True)
+        self.procs = procs or Procs()
+        if self.procs.main:
+            (run / "images").mkdir(parents=True, exist_ok=True)
         self.stats = StepStats()
         self._placed: dict[int, tuple[int, int]] = {}  # step -> (rollouts, groups) recorded at it so far
+        self._pending: list[tuple[dict, bytes | None, int]] = []  # several processes: (rollout, png, tool calls)
 
     def take(self) -> StepStats:
         s, self.stats = self.stats, StepStats()
@@ -72,15 +76,14 @@ class Recorder:
 
     def record(self, *, step: int, group: int, index: int, row: dict, outcome: Outcome, code: str,
                tool_calls: int, completion: str = "") -> None:
-        st = self.stats
-        st.rewards.append(outcome.reward)
-        st.n_none += outcome.reward is None
-        st.tool_calls.append(tool_calls)
-        for t in TERMS:
-            v = outcome.breakdown.get(t)
-            if v is not None:
-                st.terms[t].append(float(v))
-        image = self._save_image(outcome, step, index)
+        """One rollout; ``index`` and ``group`` are global (over every process's share of the batch)."""
+        self._tally(outcome.reward, outcome.breakdown, tool_calls)
+        png = None
+        if self.procs.world == 1:
+            image = self._save_image(outcome, step, index)
+        else:  # drawn here, written by the main process in flush()
+            png = self._png(outcome)
+            image = self._image_name(step, index) if png is not None else None
         methods: dict[str, int] = {}
         if outcome.program:
             for c in outcome.program.get("commands", []):
@@ -96,11 +99,78 @@ class Recorder:
             "completion": completion[:TRAIN_COMPLETION_CHARS],
             "judge_position_bias": outcome.judge_position_bias, "judge_pairs": outcome.judge_pairs,
         }
+        if self.procs.world > 1:
+            self._pending.append((rec, png, tool_calls))
+            return
         with open(self.run / "rollouts.jsonl", "a") as f:
             f.write(json.dumps(rec) + "\n")
 
+    def flush(self) -> None:
+        """Several processes: every process's rollouts of this batch to the main one, which writes their images and
+        lines in global order and counts them in the step's stats. A collective: every process calls it once per
+        reward call (TRL calls the reward function on every process for every generation batch).
+
+        Why one writer: the images and lines of N processes appended to one file from N processes could interleave
+        (lines over the pipe buffer size) and need a shared file system on several machines; one process writing
+        everything keeps the single-process format and order exactly, for the price of sending the PNGs once.
+        """
+        if self.procs.world == 1:
+            return
+        mine, self._pending = self._pending, []
+        everyone = self.procs.gather(mine)
+        if not self.procs.main:
+            return
+        lines = []
+        for k, (rec, png, tool_calls) in enumerate(everyone):
+            if k >= len(mine):  # the main process counted its own in record()
+                self._tally(rec["reward"], rec["breakdown"], tool_calls)
+            if png is not None:
+                try:
+                    (self.run / rec["image"]).write_bytes(png)
+                except OSError as e:  # as _save_image: a missing picture must not kill training; the rollout says so
+                    rec["image"] = None
+                    rec["errors"].append(f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            lines.append(json.dumps(rec) + "\n")
+        with open(self.run / "rollouts.jsonl", "a") as f:
+            f.write("".join(lines))
+
+    def _tally(self, reward: float | None, breakdown: dict, tool_calls: int) -> None:
+        st = self.stats
+        st.rewards.append(reward)
+        st.n_none += reward is None
+        st.tool_calls.append(tool_calls)
+        for t in TERMS:
+            v = breakdown.get(t)
+            if v is not None:
+                st.terms[t].append(float(v))
+
+    @staticmethod
+    def _image_name(step: int, index: int) -> str:
+        return f"images/step{step:05d}_{index:03d}.png"
+
+    def _png(self, outcome: Outcome) -> bytes | None:
+        """The rollout's picture as PNG bytes (what _save_image writes), or None with the reason in its errors."""
+        try:
+            if outcome.png_b64:
+                return base64.b64decode(outcome.png_b64)
+            if outcome.program:
+                import io
+
+                from PIL import Image
+
+                from aquarelle.brush import Program
+                from aquarelle.render import render_program
+
+                buf = io.BytesIO()
+                Image.fromarray(render_program(Program.from_json(outcome.program), size=self.image_size)).save(
+                    buf, format="PNG")
+                return buf.getvalue()
+        except Exception as e:  # noqa: BLE001 - a missing picture must not kill training; say so in the rollout
+            outcome.errors.append(f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        return None
+
     def _save_image(self, outcome: Outcome, step: int, index: int) -> str | None:
-        rel = f"images/step{step:05d}_{index:03d}.png"
+        rel = self._image_name(step, index)
         try:
             if outcome.png_b64:
                 (self.run / rel).write_bytes(base64.b64decode(outcome.png_b64))
@@ -163,7 +233,11 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
         # the optimizer step during which these were generated (the policy after global_step updates); with
         # generation reuse (steps_per_generation, num_iterations) the steps that train on buffered rollouts get none
         step = (trainer_state.global_step + 1) if trainer_state is not None else 0
-        first, group0 = recorder.place(step, len(completions), num_generations)
+        # TRL gathers the processes' equal shares in rank order and groups the gathered batch by num_generations:
+        # this process's i-th completion is the batch's (rank * n + i)-th, in group (rank * n + i) // G
+        n, procs = len(completions), recorder.procs
+        first, group0 = recorder.place(step, n * procs.world, num_generations)
+        first += procs.rank * n
         out: list[float | None] = []
         for i, completion in enumerate(completions):
             row = {k: v[i] for k, v in cols.items() if isinstance(v, list) and len(v) == len(completions)}
@@ -181,10 +255,11 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                 code = extract_sketch(_completion_text(completion))
                 outcome = scorer.score(code, prompt=row.get("painting_prompt", ""), seed=int(row.get("seed", 0)),
                                        preset=row.get("preset"), weights=weights)
-            recorder.record(step=step, group=group0 + i // num_generations, index=first + i, row=row,
-                            outcome=outcome, code=code, tool_calls=_tool_call_count(completion),
+            recorder.record(step=step, group=group0 + (procs.rank * n + i) // num_generations, index=first + i,
+                            row=row, outcome=outcome, code=code, tool_calls=_tool_call_count(completion),
                             completion=_transcript(completion))
             out.append(outcome.reward)
+        recorder.flush()
         return out
 
     painting_reward.__name__ = "painting_reward"
@@ -219,7 +294,8 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_run: Any = None) -> Any:
+def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_run: Any = None,
+                      procs: Procs | None = None) -> Any:
     from transformers import TrainerCallback
 
     class MetricsCallback(TrainerCallback):
@@ -240,8 +316,14 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
             logs = logs or {}
             if "reward" not in logs and "loss" not in logs:
                 return
-            st = recorder.take()
+            st = recorder.take()  # several processes: the main one's holds every process's rollouts (flush())
             env_s, _ = timer.take()
+            if procs is not None and procs.world > 1:  # on_log runs on every process, so this collective is safe
+                env_all = procs.gather([env_s])  # the processes ran their environments side by side: their mean
+                env_s = sum(env_all) / len(env_all)
+                if not procs.main:
+                    self.step_time = None
+                    return
             step_time = self.step_time or 0.0
             line = {
                 "step": state.global_step,
@@ -260,6 +342,8 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
                 "tools_failure_frequency": logs.get("tools/failure_frequency"),
                 "learning_rate": logs.get("learning_rate"),
             }
+            if procs is not None and procs.world > 1:  # what the step's own numbers cover (a plain run's lines as before)
+                line.update(processes=procs.world, rollouts=len(st.rewards))
             with open(run / "metrics.jsonl", "a") as f:
                 f.write(json.dumps(line) + "\n")
             if trackio_run is not None:
@@ -292,15 +376,30 @@ def _drop_steps_after(run: Path, step: int) -> None:
 
 def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str | None = None,
           log: Any = None) -> dict:
-    """Run GRPO into the run directory ``out``; returns a summary of what happened."""
+    """Run GRPO into the run directory ``out``; returns a summary of what happened.
+
+    Under a multi-process launch (``accelerate launch --num_processes N``) every process calls this; the main one
+    alone checks and writes the run directory (procs.py), and every process returns the main one's summary.
+    """
     log = log or (lambda m: print(m, file=sys.stderr))
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     run = Path(out)
-    grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
-    resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
-    if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
-        _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))
-    run.mkdir(parents=True, exist_ok=True)
+    procs = Procs.from_env()
+    if procs.world > 1 and not procs.main:
+        log = _prefixed(log, f"[rank {procs.rank}] ")
+    if launched_as_one():
+        log("note: one training process: `accelerate launch --cpu --num_processes N` starts only one on a CPU "
+            "(accelerate's simple launcher); use `accelerate launch --multi_gpu --num_processes N` (or torchrun)")
+    resume_from = None
+    if procs.main:
+        grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
+        resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
+        if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
+            _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))
+        run.mkdir(parents=True, exist_ok=True)
+    else:  # the main process checks --out (which it is about to fill) and the services: the same config here
+        grpo_args = grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
+    procs.connect(grpo_args)  # a failed preflight ends the main process, and the launcher the others
 
     mode = cfg.mode
     rows = load_prompts(cfg.prompts, split="train")
@@ -312,18 +411,34 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     # the policy: warm-start it first when it cannot call tools (or write sketches) yet
     model_name = cfg.model.name
     warm = None
-    if cfg.sft.auto and not resume and (model_name == SMOLLM2 or model_name in TINY or
-                                        (mode != "sketch" and not can_call_tools(model_name))):
+    wants_warm = cfg.sft.auto and not resume and (model_name == SMOLLM2 or model_name in TINY or
+                                                  (mode != "sketch" and not can_call_tools(model_name)))
+    warm_here = wants_warm and model_name not in TINY  # tiny models are warm-started in memory by the caller (tests)
+    sft_env = env_class(mode, cfg.env.action_space, cfg) if warm_here and mode != "sketch" else None
+    lock = None
+    if warm_here and procs.world > 1:  # trained once: the main process takes the cache's lock first
+        from .sft import warm_start_lock
+
+        lock = warm_start_lock(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
+                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length)
+        if procs.main:
+            lock.acquire()
+    # several processes: the others wait here until the main one has checked and made the run directory (and holds
+    # the warm start's lock); every one resumes from the same checkpoint
+    resume_from = procs.broadcast(resume_from)
+    if warm_here and lock is None:
         from .sft import ensure_warm_start
 
-        if model_name in TINY:
-            warm = None  # tiny models are warm-started in memory by the caller (tests) when they need it
-        else:
-            warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                                     env_cls=env_class(mode, cfg.env.action_space, cfg) if mode != "sketch" else None,
-                                     demos_source=demos,
-                                     seed=cfg.optim.seed, budget_tokens=cfg.generation.max_completion_length,
-                                     log=log)
+        warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
+                                 env_cls=sft_env, demos_source=demos, seed=cfg.optim.seed,
+                                 budget_tokens=cfg.generation.max_completion_length, log=log)
+    elif warm_here:
+        if not procs.main:
+            lock.acquire()  # until the main process has trained it (or found it cached)
+        try:
+            warm = _warm_start_apart(cfg, demos, sft_env, log)
+        finally:
+            lock.release()
     if demos and warm is None:  # the demonstrations only feed a warm start: say so rather than drop them silently
         why = ("--resume continues from a checkpoint" if resume else "sft.auto is off" if not cfg.sft.auto else
                "tiny models are not warm-started here" if model_name in TINY else "the model already calls tools")
@@ -346,17 +461,65 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
                   "warm_start": str(warm) if warm else None,
                   "versions": package_versions(), "git_commit": _git_commit(), "argv": sys.argv,
                   "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    if not resume:
+    if not resume and procs.main:
         (run / "config.json").write_text(json.dumps(config_out, indent=1))
-    return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log, grpo_args)
+    return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log, grpo_args, procs)
+
+
+def _prefixed(log: Any, prefix: str) -> Any:
+    return lambda m: log(prefix + m)
+
+
+def _warm_start_apart(cfg: TrainConfig, demos: str | None, sft_env: type | None, log: Any) -> Path:
+    """The cached warm start, trained first in a separate single-process child when it is missing.
+
+    Why a child: this process belongs to the launch's process group, and an SFTTrainer built here would join it
+    (a DistributedDataParallel warm start the other processes never enter: it hangs), or reset accelerate's state
+    under the GRPO trainer's feet. The child sees no launch variables, so it trains as a plain run would.
+    """
+    from .sft import cached_warm_start
+
+    cached = cached_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
+                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length)
+    if cached is not None:
+        log(f"warm start: using cached {cached}")
+        return cached
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(single_process_env(saved))  # what the child is spawned with (on submit)
+        try:
+            fut = pool.submit(_warm_start_child, cfg, demos)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        return Path(fut.result())
+
+
+def _warm_start_child(cfg: TrainConfig, demos: str | None) -> str:
+    from .sft import ensure_warm_start
+
+    keep = single_process_env()  # spawn copied the cleaned environment: make sure nothing brought the launch's back
+    for k in list(os.environ):
+        if k not in keep:
+            del os.environ[k]
+    env_cls = env_class(cfg.mode, cfg.env.action_space, cfg) if cfg.mode != "sketch" else None
+    return str(ensure_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
+                                 env_cls=env_cls, demos_source=demos, seed=cfg.optim.seed,
+                                 budget_tokens=cfg.generation.max_completion_length,
+                                 log=lambda m: print(m, file=sys.stderr, flush=True)))
 
 
 def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None, env_timer: EnvTimer,
-         resume_from: str | None, config_out: dict, log: Any, grpo_args: Any) -> dict:
+         resume_from: str | None, config_out: dict, log: Any, grpo_args: Any, procs: Procs | None = None) -> dict:
     from trl import GRPOTrainer
 
+    procs = procs or Procs()
     G = cfg.generation.num_generations
-    recorder = Recorder(run, cfg.mode, cfg.env.image_size)
+    recorder = Recorder(run, cfg.mode, cfg.env.image_size, procs)
     reward_fn = make_reward_func(cfg, recorder, env_timer, G)
 
     peft_config = None
@@ -366,14 +529,14 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
         peft_config = LoraConfig(r=cfg.model.lora_r, lora_alpha=cfg.model.lora_alpha,
                                  target_modules=cfg.model.lora_target_modules, task_type="CAUSAL_LM")
     trackio_run = None
-    if cfg.optim.trackio:
+    if cfg.optim.trackio and procs.main:
         try:
             import trackio
 
             trackio_run = trackio.init(project="aquarelle", name=run.name, config=config_out["config"])
         except Exception as e:  # noqa: BLE001 - optional logging: say why and go on
             log(f"trackio disabled: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
-    callback = _metrics_callback(run, recorder, env_timer, trackio_run)
+    callback = _metrics_callback(run, recorder, env_timer, trackio_run, procs)
     trainer = GRPOTrainer(model=policy.model, reward_funcs=[reward_fn], args=grpo_args, train_dataset=ds,
                           processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
                           callbacks=[callback])
@@ -381,7 +544,9 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     trainer.train(resume_from_checkpoint=resume_from)
     wall = time.perf_counter() - t0
     ck = run / "checkpoint"
-    trainer.save_model(str(ck))
+    trainer.save_model(str(ck))  # every process (a collective when the model is sharded); the main one writes
+    if not procs.main:
+        return procs.broadcast(None)  # the main process's summary, once it has written the run's last files
     policy.tokenizer.save_pretrained(str(ck))
     (ck / "aquarelle.json").write_text(json.dumps({"can_call_tools": cfg.mode != "sketch", "run": str(run),
                                                    "mode": cfg.mode}))
@@ -399,4 +564,4 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
                "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
                "reward_mean": _mean([m["reward"] for m in lines]), "checkpoint": str(ck)}
     (run / "summary.json").write_text(json.dumps(summary, indent=1))
-    return summary
+    return procs.broadcast(summary)

@@ -214,7 +214,7 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
                       log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
-    if (out / "aquarelle.json").is_file() and (out / "config.json").is_file():
+    if _whole(out):
         log(f"warm start: using cached {out}")
         return out
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
@@ -226,6 +226,29 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     info = sft_into(policy, examples, out, cfg, seed=seed, mode=mode)
     log(f"warm start: {info['seconds']} s, loss {info['first_loss']:.3f} -> {info['last_loss']:.3f}")
     return out
+
+
+def _whole(out: Path) -> bool:
+    return (out / "aquarelle.json").is_file() and (out / "config.json").is_file()
+
+
+def cached_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
+                      budget_tokens: int | None = None) -> Path | None:
+    """The warm start ensure_warm_start would return without training, or None when it would train one."""
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
+    return out if _whole(out) else None
+
+
+def warm_start_lock(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
+                    budget_tokens: int | None = None) -> Any:
+    """The lock of one warm start's cache entry (``DIR.lock`` beside it, a ``filelock.FileLock``: an flock the OS
+    drops if its holder dies): the processes of a multi-process launch take it in turn, so the first trains the
+    warm start and the rest find it cached."""
+    from filelock import FileLock
+
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(out.with_name(out.name + ".lock")))
 
 
 def sft_command(mode: str | None, action_space: str | None, model: str | None, out: str, steps: int | None,
