@@ -50,7 +50,7 @@ def test_paint_executes_as_many_tool_rounds_as_training(monkeypatch):
     from aquarelle.train.model import Policy, byte_tokenizer
 
     turns = []
-    monkeypatch.setattr(sample, "_generate", lambda pol, messages, tools, left, t, seed: (
+    monkeypatch.setattr(sample, "_generate", lambda pol, messages, tools, left, t, seed, top_p: (
         turns.append(len(messages)) or "x", [1, 2, 3], [4]))
     monkeypatch.setattr(sample, "_parse", lambda pol, ids, prefix, tools: {"content": "", "tool_calls": [
         {"type": "function", "function": {"name": "circle", "arguments": {"x": 300, "y": 300, "r": 50}}}]})
@@ -290,3 +290,21 @@ def test_whole_sketch_demonstrations_longer_than_a_rollout_are_left_out():
     assert len(build_examples(demos, mode="sketch", action_space=SPACE, budget_tokens=10 * need, tokenizer=tok)) == 2
     with pytest.raises(DataError, match=r"generation.max_completion_length=20 tokens \(the shortest needs"):
         build_examples(demos, mode="sketch", action_space=SPACE, budget_tokens=20, tokenizer=tok)
+
+
+def test_paint_samples_with_the_top_p_training_samples_with():
+    """paint (and so eval, which passes the run's config) sampled at top_p 1.0 whatever generation.top_p training
+    used: another distribution than the one training optimised."""
+    from aquarelle.train import sample
+    from aquarelle.train.config import load_config
+    from aquarelle.train.model import tiny_model
+
+    pol = tiny_model()
+    seen = []
+    real = pol.model.generate
+    pol.model.generate = lambda *a, **kw: seen.append(kw["top_p"]) or real(*a, **kw)
+    for mode in ("sketch", "tools"):
+        cfg = load_config(None, {"env.action_space": SPACE, "env.image_size": 64, "generation.top_p": 0.5,
+                                 "generation.max_completion_length": 16, "reward.weights": {"gate": 1.0}})
+        sample.paint(pol, "a red sun", mode, config=cfg)
+    assert seen and set(seen) == {0.5}

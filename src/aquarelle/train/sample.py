@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .config import TrainConfig, load_config
-from .data import extract_sketch, group_seed, task_text
+from .data import extract_sketch, group_seed, reset_row, task_text
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, public_tools
 from .model import SYSTEMS, Policy, load_policy
 
@@ -31,7 +31,7 @@ def default_mode(policy: Policy | str) -> str:
 
 
 def _generate(policy: Policy, messages: list[dict], tools: list | None, max_new_tokens: int, temperature: float,
-              seed: int) -> tuple[str, list[int], list[int]]:
+              seed: int, top_p: float = 1.0) -> tuple[str, list[int], list[int]]:
     """Sample one assistant turn; returns (text, new token ids, prompt token ids)."""
     import torch
 
@@ -42,7 +42,7 @@ def _generate(policy: Policy, messages: list[dict], tools: list | None, max_new_
     model = policy.model
     with torch.no_grad():
         out = model.generate(**ids.to(model.device), max_new_tokens=max_new_tokens, do_sample=temperature > 0,
-                             temperature=temperature if temperature > 0 else None, top_p=1.0,
+                             temperature=temperature if temperature > 0 else None, top_p=top_p,
                              pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
     new = out[0, ids["input_ids"].shape[1]:].tolist()
     return tok.decode(new, skip_special_tokens=False), new, ids["input_ids"][0].tolist()
@@ -76,7 +76,7 @@ def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config:
     messages = [{"role": "system", "content": SYSTEMS[mode]}, {"role": "user", "content": task_text(prompt, mode)}]
     t0 = time.perf_counter()
     if mode == "sketch":
-        text, _, _ = _generate(pol, messages, None, budget, temperature, seed)
+        text, _, _ = _generate(pol, messages, None, budget, temperature, seed, cfg.generation.top_p)
         completion = text
         code = extract_sketch(text.replace(pol.tokenizer.eos_token, ""))
         outcome = SketchScorer(cfg, timer).score(code, prompt=prompt, seed=gseed, preset=cfg.reward.preset,
@@ -100,10 +100,9 @@ def _paint_with_tools(pol: Policy, messages: list[dict], mode: str, cfg: TrainCo
 
     cls = env_class(mode, cfg.env.action_space, cfg)
     env = cls()
-    row = {"prompt": messages, "painting_prompt": prompt, "subject": prompt, "prompt_id": "", "split": "", "mode": mode,
-           "seed": gseed, "action_space": cfg.env.action_space, "preset": cfg.reward.preset,
-           "max_steps": cfg.env.max_steps, "revisions": cfg.env.revisions}
-    task = env.reset(**row)
+    task = env.reset(**reset_row(prompt, "", "", mode=mode, system=SYSTEMS[mode], action_space=cfg.env.action_space,
+                                 preset=cfg.reward.preset, seed=gseed, max_steps=cfg.env.max_steps,
+                                 revisions=cfg.env.revisions))
     if isinstance(task, str):
         messages = messages[:-1] + [{**messages[-1], "content": messages[-1]["content"] + task}]
     names = public_tools(cls)
@@ -114,7 +113,7 @@ def _paint_with_tools(pol: Policy, messages: list[dict], mode: str, cfg: TrainCo
         left = budget - used
         if left <= 8:
             break
-        text, new_ids, prefix = _generate(pol, messages, tools, left, temperature, seed + turn)
+        text, new_ids, prefix = _generate(pol, messages, tools, left, temperature, seed + turn, cfg.generation.top_p)
         used += len(new_ids)
         transcript.append(text)
         msg = _parse(pol, new_ids, prefix, tools)
