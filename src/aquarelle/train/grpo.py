@@ -291,12 +291,14 @@ def _drop_steps_after(run: Path, step: int) -> None:
 
 
 def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str | None = None,
-          log: Any = None) -> dict:
-    """Run GRPO into the run directory ``out``; returns a summary of what happened."""
+          log: Any = None, config_file: str | None = None) -> dict:
+    """Run GRPO into the run directory ``out``; returns a summary of what happened. ``config_file``: where ``cfg``
+    was read from, for the preflight's errors."""
     log = log or (lambda m: print(m, file=sys.stderr))
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     run = Path(out)
-    grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
+    # before any model loads: a wrong setting costs seconds
+    grpo_args = preflight(cfg, run, resume=resume, config_file=config_file)
     resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
     if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
         _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))
