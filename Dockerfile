@@ -1,5 +1,7 @@
 # The aquarelle OpenEnv environment server (OpenEnv layout: openenv.yaml + server/app.py).
 # Build: docker build -t aquarelle-env .   Run: docker run -p 8000:8000 aquarelle-env
+# The server scores with the embedded reward defaults unless AQUARELLE_CONFIG names the run's config file
+# (its reward: section), e.g. docker run -v $PWD/gpu.yaml:/cfg/gpu.yaml -e AQUARELLE_CONFIG=/cfg/gpu.yaml -e JUDGE_KEY
 # CPU only: the native renderer and the local scorers need no GPU; torch is not installed.
 FROM python:3.11-slim
 

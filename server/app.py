@@ -3,8 +3,8 @@
 A shim over ``aquarelle.env.server`` so OpenEnv's tooling (``openenv serve``,
 ``uvicorn server.app:app``, the Dockerfile) finds the app where it expects it.
 Settings come from ``AQUARELLE_MAX_SESSIONS`` / ``AQUARELLE_WORKERS`` /
-``AQUARELLE_IDLE_TIMEOUT`` here (a container has no command line); ``aquarelle
-serve`` takes them as flags.
+``AQUARELLE_IDLE_TIMEOUT`` / ``AQUARELLE_CONFIG`` here (a container has no command
+line); ``aquarelle serve`` takes them as flags.
 """
 
 from __future__ import annotations
@@ -32,11 +32,27 @@ def _env_number(name: str, default: float, kind: type = int, minimum: float | No
     return x
 
 
+def _env_reward_config() -> object:
+    """The reward config in the file ``AQUARELLE_CONFIG`` names (read as ``aquarelle serve --config`` reads it),
+    or None for the embedded defaults; a bad file stops the server with one line naming the variable."""
+    from aquarelle.env.scoring import server_reward_config
+    from aquarelle.rewards.config import RewardError
+
+    path = os.environ.get("AQUARELLE_CONFIG")
+    if not path:
+        return None
+    try:
+        return server_reward_config(path)
+    except RewardError as e:
+        raise SystemExit(f"AQUARELLE_CONFIG: {e}") from None
+
+
 _WORKERS = _env_number("AQUARELLE_WORKERS", -1)
 app = create_server_app(
     _env_number("AQUARELLE_MAX_SESSIONS", 64, minimum=1),
     workers=None if _WORKERS < 0 else _WORKERS,
     idle_timeout_s=_env_number("AQUARELLE_IDLE_TIMEOUT", DEFAULT_IDLE_TIMEOUT_S, float, above=0),
+    reward_config=_env_reward_config(),
 )
 
 

@@ -1,12 +1,16 @@
-"""`aquarelle serve` in a subprocess on a random loopback port: the real server the env and hostile tests use."""
+"""`aquarelle serve` in a subprocess on a random loopback port: the real server the env and hostile tests use
+(and a stand-in answering only /health and /scoring, for the checks made before a model loads)."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import httpx
 
@@ -21,14 +25,17 @@ class ServeProcess:
     """Start ``aquarelle serve`` and wait until ``/health`` answers (or fail with the server's stderr)."""
 
     def __init__(self, max_sessions: int = 8, workers: int = 2, idle_timeout: float = 600.0,
-                 ready_s: float = 120.0, stop_s: float = 15.0) -> None:
+                 ready_s: float = 120.0, stop_s: float = 15.0, args: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> None:
+        """``args``: more ``aquarelle serve`` options (``--config FILE``); ``env``: more environment variables."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.stop_s = stop_s
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "aquarelle.cli", "serve", "--port", str(self.port), "--max-sessions",
-             str(max_sessions), "--workers", str(workers), "--idle-timeout", str(idle_timeout)],
-            env=dict(os.environ, OMP_NUM_THREADS="1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             str(max_sessions), "--workers", str(workers), "--idle-timeout", str(idle_timeout), *args],
+            env=dict(os.environ, OMP_NUM_THREADS="1", **(env or {})), stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + ready_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -48,3 +55,41 @@ class ServeProcess:
                 self.proc.wait(self.stop_s)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+#: what ``StubServer`` serves at /scoring by default: what a real server started with no --config serves
+DEFAULT_SCORING = "default"
+
+
+class StubServer:
+    """A stand-in env server on a loopback port answering ``GET /health`` and ``GET /scoring``, for the checks
+    made before a model loads (a real server takes ~40 s to start here; these take milliseconds).
+
+    ``scoring`` is the description it serves (by default the embedded defaults' ``scoring_description``); None
+    answers /scoring 404, as a server from before the endpoint did."""
+
+    def __init__(self, scoring: object = DEFAULT_SCORING) -> None:
+        if scoring == DEFAULT_SCORING:
+            from aquarelle.rewards.config import RewardConfig, scoring_description
+
+            scoring = scoring_description(RewardConfig())
+        bodies = {"/health": {"status": "healthy"}, "/scoring": scoring}
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the stdlib's name
+                body = bodies.get(self.path)
+                self.send_response(404 if body is None else 200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(body if body is not None else {"detail": "Not Found"}).encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

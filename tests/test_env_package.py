@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -69,3 +70,34 @@ def test_a_bad_server_setting_is_one_line_naming_it():
     assert r.returncode == 2 and "--port: must be 1-65535" in r.stderr and "Traceback" not in r.stderr
     r = _settings_error({}, "serve", "--port", "1", "--idle-timeout", "nan")
     assert r.returncode == 2 and "--idle-timeout" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_bad_reward_config_for_the_server_is_one_line(tmp_path):
+    """`aquarelle serve --config` and the container's AQUARELLE_CONFIG: a file that is missing, not YAML, or
+    holds a wrong key stops the server with one line naming it (exit 2), before it starts."""
+    bad_key, not_yaml, no_url = tmp_path / "bad.yaml", tmp_path / "broken.yaml", tmp_path / "no_url.yaml"
+    bad_key.write_text("reward: {judge_backend: vllm}\n")
+    not_yaml.write_text("reward: [unclosed\n")
+    no_url.write_text("reward: {judge_backend: openai}\n")  # every reward the judge is asked for would be None
+    for path, words in ((tmp_path / "nope.yaml", "does not exist"), (bad_key, "reward.judge_backend"),
+                        (not_yaml, "is not valid yaml"), (no_url, "judge_url: the openai judge needs a URL")):
+        r = _settings_error({"AQUARELLE_CONFIG": str(path), "AQUARELLE_JUDGE_URL": ""})
+        assert r.returncode != 0 and r.stderr.startswith("AQUARELLE_CONFIG: ") and words in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and str(path) in r.stderr, r.stderr
+        r = _settings_error({"AQUARELLE_JUDGE_URL": ""}, "serve", "--port", "1", "--config", str(path))
+        assert r.returncode == 2 and words in r.stderr and str(path) in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_aquarelle_config_is_what_the_container_scores_with(tmp_path):
+    """The container has no command line: AQUARELLE_CONFIG names the reward config, and /scoring says it."""
+    cfg = tmp_path / "run.json"
+    cfg.write_text(json.dumps({"rewards": {"preset": "hps-only", "render_size": 128}}))
+    code = ("import json, server.app as a; from fastapi.testclient import TestClient; "
+            "print(json.dumps(TestClient(a.app).get('/scoring').json())); a.app.state.runner.close()")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "OMP_NUM_THREADS": "1", "AQUARELLE_WORKERS": "0",
+                            "AQUARELLE_CONFIG": str(cfg)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    d = json.loads(r.stdout.strip().splitlines()[-1])
+    assert d["preset"] == "hps-only" and d["render_size"] == 128 and d["weights"]["judge"] == 0.0

@@ -39,8 +39,8 @@ BAD_SKETCH = "function setup() { createCanvas(600, 600, WEBGL); } function draw(
 class Server(ServeProcess):
     """``aquarelle serve`` in a subprocess on a random port."""
 
-    def __init__(self, max_sessions: int, workers: int = 1, idle_timeout: float = 600.0):
-        super().__init__(max_sessions, workers, idle_timeout, ready_s=90, stop_s=10)
+    def __init__(self, max_sessions: int, workers: int = 1, idle_timeout: float = 600.0, **kw):
+        super().__init__(max_sessions, workers, idle_timeout, ready_s=90, stop_s=10, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -163,6 +163,42 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
     finally:
         srv.should_exit = True
         th.join(30)
+
+
+def test_serve_config_is_what_the_server_scores_with_and_says_it_does(server, tmp_path):
+    """`aquarelle serve` always scored with the embedded defaults: nothing a user ran passed a reward config, so
+    a run configured with a vLLM judge or HPSv3 on env servers was scored by the local critic. `--config` takes
+    the same files `aquarelle score --config` does, and GET /scoring says what the server scores with (never the
+    API key), which the run's preflight compares with its own."""
+    from aquarelle.rewards.config import RewardConfig, load_config, resolve_weights
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.preflight import check_env_urls
+
+    default = httpx.get(server.url + "/scoring").json()
+    assert default["preset"] == "judge-led" and default["render_size"] == 256
+    assert default["references"] == {"love": 2, "okay": 2} and default["judge_backend"] == "local"
+
+    cfg = tmp_path / "run.yaml"  # a training config's reward: section; the judge is weighed 0, never asked
+    cfg.write_text("reward:\n  preset: hps-only\n  judge_backend: openai\n  judge_url: http://u:pw@127.0.0.1:9/v1\n"
+                   "  judge_api_key_env: MY_JUDGE_KEY\n  extra: {references: {love: 1, okay: 0}, render_size: 128}\n")
+    srv = Server(max_sessions=2, workers=0, args=("--config", str(cfg)), env={"MY_JUDGE_KEY": "sekrit-key"})
+    try:
+        text = httpx.get(srv.url + "/scoring").text
+        d = json.loads(text)
+        assert d["preset"] == "hps-only" and d["weights"] == resolve_weights("hps-only").as_dict()
+        assert d["references"] == {"love": 1, "okay": 0} and d["render_size"] == 128
+        assert d["judge_backend"] == "openai" and d["judge_url"] == "http://127.0.0.1:9/v1"
+        assert "sekrit" not in text and "pw@" not in text
+        with WatercolourEnv(base_url=srv.url, message_timeout_s=120).sync() as env:
+            env.reset(mode="sketch", prompt="two circles")  # no preset: the server's configured one
+            r = env.step({"sketch": SKETCH})
+            assert env.state().weights == resolve_weights("hps-only").as_dict()
+            assert r.reward is not None and r.observation.breakdown["judge"] is None
+        check_env_urls([srv.url], load_config(cfg))  # a run with that config passes its preflight
+        with pytest.raises(ConfigError, match="references: server .* render_size: server 128, run 256"):
+            check_env_urls([srv.url], RewardConfig(preset="hps-led"))
+    finally:
+        srv.stop()
 
 
 def test_bad_reset_is_one_clear_line(server):

@@ -95,32 +95,46 @@ def test_an_env_server_that_is_down_stops_the_sampling_before_a_policy_loads(tin
     assert ((run / "eval.json").read_bytes() if (run / "eval.json").exists() else None) == before
 
 
+def test_an_env_server_that_scores_otherwise_stops_the_sampling_before_a_policy_loads(tiny_run, tmp_path):
+    """A server started without the run's reward config scored the eval's paintings with other scorers than
+    training's (its own backends, references, sizes: a reset sends only the weights): incomparable rewards."""
+    import shutil
+
+    from serve_process import StubServer
+
+    server = StubServer()  # describes the embedded defaults
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run, run)
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["config"]["env"]["urls"] = [server.url]
+    cfg["config"]["reward"]["extra"] = {"render_size": 128}
+    (run / "config.json").write_text(json.dumps(cfg))
+    try:
+        res = _cli("eval", str(run), "--samples", "1", timeout=120)
+    finally:
+        server.stop()
+    assert res.returncode == 1 and res.stderr.strip().count("\n") == 0, res.stderr[-2000:]
+    for words in (f"environment server {server.url} scores differently", "render_size: server 256, run 128",
+                  f"`aquarelle serve --config {run / 'config.json'}`", "env.urls"):
+        assert words in res.stderr, res.stderr
+
+
 def test_an_env_server_that_goes_down_mid_sampling_stops_it_after_the_failed_sample(tiny_run, tmp_path, monkeypatch):
     """Each sample left would otherwise spend the tool env's reconnect time (minutes) before its reward None."""
     import shutil
-    import threading
-    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from serve_process import StubServer
 
     from aquarelle.eval.run import load_run
     from aquarelle.eval.sampling import SamplingError, sample_policies
     from aquarelle.train import sample
 
-    class Health(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the stdlib's name
-            self.send_response(200 if self.path == "/health" else 404)
-            self.end_headers()
-            self.wfile.write(b'{"status":"healthy"}')
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Health)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = StubServer()  # /health, and /scoring as a default server describes it (the run's reward config)
     run_dir = tmp_path / "run"
     shutil.copytree(tiny_run, run_dir)
     cfg = json.loads((run_dir / "config.json").read_text())
     cfg["config"]["mode"] = "tools"
-    cfg["config"]["env"]["urls"] = [f"http://127.0.0.1:{server.server_address[1]}"]
+    cfg["config"]["env"]["urls"] = [server.url]
     (run_dir / "config.json").write_text(json.dumps(cfg))
     calls = []
 
@@ -128,8 +142,7 @@ def test_an_env_server_that_goes_down_mid_sampling_stops_it_after_the_failed_sam
         calls.append(prompt)
         if len(calls) == 1:
             return {"reward": 0.5, "image": None}
-        server.shutdown()  # the server dies while this sample is painted
-        server.server_close()
+        server.stop()  # the server dies while this sample is painted
         raise ConnectionError("the socket closed")
 
     monkeypatch.setattr(sample, "paint", paint)

@@ -183,3 +183,20 @@ def test_paint_with_an_env_server_that_is_down_fails_at_once(tmp_path, mode):
     cfg = tmp_path / "c.json"
     cfg.write_text(json.dumps({"env": {"urls": [f"http://127.0.0.1:{free_port()}"]}}))
     _one_line(_cli(tmp_path, "paint", "tiny", "a cat", "--mode", mode, "--config", str(cfg)), "does not answer")
+
+
+@pytest.mark.parametrize("mode", ["tools", "sketch"])
+def test_paint_with_an_env_server_that_scores_otherwise_fails_at_once(tmp_path, mode):
+    """The server would score the painting with its own reward config (a reset sends only the weights): a run
+    configured otherwise got another scorer's reward, silently. One line names the field and the fix."""
+    from serve_process import StubServer
+
+    server = StubServer()  # describes the embedded defaults
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"env": {"urls": [server.url]}, "reward": {"extra": {"render_size": 128}}}))
+    try:
+        r = _cli(tmp_path, "paint", "tiny", "a cat", "--mode", mode, "--config", str(cfg))
+    finally:
+        server.stop()
+    _one_line(r, f"environment server {server.url} scores differently", "render_size: server 256, run 128",
+              f"`aquarelle serve --config {cfg}`")

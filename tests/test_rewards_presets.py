@@ -71,6 +71,42 @@ def test_config_file_may_be_the_training_config(tmp_path):
         load_config(p)
 
 
+def test_a_runs_config_json_is_a_reward_config_file(tmp_path):
+    """A run's RUN/config.json (the training config under "config") reads as that config's reward: section, so an
+    env server for `paint`/`eval` of a run starts with `aquarelle serve --config RUN/config.json`."""
+    from aquarelle.train.config import config_from
+
+    train = config_from({"reward": {"preset": "hps-only", "extra": {"render_size": 128}}})
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps({"config": train.model_dump(), "argv": ["train"], "versions": {}}))
+    assert load_config(p) == train.reward.scorer_config()
+    assert load_config(p).render_size == 128 and load_config(p).preset == "hps-only"
+    p.write_text(json.dumps({"config": {"reward": {"preset": "best"}}}))
+    with pytest.raises(RewardError, match="reward.preset"):
+        load_config(p)
+
+
+def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, monkeypatch):
+    """What an env server serves at GET /scoring (docs/CONTRACTS.md): resolved weights and judge model; the API
+    key never, nor credentials in a URL."""
+    from aquarelle.rewards.config import scoring_description, scoring_differences
+
+    monkeypatch.setenv("MY_JUDGE_KEY", "sekrit-key")
+    monkeypatch.setenv("AQUARELLE_JUDGE_MODEL", "vlm-from-env")
+    cfg = RewardConfig(preset="hps-led", weights={"length": 0.1}, judge_backend="openai",
+                       judge_url="http://user:pw@judge:8000/v1", judge_api_key_env="MY_JUDGE_KEY")
+    d = scoring_description(cfg)
+    assert d == {"preset": "hps-led", "weights": {"gate": 0.05, "length": 0.1, "judge": 0.3, "preference": 0.6},
+                 "judge_backend": "openai", "judge_model": "vlm-from-env", "judge_url": "http://judge:8000/v1",
+                 "judge_image_size": 512, "preference_backend": "local", "preference_url": None,
+                 "references": {"love": 2, "okay": 2}, "reference_split": "all", "render_size": 256}
+    assert "sekrit" not in json.dumps(d) and "pw" not in json.dumps(d)
+    # compared: what decides the run's scores; not the weights (each reset sends them) nor URLs
+    assert scoring_differences({**d, "preset": "judge-led", "judge_url": "http://10.0.0.5:8000/v1"}, cfg) == []
+    assert scoring_differences({**d, "judge_image_size": 256, "reference_split": "design"}, cfg) == [
+        'reference_split: server "design", run "all"', "judge_image_size: server 256, run 512"]
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

@@ -14,9 +14,10 @@ import sys
 
 import pytest
 
+from aquarelle.rewards.config import RewardConfig
 from aquarelle.train.config import ConfigError, config_from
 from aquarelle.train.preflight import check_env_urls, check_out
-from serve_process import ServeProcess, free_port
+from serve_process import ServeProcess, StubServer, free_port
 
 
 def _train(tmp_path, *args: str, config: dict | None = None) -> subprocess.CompletedProcess:
@@ -64,12 +65,59 @@ def test_an_env_server_that_is_not_up_fails_at_once(tmp_path):
     assert not out.exists()
 
 
-def test_a_running_env_server_passes():
-    server = ServeProcess(max_sessions=2, workers=1)
+@pytest.fixture(scope="module")
+def default_server():
+    """A real `aquarelle serve` with no --config (the embedded default reward config), workers inline."""
+    server = ServeProcess(max_sessions=2, workers=0)
+    yield server
+    server.stop()
+
+
+def test_a_running_env_server_passes(default_server):
+    url = default_server.url
+    check_env_urls([url, url.replace("http://", "ws://"), url.removeprefix("http://")])
+    check_env_urls([url, url.replace("http://", "ws://") + "/"], RewardConfig())  # and scores as a default run
+
+
+def test_a_run_whose_reward_config_differs_from_a_running_env_server_is_refused(default_server, tmp_path):
+    """A reset sends only the preset or weights, so the server scored with its own backends: a run configured
+    with a vLLM judge (or other references, another render size) on default servers was silently scored by the
+    local critic. Now the run stops in seconds, naming the server, the fields, both values and the fix."""
+    url = default_server.url
+    with pytest.raises(ConfigError) as err:
+        check_env_urls([url], RewardConfig(render_size=128), config_file="gpu.yaml")
+    assert str(err.value) == (f"environment server {url} scores differently from this run (render_size: server 256, "
+                              "run 128): start it with `aquarelle serve --config gpu.yaml`")
+    # what the run never asks for is not compared: a judge weighed 0, another URL of the same service
+    check_env_urls([url], RewardConfig(preset="hps-only", judge_backend="openai", judge_url="http://judge:8000/v1"))
+    check_env_urls([url], RewardConfig(judge_model="another", judge_image_size=256, judge_url="http://x/v1"))
+
+    out = tmp_path / "run"
+    config = {"env": {"urls": [url]}, "reward": {"preset": "hps-led", "judge_backend": "openai",
+                                                  "judge_url": "http://127.0.0.1:9/v1", "judge_model": "vlm",
+                                                  "extra": {"references": {"love": 1, "okay": 0}}}}
+    r = _train(tmp_path, "--out", str(out), config=config)  # the CPU default: its load would take minutes
+    _one_line(r, f"environment server {url} scores differently", 'judge_backend: server "local", run "openai"',
+              'references: server {"love": 2, "okay": 2}, run {"love": 1, "okay": 0}',
+              'judge_model: server "Qwen/Qwen3-VL-30B-A3B-Instruct", run "vlm"',
+              f"`aquarelle serve --config {tmp_path / 'c.json'}`")
+    assert not out.exists() and not (tmp_path / "cache").exists()
+
+
+def test_an_env_server_that_does_not_describe_its_scoring_is_one_line():
+    """An aquarelle from before /scoring (or something else on that port) cannot be checked: one line, no
+    traceback, never a run scored by unknown scorers."""
+    older, other = StubServer(scoring=None), StubServer(scoring=["not", "a", "description"])
     try:
-        check_env_urls([server.url, server.url.replace("http://", "ws://"), server.url.removeprefix("http://")])
+        check_env_urls([older.url])  # answering /health is still all that is asked without a reward config
+        with pytest.raises(ConfigError, match=rf"^environment server {older.url} does not say how it scores "
+                                              r"\(GET /scoring: HTTP 404; an aquarelle older than this one\?\)"):
+            check_env_urls([older.url], RewardConfig())
+        with pytest.raises(ConfigError, match="answered GET /scoring with something that is not a scoring"):
+            check_env_urls([other.url], RewardConfig())
     finally:
-        server.stop()
+        older.stop()
+        other.stop()
 
 
 def test_out_must_not_be_a_file_or_an_earlier_run(tmp_path):

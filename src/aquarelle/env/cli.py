@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
 import typer
 
 
@@ -15,14 +18,35 @@ def register(app: typer.Typer) -> None:
         idle_timeout: float = typer.Option(600.0, "--idle-timeout", help="Reclaim sessions idle this many seconds."),
         step_size: int = typer.Option(0, "--step-size", min=0, help="Tools-step images at this size (smaller "
                                       "PNGs; 0: full size). Scores use full size."),
+        config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML) "
+                                              "to score with, read as `aquarelle score --config` reads it; "
+                                              "default: the embedded defaults."),
     ) -> None:
-        """Serve the watercolour environment over OpenEnv (WebSocket /ws, /health)."""
+        """Serve the watercolour environment over OpenEnv (WebSocket /ws, /health, /scoring)."""
         if not 0 < port < 65536:
             raise typer.BadParameter(f"port must be 1-65535, got {port}", param_hint="--port")
         if not 0 < idle_timeout < float("inf"):  # nan too: OpenEnv would refuse it with a traceback
             raise typer.BadParameter(f"must be a finite number > 0, got {idle_timeout}", param_hint="--idle-timeout")
+        from aquarelle.rewards.config import RewardError
+
+        from .scoring import server_reward_config
+
+        try:
+            scoring = server_reward_config(config)
+        except RewardError as e:  # one line and exit 2, as `aquarelle score --config`, before the server starts
+            typer.echo(str(e), err=True)
+            raise typer.Exit(2) from None
         from .server import serve
 
-        typer.echo(f"aquarelle env on http://{host}:{port} (ws /ws, max {max_sessions} sessions)", err=True)
+        typer.echo(f"aquarelle env on http://{host}:{port} (ws /ws, max {max_sessions} sessions; scores with "
+                   f"{_scoring_line(scoring)})", err=True)
         serve(host, port, max_sessions, workers=None if workers < 0 else workers, idle_timeout_s=idle_timeout,
-              step_render_size=step_size or None)
+              step_render_size=step_size or None, reward_config=scoring)
+
+
+def _scoring_line(cfg) -> str:
+    """The reward config in a few words for the start-up line: which scorers a server uses is the first thing to
+    check when its rewards look wrong."""
+    judge = cfg.judge_backend + (f" {cfg.resolved_judge_model()}" if cfg.judge_backend == "openai" else "")
+    weights = f" + weights {cfg.weights}" if cfg.weights else ""
+    return f"preset {cfg.preset}{weights}, judge {judge}, preference {cfg.preference_backend}"

@@ -33,3 +33,17 @@ def resolve_weights(preset: str | None = None, weights: dict | None = None, conf
     from aquarelle.rewards import resolve_weights as _resolve
 
     return _resolve(preset=preset, weights=weights, base=reward_config(config).weights_resolved())
+
+
+def server_reward_config(path: Any = None) -> Any:
+    """The ``RewardConfig`` an environment server scores with: the file ``path`` read as ``aquarelle score
+    --config`` reads it (None: the embedded defaults). A backend it weighs that has no URL is refused too, as
+    ``train`` refuses it: on a server it made every reward None, found only once episodes were scored.
+    A bad file raises ``RewardError``, one line naming it."""
+    from aquarelle.rewards.config import RewardError, load_config, missing_service_url
+
+    cfg = load_config(path)
+    missing = missing_service_url(cfg)
+    if missing:
+        raise RewardError(f"reward config {path}: {missing[0]}: {missing[1]}")
+    return cfg

@@ -33,6 +33,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from aquarelle.brush.text import clip, short_repr
+from aquarelle.rewards.config import scoring_description
 
 from .environment import ResetError, WatercolourEnvironment, not_unicode_at
 from .models import WatercolourAction, WatercolourObservation, WatercolourState
@@ -52,12 +53,17 @@ def default_workers() -> int:
 def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idle_timeout_s: float | None =
                       DEFAULT_IDLE_TIMEOUT_S, reward_config: dict | None = None, render_size: int | None = None,
                       step_render_size: int | None = None, warm: bool = False) -> FastAPI:
-    """Build the FastAPI app (``workers=0`` evaluates inline in the session threads)."""
+    """Build the FastAPI app (``workers=0`` evaluates inline in the session threads). ``reward_config`` (a
+    ``RewardConfig`` or its keyword dict; None: the embedded defaults) is what every episode is scored with, and
+    ``GET /scoring`` describes it."""
     from openenv.core.env_server import create_app
     from openenv.core.env_server.types import ConcurrencyConfig
 
+    from .scoring import reward_config as as_reward_config
+
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
+    scoring = scoring_description(as_reward_config(reward_config))  # a bad dict fails here, before a worker starts
     runner = Runner(default_workers() if workers is None else workers, reward_config=reward_config)
     if warm:
         runner.warm()
@@ -69,12 +75,20 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
         state_cls=WatercolourState,
     )
     app.state.runner = runner
+    app.add_api_route("/scoring", lambda: scoring, methods=["GET"], summary="How this server scores episodes",
+                      description=_scoring_doc)
     app.router.on_shutdown.append(runner.close)
     app.add_exception_handler(ResetError, _reset_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(_FrameGuard)
     return app
+
+
+_scoring_doc = ("The scoring-relevant part of the server's reward configuration: preset and weights (a reset's "
+                "own override them), judge and preference backends, judge model and URL, references, reference "
+                "split, render and judge image sizes. Never an API key. Training, paint and eval compare it with "
+                "their own reward config before a model loads.")
 
 
 async def _reset_error(request: Request, exc: Exception) -> JSONResponse:

@@ -125,7 +125,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
     policies = {"trained": trained_policy(run), "start": start_policy(run)}
     mode = run.mode or "tools"
     train_config = _train_config(run)
-    _check_env_servers(train_config)
+    _check_env_servers(train_config, config_file=str(run.path / "config.json"))
     temperature = run_temperature(run) if temperature is None else temperature
     chosen = spread(prompts, k)
     plan = [(name, i, chosen[i]) for name in policies for i in range(k)]
@@ -155,7 +155,8 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
             except Exception as e:  # an infrastructure failure of one sample: keep it, reward None, say why
                 res = {"reward": None, "error": f"{type(e).__name__}: {_first_line(e)}"}
                 # a server that went down would cost every sample left the client's reconnect time: stop here
-                _check_env_servers(train_config, when=f"after {len(rows) + 1} of {len(plan)} samples")
+                _check_env_servers(train_config, when=f"after {len(rows) + 1} of {len(plan)} samples",
+                                   config_file=str(run.path / "config.json"))
             res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
                        group=i, temperature=kwargs.get("temperature"))
             res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{_safe(p.id)}")
@@ -191,10 +192,11 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60] or "prompt"
 
 
-def _check_env_servers(cfg: Any, when: str = "") -> None:
-    """The run's environment servers answer, checked before any policy loads and again after a sample fails: a
-    server that is down otherwise costs each sample its painting (and, in tools mode, minutes of reconnecting)
-    before it is recorded as reward None. Every mode paints through them: sketch mode scores its sketch there."""
+def _check_env_servers(cfg: Any, when: str = "", config_file: str | None = None) -> None:
+    """The run's environment servers answer and score as the run did, checked before any policy loads and again
+    after a sample fails: a server that is down otherwise costs each sample its painting (and, in tools mode,
+    minutes of reconnecting) before it is recorded as reward None, and one that scores with other scorers makes
+    the eval's rewards incomparable with training's. Every mode paints through them: sketch mode scores there."""
     urls = getattr(getattr(cfg, "env", None), "urls", None)
     if not urls:
         return
@@ -202,7 +204,7 @@ def _check_env_servers(cfg: Any, when: str = "") -> None:
     from aquarelle.train.preflight import check_env_urls
 
     try:
-        check_env_urls(urls)
+        check_env_urls(urls, cfg.reward.scorer_config(), config_file=config_file)
     except ConfigError as e:
         raise SamplingError(f"{e} (the run's env.urls{', ' + when if when else ''})") from None
 

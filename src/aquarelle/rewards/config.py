@@ -7,6 +7,7 @@ mix must not need a restart.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -150,11 +151,76 @@ class RewardConfig(BaseModel):
         return resolve_weights(self.preset, self.weights)
 
 
+def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
+    """(field, why) when a backend that needs a service, and counts in the configured weights, has no URL (in the
+    config or its environment variable); else None. Without one, every reward it is asked for is None."""
+    w = config.weights_resolved()
+    if config.judge_backend == "openai" and w.judge > 0 and not config.resolved_judge_url():
+        return "judge_url", "the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"
+    if config.preference_backend == "hpsv3" and w.preference > 0 and not config.resolved_preference_url():
+        return "preference_url", "the hpsv3 backend needs a URL (or AQUARELLE_HPS_URL)"
+    return None
+
+
+#: What a server's ``/scoring`` description holds besides preset and weights: the settings that decide a score.
+#: Never the API key; URLs are there to read, not to compare (one service may have several names).
+SCORING_FIELDS = ("judge_backend", "judge_model", "judge_url", "judge_image_size", "preference_backend",
+                  "preference_url", "references", "reference_split", "render_size")
+
+
+def scoring_description(config: RewardConfig) -> dict[str, Any]:
+    """How a scorer configured with ``config`` scores, as plain JSON (an environment server's ``GET /scoring``).
+
+    Why: a training run sends only its preset or weights with each reset, so the backends, references and sizes
+    are the server's own; a run must be able to see them to refuse a server that would score it differently."""
+    return {"preset": config.preset, "weights": config.weights_resolved().as_dict(),
+            "judge_backend": config.judge_backend, "judge_model": config.resolved_judge_model(),
+            "judge_url": _without_credentials(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
+            "preference_backend": config.preference_backend,
+            "preference_url": _without_credentials(config.resolved_preference_url()),
+            "references": config.references.model_dump(), "reference_split": config.reference_split,
+            "render_size": config.render_size}
+
+
+def _without_credentials(url: str | None) -> str | None:
+    """The URL with any ``user:password@`` taken out: a description is served to whoever asks."""
+    if not url or "@" not in url:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
+    """What in a server's scoring description would score ``run``'s rollouts otherwise than the run itself would,
+    one ``field: server X, run Y`` each (empty when nothing does).
+
+    Only what decides this run's scores is compared. Not the preset or weights (each reset sends the run's), not
+    URLs (a server may reach the same service by another hostname), and not a scorer the run weighs 0 (it is never
+    asked); the judge's model and image size matter only to the openai judge, ``render_size`` only to a local
+    scorer."""
+    mine = scoring_description(run)
+    w = run.weights_resolved()
+    fields: list[str] = []
+    if w.judge > 0:
+        fields += ["judge_backend", "references", "reference_split"]
+        if run.judge_backend == "openai":
+            fields += ["judge_model", "judge_image_size"]
+    if w.preference > 0:
+        fields.append("preference_backend")
+    if (w.judge > 0 and run.judge_backend == "local") or (w.preference > 0 and run.preference_backend == "local"):
+        fields.append("render_size")
+    return [f"{f}: server {json.dumps(server.get(f), sort_keys=True)}, run {json.dumps(mine[f], sort_keys=True)}"
+            for f in fields if server.get(f) != mine[f]]
+
+
 def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfig:
     """Read a JSON or YAML reward config (or the defaults), with keyword overrides.
 
-    The file is a flat reward config, one under a ``rewards:`` key, or a training config
-    (docs/config.md), whose ``reward:`` section is read the way training reads it.
+    The file is a flat reward config, one under a ``rewards:`` key, a training config (docs/config.md), whose
+    ``reward:`` section is read the way training reads it, or a run's ``config.json`` (the training config it ran
+    with, under ``config``): so an environment server can be started with the very config a run used.
     """
     data: dict[str, Any] = {}
     if path is not None:
@@ -166,6 +232,8 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
                 raise RewardError(f"reward config {p}: 'rewards' must be a mapping")
         elif _is_training_config(data):
             data = _training_reward_section(data, p)
+        elif isinstance(data.get("config"), dict) and _is_training_config(data["config"]):  # RUN/config.json
+            data = _training_reward_section(data["config"], p)
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return RewardConfig(**data)

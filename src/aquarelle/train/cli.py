@@ -91,9 +91,10 @@ def register(app: typer.Typer) -> None:
                          "optim.trackio": True if trackio else None}
             if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
                 cfg = config_from(_run_config(out), overrides)
+                config = os.path.join(out, "config.json")
             else:
                 cfg = load_config(config, overrides)
-            summary = run_train(cfg, out, resume=resume, demos=demos)
+            summary = run_train(cfg, out, resume=resume, demos=demos, config_file=config)
         except Exception as e:  # noqa: BLE001
             if _user_error(e):
                 _fail(e)
@@ -133,7 +134,8 @@ def register(app: typer.Typer) -> None:
             if cfg.env.urls:  # every mode paints through them (sketch mode scores there); else minutes lost first
                 from .preflight import check_env_urls
 
-                check_env_urls(cfg.env.urls)
+                check_env_urls(cfg.env.urls, cfg.reward.scorer_config(),
+                               config_file=os.path.join(model, "config.json") if run_cfg is not None else config)
             rec = do_paint(model, prompt, mode, config=cfg, seed=seed, out_png=out_png)
             if out_png and rec.get("image") is None:
                 typer.echo(f"note: no image written to {out_png}: " + ("; ".join(rec.get("errors") or [])

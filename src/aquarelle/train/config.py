@@ -106,6 +106,13 @@ class RewardSection(_Section):
         d.update(self.extra)
         return d
 
+    def scorer_config(self) -> Any:
+        """The ``aquarelle.rewards.RewardConfig`` this section scores with: ``reward_config()`` with the preset and
+        weights (the whole of what a run's in-process scorer uses, and what an env server must match)."""
+        from ..rewards.config import RewardConfig
+
+        return RewardConfig(**self.reward_config(), preset=self.preset, weights=self.weights)
+
 
 class TrainConfig(_Section):
     mode: Mode = Field("tools", description="tools (multi-turn brush calls), sketch (one JS sketch) or revise")

@@ -375,8 +375,9 @@ def _drop_steps_after(run: Path, step: int) -> None:
 
 
 def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str | None = None,
-          log: Any = None) -> dict:
-    """Run GRPO into the run directory ``out``; returns a summary of what happened.
+          log: Any = None, config_file: str | None = None) -> dict:
+    """Run GRPO into the run directory ``out``; returns a summary of what happened. ``config_file``: where ``cfg``
+    was read from, for the preflight's errors.
 
     Under a multi-process launch (``accelerate launch --num_processes N``) every process calls this; the main one
     alone checks and writes the run directory (procs.py), and every process returns the main one's summary.
@@ -392,7 +393,8 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
             "(accelerate's simple launcher); use `accelerate launch --multi_gpu --num_processes N` (or torchrun)")
     resume_from = None
     if procs.main:
-        grpo_args = preflight(cfg, run, resume=resume)  # before any model loads: a wrong setting costs seconds
+        # before any model loads: a wrong setting costs seconds
+        grpo_args = preflight(cfg, run, resume=resume, config_file=config_file)
         resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
         if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
             _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))

@@ -9,6 +9,9 @@ unscored run); each must cost seconds and one line instead.
 
 from __future__ import annotations
 
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +43,11 @@ def check_out(run: Path, resume: bool) -> None:
 def check_reward(cfg: TrainConfig) -> None:
     """The reward backends that need a service have its URL. (The section itself was checked when the config
     was read: ``config._check_reward``.)"""
-    from aquarelle.rewards.config import RewardConfig
+    from aquarelle.rewards.config import missing_service_url
 
-    section = cfg.reward
-    rc = RewardConfig(**section.reward_config(), preset=section.preset, weights=section.weights)
-    if rc.judge_backend == "openai" and rc.weights_resolved().judge > 0 and not rc.resolved_judge_url():
-        raise ConfigError("config key reward.judge_url: the openai judge needs a URL (or AQUARELLE_JUDGE_URL)")
-    if rc.preference_backend == "hpsv3" and rc.weights_resolved().preference > 0 and not rc.resolved_preference_url():
-        raise ConfigError("config key reward.preference_url: the hpsv3 backend needs a URL (or AQUARELLE_HPS_URL)")
+    missing = missing_service_url(cfg.reward.scorer_config())
+    if missing:
+        raise ConfigError(f"config key reward.{missing[0]}: {missing[1]}")
 
 
 def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
@@ -87,25 +87,77 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
         raise ConfigError(f"config key optim.extra_grpo_args: {msg}") from None
 
 
-def check_env_urls(urls: list[str], timeout_s: float = 5.0) -> None:
-    """Each environment server answers its /health (training would otherwise retry for minutes per rollout)."""
-    import urllib.error
-    import urllib.parse
-    import urllib.request
+def check_env_urls(urls: list[str], reward: Any = None, *, config_file: str | None = None,
+                   timeout_s: float = 5.0) -> None:
+    """Each environment server answers its /health (training would otherwise retry for minutes per rollout) and,
+    given the run's ``reward`` (a ``RewardConfig``), scores as the run would.
 
+    Why the second check: a reset sends only the preset or weights, so a server scores with its own backends,
+    references and sizes; a run configured with a vLLM judge on default servers was silently scored by the local
+    critic. ``config_file`` is the file the run's config came from, for the fix the error names."""
     for url in urls:
-        parsed = urllib.parse.urlparse(url if "://" in url else "http://" + url)  # the client takes host:port too
-        if parsed.scheme not in ("http", "https", "ws", "wss") or not parsed.netloc:
-            raise ConfigError(f"config key env.urls: {url!r} is not an http(s):// or ws(s):// URL")
-        scheme = {"ws": "http", "wss": "https"}.get(parsed.scheme, parsed.scheme)
-        health = urllib.parse.urlunparse((scheme, parsed.netloc, parsed.path.rstrip("/") + "/health", "", "", ""))
+        base = server_base(url)
         try:
-            with urllib.request.urlopen(health, timeout=timeout_s) as r:
+            with urllib.request.urlopen(base + "/health", timeout=timeout_s) as r:
                 r.read(256)
         except (urllib.error.URLError, OSError, ValueError) as e:
             reason = getattr(e, "reason", None) or e
             raise ConfigError(f"environment server {url} does not answer ({reason}): start it with "
                               "`aquarelle serve`, or leave env.urls empty to run in-process") from None
+        if reward is not None:
+            check_env_scoring(url, reward, config_file=config_file, timeout_s=timeout_s)
+
+
+def server_base(url: str) -> str:
+    """The http(s) base of an env server URL as the client takes it (``ws://``, ``host:port`` too), without a
+    trailing slash; a URL no client could reach is a ConfigError naming ``env.urls``."""
+    parsed = urllib.parse.urlparse(url if "://" in url else "http://" + url)
+    if parsed.scheme not in ("http", "https", "ws", "wss") or not parsed.netloc:
+        raise ConfigError(f"config key env.urls: {url!r} is not an http(s):// or ws(s):// URL")
+    scheme = {"ws": "http", "wss": "https"}.get(parsed.scheme, parsed.scheme)
+    return urllib.parse.urlunparse((scheme, parsed.netloc, parsed.path.rstrip("/"), "", "", ""))
+
+
+def check_env_scoring(url: str, reward: Any, *, config_file: str | None = None, timeout_s: float = 5.0) -> None:
+    """The server's ``GET /scoring`` matches ``reward`` in every field that decides this run's scores
+    (``rewards.config.scoring_differences``); else one ConfigError line naming the server, each differing field
+    with both values, and how to start the server so it matches."""
+    from aquarelle.rewards.config import scoring_differences
+
+    described = _scoring_of(url, timeout_s)
+    diffs = scoring_differences(described, reward)
+    if diffs:
+        raise ConfigError(f"environment server {url} scores differently from this run ({'; '.join(diffs)}): "
+                          f"{_serve_fix(config_file)}")
+
+
+def _scoring_of(url: str, timeout_s: float) -> dict:
+    """The server's scoring description; a server without one (an aquarelle from before ``/scoring``, or not
+    aquarelle) is a one-line ConfigError: its scorers cannot be checked, and unchecked is how runs were mis-scored."""
+    import json
+
+    try:
+        with urllib.request.urlopen(server_base(url) + "/scoring", timeout=timeout_s) as r:
+            body = json.loads(r.read(65536))
+    except urllib.error.HTTPError as e:
+        raise ConfigError(f"environment server {url} does not say how it scores (GET /scoring: HTTP {e.code}; an "
+                          "aquarelle older than this one?): update it, so its scorers can be checked against "
+                          "this run's reward config") from None
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", None) or e
+        raise ConfigError(f"environment server {url} did not describe its scoring (GET /scoring: {reason})") from None
+    if not isinstance(body, dict) or "judge_backend" not in body:
+        raise ConfigError(f"environment server {url} answered GET /scoring with something that is not a scoring "
+                          "description: is it an aquarelle env server?")
+    return body
+
+
+def _serve_fix(config_file: str | None) -> str:
+    """How to start a server that scores as the run does: with the run's config file, or none for the defaults."""
+    if config_file:
+        return f"start it with `aquarelle serve --config {config_file}`"
+    return ("start it with `aquarelle serve` and no --config (this run scores with the embedded defaults), or give "
+            "the run a --config and start the server with the same file")
 
 
 def check_vllm(cfg: TrainConfig) -> None:
@@ -117,11 +169,12 @@ def check_vllm(cfg: TrainConfig) -> None:
                           "machine), or set it to false")
 
 
-def preflight(cfg: TrainConfig, run: Path, *, resume: bool) -> Any:
-    """Every check above; returns the GRPOConfig so training uses the one that was checked."""
+def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | None = None) -> Any:
+    """Every check above; returns the GRPOConfig so training uses the one that was checked. ``config_file`` is
+    where ``cfg`` came from (named in the fix for an env server that scores otherwise)."""
     check_out(run, resume)
     check_vllm(cfg)
     check_reward(cfg)
     if cfg.env.urls:
-        check_env_urls(cfg.env.urls)
+        check_env_urls(cfg.env.urls, cfg.reward.scorer_config(), config_file=config_file)
     return grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
