@@ -75,6 +75,35 @@ def test_small_step_renders_still_score_full_size():
     assert abs(step_cov - final.coverage) < 0.05 and final.reward is not None
 
 
+def _png_size(b64: str) -> tuple[int, int]:
+    import base64
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(base64.b64decode(b64))).size
+
+
+def test_a_resets_image_size_is_that_episodes_render_and_score_size():
+    """``image_size`` with the reset decides the episode's images over the environment's own render size, so a
+    run's ``env.image_size`` holds wherever the environment runs; the server's smaller step size still applies
+    to step images, never larger than the scored one; omitted, the environment's own size, as before."""
+    env = WatercolourEnvironment(render_size=200, step_render_size=150)
+    paint = [{"method": "fill", "args": ["#1b998b", 220]}, {"method": "circle", "args": [300, 300, 150]}]
+    for size, step_size in ((128, 128), (400, 150), (None, 150)):
+        obs = env.reset(mode="tools", seed=5, return_image=True, image_size=size)
+        assert _png_size(obs.image_png_b64) == (step_size, step_size)  # the blank canvas, as the steps' images
+        obs = env.step(WatercolourAction(calls=paint))
+        assert _png_size(obs.image_png_b64) == (step_size, step_size) and obs.coverage > 0.1
+        obs = env.step(WatercolourAction(finish=True))
+        final = size or 200
+        assert obs.reward is not None and _png_size(obs.image_png_b64) == (final, final)
+    obs = env.reset(mode="revise", return_image=True, image_size=100)  # sketch images: the scored size
+    assert _png_size(obs.image_png_b64) == (100, 100)
+    obs = WatercolourEnvironment().reset(mode="tools", return_image=True)  # no sizes anywhere: the 600 canvas
+    assert _png_size(obs.image_png_b64) == (600, 600)
+
+
 def test_closed_session_refuses_steps():
     e = WatercolourEnvironment()
     e.reset()
@@ -223,7 +252,10 @@ def test_reset_names_the_argument_with_the_wrong_type(env):
                     ({"return_image": "no"}, "return_image must be true .* got 'no'"),
                     ({"prompt": "a cat \ud800"},
                      r"prompt is not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)"),
-                    ({"mode": "x" * 1_000_000}, "mode must be one of")):
+                    ({"mode": "x" * 1_000_000}, "mode must be one of"),
+                    *(({"image_size": v}, rf"image_size must be an integer from 32 to 2048 .* got {shown}")
+                      for v, shown in ((0, "0"), (10**6, "1000000"), ("big", "'big'"), (True, "True"),
+                                       (128.0, "128.0"), (2049, "2049"), ([128], r"\[128\]")))):
         with pytest.raises(ResetError, match=msg) as ei:
             env.reset(**kw)
         assert len(str(ei.value)) < 200 and "\n" not in str(ei.value)

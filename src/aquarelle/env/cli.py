@@ -16,8 +16,9 @@ def register(app: typer.Typer) -> None:
         max_sessions: int = typer.Option(64, "--max-sessions", min=1, help="Concurrent WebSocket sessions."),
         workers: int = typer.Option(-1, "--workers", help="Render/score processes (-1: one per core, 0: inline)."),
         idle_timeout: float = typer.Option(600.0, "--idle-timeout", help="Reclaim sessions idle this many seconds."),
-        step_size: int = typer.Option(0, "--step-size", min=0, help="Tools-step images at this size (smaller "
-                                      "PNGs; 0: full size). Scores use full size."),
+        step_size: int = typer.Option(0, "--step-size", min=0, help="Tools-step images at this size when "
+                                      "smaller than the episode's (smaller PNGs; 0: the episode's). Scores use the "
+                                      "episode's size: its reset's image_size, else the painting's own."),
         config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML) "
                                               "to score with, read as `aquarelle score --config` reads it; "
                                               "default: the embedded defaults."),

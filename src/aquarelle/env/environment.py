@@ -36,7 +36,9 @@ DEFAULT_REVISIONS = 2
 __all__ = ["MAX_EPISODE_COMMANDS", "ResetError", "WatercolourEnvironment", "not_unicode", "not_unicode_at"]
 CANVAS = 600
 RESET_KEYS = ("prompt", "mode", "seed", "episode_id", "action_space", "preset", "weights", "max_steps",
-              "revisions", "return_image")
+              "revisions", "return_image", "image_size")
+#: the sizes (pixels, square) a reset's ``image_size`` may ask an episode's scored images to be rendered at
+IMAGE_SIZES = (32, 2048)
 _PAINTS = ("fill", "stroke", "hatch", "wash", "mass")
 
 
@@ -78,6 +80,8 @@ class Episode:
     revisions_left: int
     image_mode: str  # "all" (every observation), "final" (the scored one, and revise rounds), "none"
     episode_id: str
+    render_size: int | None = None  # the scored image's size (None: the program's own canvas)
+    step_size: int | None = None    # tools-step images' size
     step_count: int = 0
     done: bool = False
     state: PaintState = field(default_factory=PaintState)
@@ -109,12 +113,13 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
 
     def __init__(self, runner: Runner | None = None, *, render_size: int | None = None,
                  step_render_size: int | None = None):
-        """``step_render_size`` resamples tools-mode step images smaller (smaller PNGs, coverage approximate); the
-        score never."""
+        """``render_size`` is the size episodes are rendered and scored at unless their reset gives ``image_size``
+        (None: the program's own canvas, 600). ``step_render_size`` resamples tools-mode step images smaller
+        (smaller PNGs, coverage approximate), never larger than the episode's scored image; the score never."""
         super().__init__()
         self._runner = runner if runner is not None else Runner(0)
         self._render_size = render_size
-        self._step_size = step_render_size or render_size
+        self._step_render_size = step_render_size
         self._ep: Episode | None = None
         self._closed = False
 
@@ -164,6 +169,15 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if ret is not None and not isinstance(ret, bool):
             raise ResetError(f"reset: return_image must be true (every observation) or false (none), or omitted "
                              f"(the scored image only), got {short_repr(ret)}")
+        size = kwargs.get("image_size")
+        lo, hi = IMAGE_SIZES
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi):
+            raise ResetError(f"reset: image_size must be an integer from {lo} to {hi} (pixels), or omitted (the "
+                             f"environment's own), got {short_repr(size)}")
+        render_size = size if size is not None else self._render_size
+        step_size = self._step_render_size or render_size  # tools-step images: the server's step size if smaller
+        if render_size is not None and step_size is not None:
+            step_size = min(step_size, render_size)
         prompt = kwargs.get("prompt") or DEFAULT_PROMPT
         if not isinstance(prompt, str):
             raise ResetError(f"reset: prompt must be a string, got {type(prompt).__name__}")
@@ -175,10 +189,11 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             mode=mode, prompt=prompt, seed=int(seed or 0), space=space,
             space_spec=spec if isinstance(spec, str) else list(spec), weights=w, max_steps=max_steps,
             revisions_left=revisions, image_mode="final" if ret is None else ("all" if ret else "none"),
-            episode_id=episode_id or uuid.uuid4().hex,
+            episode_id=episode_id or uuid.uuid4().hex, render_size=render_size, step_size=step_size,
         )
-        if ep.image_mode == "all":
-            ep.png_b64 = _blank_png_b64(CANVAS, CANVAS)
+        if ep.image_mode == "all":  # the blank canvas, at the size the next image comes at
+            blank = (ep.step_size if mode == "tools" else ep.render_size) or CANVAS
+            ep.png_b64 = _blank_png_b64(blank, blank)
         return self._obs(_task_text(ep), image=ep.png_b64)
 
     def step(self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any) -> WatercolourObservation:
@@ -263,7 +278,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             res = self._runner.evaluate(EvalRequest(
                 mode="tools", program=Program(seed=ep.seed, commands=ep.commands + new, width=CANVAS,
                                               height=CANVAS).to_json(),
-                seed=ep.seed, want_png=want, size=self._step_size, episode=ep.episode_id))
+                seed=ep.seed, want_png=want, size=ep.step_size, episode=ep.episode_id))
             if res.infra_error:
                 return self._after_call(ep, f"Not applied: the renderer failed ({res.infra_error}).",
                                         errors=[f"infrastructure: {res.infra_error}"])
@@ -304,7 +319,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             warn = " An open shape (no endShape) was not painted."
         res = self._runner.evaluate(EvalRequest(
             mode="tools", program=ep.program, action_space=ep.space_spec, seed=ep.seed, score=True,
-            want_png=ep.image_mode != "none", size=self._render_size, episode=ep.episode_id, forget=True,
+            want_png=ep.image_mode != "none", size=ep.render_size, episode=ep.episode_id, forget=True,
             weights=_dump(ep.weights), prompt=ep.prompt, n_calls=len(ep.commands)))
         if res.coverage is not None:
             ep.coverage = res.coverage
@@ -320,7 +335,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                 res = self._runner.evaluate(EvalRequest(
                     mode=ep.mode, program=ep.program_obj().to_json(), action_space=ep.space_spec, seed=ep.seed,
                     score=True,
-                    want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt, n_calls=0))
+                    want_png=ep.image_mode != "none", size=ep.render_size, weights=_dump(ep.weights), prompt=ep.prompt, n_calls=0))
                 return self._final(ep, res, "Finished without a sketch.")
             ep.done = True
             return self._obs(f"Finished. The last painting's reward counts: {_fmt(ep.reward)}.",
@@ -336,7 +351,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         ep.source = source
         res = self._runner.evaluate(EvalRequest(
             mode=ep.mode, source=source, action_space=ep.space_spec, seed=ep.seed, score=True,
-            want_png=ep.image_mode != "none", size=self._render_size, weights=_dump(ep.weights), prompt=ep.prompt,
+            want_png=ep.image_mode != "none", size=ep.render_size, weights=_dump(ep.weights), prompt=ep.prompt,
             fault=f"the sketch is not valid Unicode text: {why}" if why else None))
         ep.program = res.program
         ep.commands = Program.from_json(res.program).commands if res.program else []
