@@ -208,6 +208,11 @@ def test_bad_reset_is_one_clear_line(server):
     with _client(server) as env:
         with pytest.raises(RuntimeError, match="unknown action space"):
             env.reset(action_space="nope")
+    for bad in (0, 10**6, "big", True):
+        with _client(server) as env:
+            with pytest.raises(RuntimeError, match="image_size must be an integer from 32 to 2048") as ei:
+                env.reset(image_size=bad)
+            assert "\n" not in str(ei.value)
 
 
 # --------------------------------------------------------------------------- isolation and concurrency
@@ -365,6 +370,37 @@ def test_tool_class_on_servers_round_robin_and_reconnect(server):
     assert env.reward is not None and env.reward > 0
     assert [c["method"] for c in env.program["commands"]][:2] == ["fill", "circle"]
     assert env.program["commands"][-1]["method"] == "endShape"
+
+
+def test_the_runs_image_size_holds_on_a_server_as_in_process(server):
+    """``env.image_size`` is what a run's paintings are scored, kept and shown at, in-process and on a server alike.
+
+    It was honoured only in-process (the local environment's render_size): through a server started as
+    ``aquarelle serve`` the same tools episode came back 600 px where in-process it was 256 (128 here), and the
+    openai judge and the HPSv3 service, which take the painting as it comes, saw another image."""
+    import io
+
+    from PIL import Image
+
+    from aquarelle.train.config import TrainConfig
+    from aquarelle.train.envglue import EnvTimer, SketchScorer, env_class, finish_episode
+
+    def size(b64: str) -> tuple[int, int]:
+        return Image.open(io.BytesIO(base64.b64decode(b64))).size
+
+    out = {}
+    for where, urls in (("in-process", []), ("server", [server.url])):
+        cfg = TrainConfig.model_validate({"env": {"image_size": 128, "urls": urls}})
+        env = env_class("tools", "hf10", cfg)()
+        env.reset(prompt="a red poppy", seed=3)
+        env.fill("#d7263d", 200)
+        env.circle(300, 300, 120)
+        tools = finish_episode(env)
+        sketch = SketchScorer(cfg, EnvTimer()).score(SKETCH, prompt="a red poppy", seed=3, preset=None, weights=None)
+        assert tools.reward is not None and sketch.reward is not None, (where, tools.error, sketch.error)
+        assert size(tools.png_b64) == size(sketch.png_b64) == (128, 128), where
+        out[where] = (tools.png_b64, tools.reward, sketch.png_b64, sketch.reward)
+    assert out["server"] == out["in-process"]  # the same pictures, scored the same
 
 
 def test_pool_workers_exit_when_the_server_is_killed():

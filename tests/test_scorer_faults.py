@@ -133,7 +133,7 @@ def test_episodes_go_on_through_judge_faults(judge_url):
     from aquarelle.train import make_tool_env
     from aquarelle.train.envglue import finish_episode
 
-    Env = make_tool_env(reward_config=reward_config(judge_url), render_size=128)
+    Env = make_tool_env(reward_config=reward_config(judge_url), image_size=128)
     env = Env()
     for mode in ("error500", "slow", "garbage", "paint"):
         JUDGE["mode"] = mode

@@ -85,8 +85,9 @@ class EnvSection(_Section):
                                   description="tools not offered to the policy (the compact `shape` tool covers them); "
                                               "every tool's schema is in the prompt of every turn")
     observation_chars: int = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
-    image_size: int = Field(256, ge=32,
-                            description="size rollout images are scored and saved at (the painting, resampled)")
+    image_size: int = Field(256, ge=32, le=2048,  # the bounds of the env's reset keyword image_size
+                            description="size rollout images are scored and saved at (the painting, resampled), "
+                                        "sent with every episode's reset: in-process and on env servers alike")
 
 
 class RewardSection(_Section):

@@ -88,7 +88,7 @@ def env_class(mode: str, action_space: str, cfg: Any = None, **extra: Any) -> ty
     if cfg is not None:
         kwargs.update(env_urls=list(cfg.env.urls) or None, max_steps=cfg.env.max_steps,
                       revisions=cfg.env.revisions, obs_chars=cfg.env.observation_chars,
-                      reward_config=cfg.reward.reward_config() or None, render_size=cfg.env.image_size,
+                      reward_config=cfg.reward.reward_config() or None, image_size=cfg.env.image_size,
                       weights=cfg.reward.weights)
     kwargs.update(extra)
     params = inspect.signature(make_tool_env).parameters
@@ -188,8 +188,7 @@ class SketchScorer:
             from aquarelle.env.environment import WatercolourEnvironment
             from aquarelle.env.work import Runner
 
-            self._local = WatercolourEnvironment(Runner(0, reward_config=self.cfg.reward.reward_config() or None),
-                                                 render_size=self.cfg.env.image_size)
+            self._local = WatercolourEnvironment(Runner(0, reward_config=self.cfg.reward.reward_config() or None))
         return self._local
 
     def score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
@@ -201,7 +200,9 @@ class SketchScorer:
 
     def _score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
         env = self._env()
-        kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True}
+        # the run's image size travels with the reset: the same painting is scored in-process and on a server
+        kw = {"prompt": prompt, "mode": "sketch", "action_space": self.cfg.env.action_space, "return_image": True,
+              "image_size": self.cfg.env.image_size}
         from aquarelle.rewards.config import reset_scoring
 
         kw.update(reset_scoring(preset, weights))

@@ -138,11 +138,12 @@ def _action_problem(action: dict) -> str | None:
 class _LocalBackend:
     """The environment in this process (TRL's embedded default)."""
 
-    def __init__(self, reward_config: dict | None = None, render_size: int | None = None) -> None:
+    def __init__(self, reward_config: dict | None = None) -> None:
         from aquarelle.env.environment import WatercolourEnvironment
         from aquarelle.env.work import Runner
 
-        self.env = WatercolourEnvironment(Runner(0, reward_config=reward_config), render_size=render_size)
+        # no render_size: the episode's size comes with its reset (``image_size``), as it does to a server
+        self.env = WatercolourEnvironment(Runner(0, reward_config=reward_config))
 
     def reset(self, **kw: Any) -> Any:
         return self.env.reset(**kw)
@@ -260,7 +261,7 @@ class _ToolEnvBase:
         urls = self._config.get("env_urls")
         cfg = self._config
         self._backend = (_RemoteBackend(list(urls)) if urls else
-                         _LocalBackend(cfg.get("reward_config"), cfg.get("render_size")))
+                         _LocalBackend(cfg.get("reward_config")))
         self._obs: Any = None
         self._done = True
         self._started = False
@@ -274,6 +275,8 @@ class _ToolEnvBase:
         kw: dict[str, Any] = {"prompt": prompt, "mode": cfg["mode"], "action_space": cfg["action_space"],
                               "max_steps": cfg["max_steps"], "revisions": cfg["revisions"],
                               "return_image": cfg["return_image"]}
+        if cfg.get("image_size") is not None:  # the run decides the scored image's size, in-process or on a server
+            kw["image_size"] = cfg["image_size"]
         from aquarelle.rewards.config import reset_scoring
 
         kw.update(reset_scoring(*(row.get(k) if row.get(k) is not None else cfg.get(k) for k in ("preset", "weights"))))
@@ -437,10 +440,12 @@ def tool_names(mode: str = "tools", action_space: Any = "hf10") -> list[str]:
 def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10", env_urls: list[str] | str | None = None,
                   max_steps: int = 40, obs_chars: int = 400, *, revisions: int = 2, preset: str | None = None,
                   weights: dict | None = None, return_image: bool | None = None, images: bool = False,
-                  reward_config: dict | None = None, render_size: int | None = None, name: str | None = None) -> type:
+                  reward_config: dict | None = None, image_size: int | None = None, name: str | None = None) -> type:
     """Build the environment_factory class for one mode and action space.
 
     ``env_urls``: None runs in-process; a URL or list of URLs uses those servers.
+    ``image_size``: the size episodes are rendered, scored and shown at, sent with every reset so it holds
+    in-process and on servers alike (None: the environment's own, 600 in-process).
     ``images=True`` makes tools return [text, image] content blocks (for a VLM).
     """
     from aquarelle.brush import SPECS, get_space
@@ -465,7 +470,7 @@ def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10
         "env_urls": list(env_urls) if env_urls else None, "max_steps": max_steps, "obs_chars": obs_chars,
         "revisions": revisions, "preset": preset, "weights": weights,
         "return_image": (True if images else None) if return_image is None else return_image, "images": images,
-        "reward_config": reward_config, "render_size": render_size,
+        "reward_config": reward_config, "image_size": image_size,
     }
     attrs["__doc__"] = f"Paint in {mode} mode ({space.name}); tools: {', '.join(tool_names(mode, space))}."
     cls_name = name or ("PaintingToolEnv" if (mode, space.name) == ("tools", "hf10") else
