@@ -108,11 +108,16 @@ def _point(method: str, pname: str, p: Any, with_pressure: bool = True) -> list:
     return out
 
 
-def _coord(method: str, pname: str, v: Any) -> float:
+def _bounded(method: str, pname: str, v: Any, limit: float, what: str = "value", unit: str = "") -> float:
+    """A finite number within +-``limit``: one line naming the parameter and the bound otherwise."""
     x = _num(method, pname, v)
-    if abs(x) > MAX_COORD:
-        raise CommandError(f"{method}: {pname} {_show(x)} is out of range (|value| <= {MAX_COORD:g})")
+    if abs(x) > limit:
+        raise CommandError(f"{method}: {pname} {_show(x)} is out of range (|{what}| <= {limit:g}{unit})")
     return x
+
+
+def _coord(method: str, pname: str, v: Any) -> float:
+    return _bounded(method, pname, v, MAX_COORD)
 
 
 def _unicode(method: str, pname: str, s: str) -> str:
@@ -128,10 +133,7 @@ def _unicode(method: str, pname: str, s: str) -> str:
 
 def _angle(method: str, pname: str, v: Any) -> float:
     """Degrees, bounded: an arc from -1e308 to 1e308 spans inf degrees, which the renderer turned into NaN."""
-    x = _num(method, pname, v)
-    if abs(x) > MAX_ANGLE:
-        raise CommandError(f"{method}: {pname} {_show(x)} is out of range (|angle| <= {MAX_ANGLE:g} degrees)")
-    return x
+    return _bounded(method, pname, v, MAX_ANGLE, "angle", " degrees")
 
 
 def _options(method: str, v: Any, allowed: dict[str, str]) -> dict:
