@@ -90,6 +90,7 @@ def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, mo
     """What an env server serves at GET /scoring (docs/CONTRACTS.md): resolved weights and judge model; the API
     key never, nor credentials in a URL."""
     from aquarelle.rewards.config import scoring_description, scoring_differences
+    from aquarelle.rewards.pool import pool_digest
 
     monkeypatch.setenv("MY_JUDGE_KEY", "sekrit-key")
     monkeypatch.setenv("AQUARELLE_JUDGE_MODEL", "vlm-from-env")
@@ -99,7 +100,9 @@ def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, mo
     assert d == {"preset": "hps-led", "weights": {"gate": 0.05, "length": 0.1, "judge": 0.3, "preference": 0.6},
                  "judge_backend": "openai", "judge_model": "vlm-from-env", "judge_url": "http://judge:8000/v1",
                  "judge_image_size": 512, "preference_backend": "local", "preference_url": None,
-                 "references": {"love": 2, "okay": 2}, "reference_split": "all", "render_size": 256}
+                 "references": {"love": 2, "okay": 2}, "reference_split": "all", "pool": pool_digest(),
+                 "render_size": 256}
+    assert len(d["pool"]) == 16
     assert "sekrit" not in json.dumps(d) and "pw" not in json.dumps(d)
     # compared: what decides the run's scores; not the weights (each reset sends them) nor URLs
     assert scoring_differences({**d, "preset": "judge-led", "judge_url": "http://10.0.0.5:8000/v1"}, cfg) == []

@@ -104,6 +104,30 @@ def test_a_run_whose_reward_config_differs_from_a_running_env_server_is_refused(
     assert not out.exists() and not (tmp_path / "cache").exists()
 
 
+def test_an_env_server_judging_against_another_pool_is_refused(tmp_path):
+    """The judge's references are the pool's paintings: a server with another pool (another AQUARELLE_POOL, an
+    older checkout) judged every rollout against other references, and nothing said so."""
+    import shutil
+
+    from aquarelle.rewards.pool import default_pool_dir
+
+    pool = tmp_path / "pool"
+    shutil.copytree(default_pool_dir(), pool, ignore=shutil.ignore_patterns("images"))
+    data = json.loads((pool / "pool.json").read_text())
+    data["paintings"][0]["tier"] = "okay" if data["paintings"][0]["tier"] == "love" else "love"  # one re-rating
+    (pool / "pool.json").write_text(json.dumps(data))
+    server = ServeProcess(max_sessions=2, workers=0, env={"AQUARELLE_POOL": str(pool)})
+    try:
+        pattern = (f"^environment server {server.url} scores differently from this run "
+                   '[(]pool: server "[0-9a-f]{16}", run "[0-9a-f]{16}"[)]')
+        with pytest.raises(ConfigError, match=pattern):
+            check_env_urls([server.url], RewardConfig())
+        check_env_urls([server.url], RewardConfig(preset="hps-only"))  # no judge: its references never count
+        check_env_urls([server.url], RewardConfig(pool_dir=str(pool)))  # the same pool passes
+    finally:
+        server.stop()
+
+
 def test_an_env_server_that_does_not_describe_its_scoring_is_one_line():
     """An aquarelle from before /scoring (or something else on that port) cannot be checked: one line, no
     traceback, never a run scored by unknown scorers."""

@@ -165,7 +165,7 @@ def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
 #: What a server's ``/scoring`` description holds besides preset and weights: the settings that decide a score.
 #: Never the API key; URLs are there to read, not to compare (one service may have several names).
 SCORING_FIELDS = ("judge_backend", "judge_model", "judge_url", "judge_image_size", "preference_backend",
-                  "preference_url", "references", "reference_split", "render_size")
+                  "preference_url", "references", "reference_split", "pool", "render_size")
 
 
 def scoring_description(config: RewardConfig) -> dict[str, Any]:
@@ -173,13 +173,15 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
 
     Why: a training run sends only its preset or weights with each reset, so the backends, references and sizes
     are the server's own; a run must be able to see them to refuse a server that would score it differently."""
+    from .pool import pool_digest  # pool imports this module
+
     return {"preset": config.preset, "weights": config.weights_resolved().as_dict(),
             "judge_backend": config.judge_backend, "judge_model": config.resolved_judge_model(),
             "judge_url": _without_credentials(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
             "preference_backend": config.preference_backend,
             "preference_url": _without_credentials(config.resolved_preference_url()),
             "references": config.references.model_dump(), "reference_split": config.reference_split,
-            "render_size": config.render_size}
+            "pool": pool_digest(config.pool_dir), "render_size": config.render_size}
 
 
 def _without_credentials(url: str | None) -> str | None:
@@ -204,7 +206,7 @@ def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
     w = run.weights_resolved()
     fields: list[str] = []
     if w.judge > 0:
-        fields += ["judge_backend", "references", "reference_split"]
+        fields += ["judge_backend", "references", "reference_split", "pool"]
         if run.judge_backend == "openai":
             fields += ["judge_model", "judge_image_size"]
     if w.preference > 0:

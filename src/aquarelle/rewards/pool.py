@@ -36,6 +36,23 @@ def default_pool_dir() -> Path:
     return repo if repo.is_dir() else Path.cwd() / "pool"
 
 
+def pool_digest(root: str | Path | None = None) -> str | None:
+    """A short digest of a pool's ratings (``pool.json``) and every painting's sketch, or None without a pool.
+
+    Why: the judge's references are the pool's paintings, rendered from their sketches; an environment server
+    whose pool differs from the run's (another ``AQUARELLE_POOL``, an older checkout) judges against other
+    references, so a run compares this to refuse it (``scoring_differences``)."""
+    base = Path(root) if root else default_pool_dir()
+    index = base / "pool.json"
+    if not index.is_file():
+        return None
+    h = hashlib.sha1(index.read_bytes())
+    sketches = base / "sketches"
+    for f in sorted(sketches.glob("*.js")) if sketches.is_dir() else []:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 class PoolEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
