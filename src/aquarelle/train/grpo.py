@@ -125,11 +125,7 @@ class Recorder:
             if k >= len(mine):  # the main process counted its own in record()
                 self._tally(rec["reward"], rec["breakdown"], tool_calls)
             if png is not None:
-                try:
-                    (self.run / rec["image"]).write_bytes(png)
-                except OSError as e:  # as _save_image: a missing picture must not kill training; the rollout says so
-                    rec["image"] = None
-                    rec["errors"].append(f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+                rec["image"] = self._write_png(rec["image"], png, rec["errors"])
             lines.append(json.dumps(rec) + "\n")
         with open(self.run / "rollouts.jsonl", "a") as f:
             f.write("".join(lines))
@@ -149,7 +145,8 @@ class Recorder:
         return f"images/step{step:05d}_{index:03d}.png"
 
     def _png(self, outcome: Outcome) -> bytes | None:
-        """The rollout's picture as PNG bytes (what _save_image writes), or None with the reason in its errors."""
+        """The rollout's picture as PNG bytes (the environment's, else the program rendered at ``image_size``), or
+        None with the reason in its errors."""
         try:
             if outcome.png_b64:
                 return base64.b64decode(outcome.png_b64)
@@ -166,27 +163,25 @@ class Recorder:
                     buf, format="PNG")
                 return buf.getvalue()
         except Exception as e:  # noqa: BLE001 - a missing picture must not kill training; say so in the rollout
-            outcome.errors.append(f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            outcome.errors.append(_not_saved(e))
         return None
+
+    def _write_png(self, rel: str, png: bytes, errors: list) -> str | None:
+        """Write the picture under the run; its path, or None with the reason in ``errors``."""
+        try:
+            (self.run / rel).write_bytes(png)
+            return rel
+        except OSError as e:  # a missing picture must not kill training; the rollout says so
+            errors.append(_not_saved(e))
+            return None
 
     def _save_image(self, outcome: Outcome, step: int, index: int) -> str | None:
-        rel = self._image_name(step, index)
-        try:
-            if outcome.png_b64:
-                (self.run / rel).write_bytes(base64.b64decode(outcome.png_b64))
-                return rel
-            if outcome.program:
-                from PIL import Image
+        png = self._png(outcome)
+        return self._write_png(self._image_name(step, index), png, outcome.errors) if png is not None else None
 
-                from aquarelle.brush import Program
-                from aquarelle.render import render_program
 
-                img = render_program(Program.from_json(outcome.program), size=self.image_size)
-                Image.fromarray(img).save(self.run / rel)
-                return rel
-        except Exception as e:  # noqa: BLE001 - a missing picture must not kill training; say so in the rollout
-            outcome.errors.append(f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
-        return None
+def _not_saved(e: Exception) -> str:
+    return f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
 
 
 def _completion_text(completion: Any) -> str:
