@@ -146,3 +146,46 @@ def test_nan_coverage_from_the_caller_is_measured_not_passed():
     painted = blank.copy()
     painted[:16] = 40
     assert check_gate(image=painted, coverage_value=float("nan")).passed
+
+
+def _renderer_bug(monkeypatch):
+    """The native renderer failing on its own (a numpy error inside it): our bug, not the program's."""
+    import aquarelle.render.native as native
+
+    def broken(program, size=None, seed=None):
+        raise ValueError("operands could not be broadcast together with shapes (600,600,3) (599,600,3)")
+
+    monkeypatch.setattr(native, "render", broken)
+
+
+def test_a_renderer_bug_is_reward_none_with_the_reason_not_a_gate_zero(monkeypatch):
+    _renderer_bug(monkeypatch)
+    r = RewardModel().score(image=None, program=PROGRAM, mode="tools")
+    assert r.reward is None and r.breakdown["gate"] is None and r.gate_reasons == []
+    assert r.error == ("renderer failed: ValueError: operands could not be broadcast together with shapes "
+                       "(600,600,3) (599,600,3)")
+    assert r.breakdown["length"] is not None  # what does not need the picture is still measured
+
+
+def test_a_render_the_program_caused_is_the_gates_zero():
+    """A real RenderError (p5.brush throws for a line with the stroke off) stays the program's fault."""
+    prog = Program.from_calls([("background", ["#fffceb"]), ("noStroke", []), ("line", [20, 100, 180, 100])])
+    r = RewardModel().score(image=None, program=prog, mode="tools")
+    assert r.reward == 0.0 and r.breakdown["gate"] == 0.0 and r.error is None
+    assert any("render refused the program" in x and "no brush" in x for x in r.gate_reasons), r.gate_reasons
+
+
+def test_score_cli_says_a_renderer_bug_is_no_reward(tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    _renderer_bug(monkeypatch)
+    good = tmp_path / "good.js"
+    good.write_text(GOOD)
+    res = CliRunner().invoke(app, ["score", str(good), "--json"])
+    (line,) = [json.loads(x) for x in res.stdout.splitlines()]
+    assert line["reward"] is None and line["error"].startswith("renderer failed: ValueError: operands")
+    assert res.exit_code == 1

@@ -3,8 +3,8 @@
 The line between a 0 and a None: anything the model's code caused (an exception,
 a limit, a violation, degenerate geometry, a render refused for its content) is
 the gate's 0, so crashing never escapes a bad score; only infrastructure failures
-(a scorer down, a timeout of our own service, a broken reference) give None with
-the reason in ``error``. A term whose weight is 0 is not computed (None in the
+(a scorer down, a timeout of our own service, a broken reference, the renderer
+failing with anything but ``RenderError``) give None with the reason in ``error``. A term whose weight is 0 is not computed (None in the
 breakdown); after a failed gate the judge and preference are not computed either.
 """
 
@@ -35,6 +35,11 @@ class RewardResult(BaseModel):
     judge_position_bias: int = 0
     coverage: float | None = None
     references: list[str] = []
+
+
+def _one_line(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {msg[0]}" if msg else type(e).__name__
 
 
 class RewardModel:
@@ -109,15 +114,20 @@ class RewardModel:
         """
         w = weights or self.config.weights_resolved()
         wd = w.as_dict()
+        if program is not None and n_calls is None:
+            n_calls = sum(1 for c in program.commands if c.method != "background")
         if image is None and program is not None and not error and not violations:
-            from ..render import render_program
+            from ..render import RenderError, render_program
 
             try:
                 image = render_program(program)
-            except ValueError as e:  # RenderError: the program's fault
+            except RenderError as e:  # the program's fault: the gate's 0
                 error = f"render refused the program: {e}"
-        if program is not None and n_calls is None:
-            n_calls = sum(1 for c in program.commands if c.method != "background")
+            except Exception as e:  # noqa: BLE001 - the renderer's own failure (a bug, a plain ValueError): None
+                return RewardResult(reward=None, weights=wd, gate_reasons=[], error=f"renderer failed: {_one_line(e)}",
+                                    breakdown={"gate": None, "length": length_score(mode=mode, source=source,
+                                                                                    n_calls=n_calls),
+                                               "judge": None, "preference": None})
         gate = check_gate(image=image, program=program, source=source if mode != "tools" else None,
                           violations=violations, error=error,
                           action_space=action_space if action_space is not None else "full",
