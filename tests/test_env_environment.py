@@ -323,3 +323,56 @@ def test_an_episode_holds_a_bounded_amount_of_argument_data(env):
     assert env.state.n_calls == held and obs.metadata["steps_left"] == steps_left - 1  # a refused step, as any
     obs = env.step({"calls": [{"method": "fill", "args": ["#112233", 200]}, {"method": "circle", "args": [300, 300, 50]}]})
     assert obs.errors == [] and obs.coverage > 0
+
+
+def test_in_process_environments_each_score_with_their_own_reward_config():
+    """Two in-process environments in one process (as two tool env classes, or a SketchScorer next to a tool env,
+    would make them), configured differently, each score with their own config, whichever was made last; an
+    environment given no config scores with the embedded defaults, not with another's."""
+    from aquarelle.env.work import Runner
+    from aquarelle.rewards import RewardConfig, RewardModel
+
+    hps = WatercolourEnvironment(Runner(0, reward_config={"preset": "hps-only"}))
+    small = WatercolourEnvironment(Runner(0, reward_config=RewardConfig(preset="judge-led", render_size=64)))
+    plain = WatercolourEnvironment()
+    paint = WatercolourAction(calls=[{"method": "fill", "args": ["#d7263d", 220]},
+                                     {"method": "circle", "args": [300, 300, 150]}])
+
+    def score(e):
+        e.reset(mode="tools", seed=3)
+        e.step(paint)
+        obs = e.step(WatercolourAction(finish=True))
+        assert obs.done and obs.reward is not None, obs.errors
+        return obs, e.state.weights
+
+    obs, weights = score(hps)
+    assert weights["judge"] == 0.0 and weights["preference"] == pytest.approx(0.9)
+    assert obs.breakdown["judge"] is None and obs.breakdown["preference"] is not None
+    s_obs, s_weights = score(small)
+    d_obs, d_weights = score(plain)
+    assert s_weights == d_weights and s_weights["judge"] == pytest.approx(0.6)
+    assert s_obs.breakdown["judge"] is not None and d_obs.breakdown["judge"] is not None
+    # each as RewardModel scores the same picture with that config (the 64 px local scorers see another picture)
+    from aquarelle.brush import Program
+    from aquarelle.render import render_program
+
+    img = render_program(Program.from_json(plain.state.program), seed=3)
+    for obs, cfg in ((s_obs, RewardConfig(preset="judge-led", render_size=64)), (d_obs, RewardConfig())):
+        want = RewardModel(cfg).score(image=img, program=Program.from_json(plain.state.program), mode="tools",
+                                      group_seed=3)
+        assert obs.reward == pytest.approx(want.reward) and obs.breakdown == pytest.approx(want.breakdown)
+    assert s_obs.breakdown["preference"] != d_obs.breakdown["preference"]
+    assert score(hps)[1]["judge"] == 0.0  # and again after the others scored
+
+
+def test_reward_models_are_kept_per_config_and_per_what_it_reads_from_the_environment(monkeypatch):
+    from aquarelle.env.work import reward_model
+    from aquarelle.rewards import RewardConfig
+
+    monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
+    default = reward_model(None)
+    assert reward_model({}) is default and reward_model(RewardConfig()) is default  # one model per config
+    assert reward_model({"preset": "hps-only"}) is not default
+    monkeypatch.setenv("AQUARELLE_JUDGE_URL", "http://127.0.0.1:9/v1")  # the same config now names another judge
+    other = reward_model(None)
+    assert other is not default and other.config.resolved_judge_url() == "http://127.0.0.1:9/v1"

@@ -121,3 +121,20 @@ def test_tool_errors_raise_tool_error():
     with pytest.raises(ToolError, match="shape: points"):
         env.shape([[1, 2]])
     json.dumps(env.state.model_dump())  # the state is plain JSON
+
+
+def test_two_in_process_tool_env_classes_each_score_with_their_own_reward_config():
+    """Two environment_factory classes in one process (in-process environments) with different reward configs:
+    each instance scores with its class's, not with the config of the instance made last."""
+    Hps = make_tool_env(reward_config={"preset": "hps-only"}, name="HpsEnv")
+    Judge = make_tool_env(reward_config={"preset": "judge-led", "render_size": 64}, name="JudgeEnv")
+    hps, judge = Hps(), Judge()  # the judge-led one is made last
+    for env in (hps, judge):
+        env.reset(prompt="a red sun", seed=3)
+        env.fill("#d7263d", 220)
+        env.circle(300, 300, 150)
+        env.finish()
+    assert hps.reward is not None and judge.reward is not None
+    assert hps.breakdown["judge"] is None and hps.breakdown["preference"] is not None  # hps-only: judge weight 0
+    assert judge.breakdown["judge"] is not None
+    assert hps.reward == pytest.approx(0.05 + 0.9 * hps.breakdown["preference"])

@@ -159,7 +159,11 @@ def test_training_reward_function_counts_none_rewards_in_metrics(judge_url, tmp_
     cfg = load_config(None, {"reward.judge_backend": "openai", "reward.judge_url": judge_url,
                              "reward.judge_model": "judge-under-test", "env.image_size": 64,
                              "reward.extra": {"judge_timeout_s": TIMEOUT_S, "judge_retries": 0, "judge_backoff_s": 0,
-                                              "judge_image_size": 64, "render_size": 64}})
+                                              "judge_image_size": 64, "render_size": 64,
+                                              # every rollout paints the same: the in-process environments of one
+                                              # config share one judge and its verdict cache (as a server worker's
+                                              # sessions do), so each rollout's fault must reach the judge uncached
+                                              "judge_cache_size": 0}})
     run = tmp_path / "run"
     run.mkdir()
     recorder, timer = Recorder(run, "tools", 64), EnvTimer()

@@ -66,8 +66,14 @@ class EvalResult:
 
 # --------------------------------------------------------------------------- worker globals
 
+#: A pool worker's reward config (set by ``init_worker``; a pool worker serves one ``Runner``). The inline runner
+#: passes its own config with each job instead: several in one process each score with theirs.
 _REWARD_CONFIG: Any = None
-_REWARD_MODEL: Any = None
+_WORKER = object()  # evaluate's default: the worker's config
+#: Reward models by config (and what it reads from the environment): one per config in a process, shared by the
+#: runners that have it.
+_MODELS: dict[tuple, Any] = {}
+_MODELS_LOCK = threading.Lock()
 
 
 def init_worker(reward_config: Any = None, watch_parent: bool = False) -> None:
@@ -76,9 +82,9 @@ def init_worker(reward_config: Any = None, watch_parent: bool = False) -> None:
     A pool worker also exits when its server dies (killed, or stopped before it
     could shut the pool down), instead of lingering as an orphan.
     """
-    global _REWARD_CONFIG, _REWARD_MODEL
+    global _REWARD_CONFIG
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _REWARD_CONFIG, _REWARD_MODEL = reward_config, None
+    _REWARD_CONFIG = reward_config
     if watch_parent:
         parent = os.getppid()
 
@@ -90,13 +96,21 @@ def init_worker(reward_config: Any = None, watch_parent: bool = False) -> None:
         threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _reward_model() -> Any:
-    global _REWARD_MODEL
-    if _REWARD_MODEL is None:
-        from .scoring import make_reward_model
+def reward_model(config: Any = None) -> Any:
+    """This process's ``RewardModel`` for ``config`` (a ``RewardConfig``, its keyword dict, or None: the embedded
+    defaults), made once per distinct config and kept (its judge client, verdict cache, pool and images are reused,
+    as a pool worker reuses them across sessions). The key holds what the config takes from the environment
+    (URLs, judge model and key, the pool directory) as it is now: changing one makes a new model."""
+    from .scoring import make_reward_model, reward_config
 
-        _REWARD_MODEL = make_reward_model(_REWARD_CONFIG)
-    return _REWARD_MODEL
+    cfg = reward_config(config)
+    key = (cfg.model_dump_json(), cfg.resolved_judge_url(), cfg.resolved_judge_model(), cfg.resolved_api_key(),
+           cfg.resolved_preference_url(), os.environ.get("AQUARELLE_POOL"))
+    with _MODELS_LOCK:
+        model = _MODELS.get(key)
+        if model is None:
+            model = _MODELS[key] = make_reward_model(cfg)
+        return model
 
 
 def png_bytes(img: Any) -> bytes:
@@ -117,17 +131,18 @@ def _one_line(e: BaseException) -> str:
 # --------------------------------------------------------------------------- the job
 
 
-def evaluate(req: EvalRequest) -> EvalResult:
-    """Sandbox (if a source), render, measure coverage, and score (if asked)."""
+def evaluate(req: EvalRequest, reward_config: Any = _WORKER) -> EvalResult:
+    """Sandbox (if a source), render, measure coverage, and score (if asked) with ``reward_config`` (by default
+    the pool worker's, from ``init_worker``)."""
     out = EvalResult()
     try:
-        _evaluate(req, out)
+        _evaluate(req, out, _REWARD_CONFIG if reward_config is _WORKER else reward_config)
     except Exception as e:  # noqa: BLE001 - anything unexpected is ours, reported, never a 0
         out.infra_error = _one_line(e)
     return out
 
 
-def _evaluate(req: EvalRequest, out: EvalResult) -> None:
+def _evaluate(req: EvalRequest, out: EvalResult, reward_config: Any) -> None:
     from aquarelle.brush import Program
 
     program = None
@@ -169,8 +184,9 @@ def _evaluate(req: EvalRequest, out: EvalResult) -> None:
         from .scoring import resolve_weights
 
         t = time.perf_counter()
-        weights = resolve_weights(weights=req.weights, config=_reward_model().config) if req.weights else None
-        result = _reward_model().score(
+        model = reward_model(reward_config)
+        weights = resolve_weights(weights=req.weights, config=model.config) if req.weights else None
+        result = model.score(
             image=img, program=program, mode=req.mode, source=req.source, n_calls=req.n_calls,
             violations=out.violations, error=out.sketch_error or out.render_error, weights=weights,
             group_seed=req.seed, prompt=req.prompt, action_space=req.action_space, coverage=out.coverage,
@@ -251,8 +267,6 @@ class Runner:
         self._stopped: weakref.WeakSet = weakref.WeakSet()  # pools stopped because a job ran past the timeout
         self._busy = [0] * self.workers
         self._lock = threading.Lock()  # sessions call from many threads
-        if self.workers == 0 and reward_config is not None:
-            init_worker(reward_config)
 
     def _slot(self, req: EvalRequest) -> int:
         if req.episode:
@@ -278,7 +292,7 @@ class Runner:
                 f.result(timeout=self.timeout_s + self.start_s)
                 self._started(i, pools[i])
         else:
-            _warm()
+            _warm(self.reward_config)
 
     def _started(self, i: int, pool: ProcessPoolExecutor) -> None:
         with self._lock:
@@ -287,7 +301,7 @@ class Runner:
 
     def evaluate(self, req: EvalRequest, *, _again: bool = True) -> EvalResult:
         if self.workers <= 0:
-            return evaluate(req)
+            return evaluate(req, self.reward_config)
         i = self._slot(req)
         pool = self._get_pool(i)
         with self._lock:
@@ -339,11 +353,13 @@ class Runner:
             self._reset_pool(i)
 
 
-def _warm() -> int:
-    """Load the renderer's compiled kernels and the reward model in a worker before the first real step."""
+def _warm(reward_config: Any = _WORKER) -> int:
+    """Load the renderer's compiled kernels and the reward model in a worker (or, inline, for ``reward_config``)
+    before the first real step."""
     from ..render.warm import warm_up
 
     warm_up()  # every kernel, not only the fill's: a first hatch or mass step would otherwise load its own
     evaluate(EvalRequest(mode="tools", score=True, program={
-        "commands": [{"method": "fill", "args": ["#d7263d", 200]}, {"method": "circle", "args": [300, 300, 100]}]}))
+        "commands": [{"method": "fill", "args": ["#d7263d", 200]}, {"method": "circle", "args": [300, 300, 100]}]}),
+        reward_config)
     return os.getpid()
