@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import ConfigError, SFTSection
-from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
+from .data import (MARKUP_TOKENS, TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
                    revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
 from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer
 
@@ -75,7 +75,7 @@ def _row(d: Any, mode: str, system: str, action_space: str, max_steps: int) -> d
 
 def _completion_tokens(example: dict, count) -> int:
     """Tokens the rollout spends on a whole-sketch demonstration: every assistant turn and tool result after the
-    prompt (tool results count against max_completion_length too), plus ~12 of markup per message."""
+    prompt (tool results count against max_completion_length too), plus ``MARKUP_TOKENS`` per message."""
     if count is None:
         return 0
     total = 0
@@ -85,7 +85,7 @@ def _completion_tokens(example: dict, count) -> int:
             continue  # the closing remark after finish is not trained on (``to_text_examples``)
         text = m.get("content") or ""
         text += "".join(json.dumps(c["function"]) for c in m.get("tool_calls") or [])
-        total += count(text) + 12
+        total += count(text) + MARKUP_TOKENS
     return total
 
 
