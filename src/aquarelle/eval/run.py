@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aquarelle.train.grpo import TRAIN_COMPLETION_CHARS  # where training cuts a completion; eval samples keep it whole
+
 TERMS = ("gate", "length", "judge", "preference")
 
 #: The published presets (CONTRACTS.md); used only when the run's config does not state its weights.
@@ -37,10 +39,6 @@ def _num(v: Any) -> float | None:
         return None
     return f if f == f and abs(f) != float("inf") else None
 
-
-#: Training keeps this much of each completion in rollouts.jsonl (``train/grpo.py`` cuts there); eval samples keep
-#: it whole.
-TRAIN_COMPLETION_CHARS = 6000
 
 _CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
