@@ -17,7 +17,7 @@ from typing import Any
 from .config import ConfigError, SFTSection
 from .data import (MARKUP_TOKENS, TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
                    revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
-from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer
+from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer, missing_part
 
 
 def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
@@ -214,9 +214,12 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
                       log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
-    if _whole(out):
+    why = missing_part(out) if out.exists() else None
+    if out.exists() and why is None:
         log(f"warm start: using cached {out}")
         return out
+    if why is not None:  # trained again below and swapped in whole (sft_into), under the launch's lock if it has one
+        log(f"warm start: cached {out} is incomplete ({why}); training it again")
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
     require_fitting(demos, mode, action_space)
     examples = demo_examples(model, demos, mode=mode, action_space=action_space, env_cls=env_cls,
@@ -228,15 +231,11 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     return out
 
 
-def _whole(out: Path) -> bool:
-    return (out / "aquarelle.json").is_file() and (out / "config.json").is_file()
-
-
 def cached_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
                       budget_tokens: int | None = None) -> Path | None:
     """The warm start ensure_warm_start would return without training, or None when it would train one."""
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
-    return out if _whole(out) else None
+    return out if out.exists() and missing_part(out) is None else None
 
 
 def warm_start_lock(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
