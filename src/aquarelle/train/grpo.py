@@ -557,7 +557,8 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
             pass
     mpath = run / "metrics.jsonl"
     lines = [json.loads(x) for x in mpath.read_text().splitlines()] if mpath.exists() else []
-    summary = {"run": str(run), "steps": len(lines), "seconds": round(wall, 1),
+    # the optimizer steps trained, not the metrics lines: logging_steps above 1 writes a line every Nth step only
+    summary = {"run": str(run), "steps": trainer.state.global_step, "seconds": round(wall, 1),
                "step_time_mean": _mean([m["step_time"] for m in lines]),
                "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
                "reward_mean": _mean([m["reward"] for m in lines]), "checkpoint": str(ck)}
