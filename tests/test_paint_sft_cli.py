@@ -135,6 +135,55 @@ def test_a_max_length_no_demonstration_fits_is_refused_before_the_model_loads(tm
     assert loads == [] and not (tmp_path / "w").exists()
 
 
+def test_a_warm_start_cache_entry_without_whole_weights_is_trained_again(tmp_path, monkeypatch):
+    """An entry was judged cached by its config.json and aquarelle.json alone: one left without its weights, or with
+    them cut short (a save killed part way), was handed to every later run, which failed to load it until someone
+    deleted it by hand. Now it is trained again, with one line saying why."""
+    from aquarelle.train import sft
+    from aquarelle.train.config import SFTSection
+    from aquarelle.train.model import missing_part
+
+    monkeypatch.setenv("AQUARELLE_CACHE", str(tmp_path / "cache"))
+    # a whole sketch must fit one rollout, and the bytes tokenizer spends a token a character
+    where = dict(mode="sketch", action_space="hf10", cfg=SFTSection(steps=1, max_length=8192), env_cls=None,
+                 budget_tokens=4096)
+    demos = str(DATA / "train_demos")
+    out = sft.ensure_warm_start("tiny", demos_source=demos, log=lambda m: None, **where)
+    weights = out / "model.safetensors"
+    whole = weights.read_bytes()
+    for damage, named in ((lambda: weights.write_bytes(whole[: len(whole) // 2]), "model.safetensors holds"),
+                          (weights.unlink, "no weights")):
+        damage()
+        assert sft.cached_warm_start("tiny", **where) is None
+        lines: list[str] = []
+        assert sft.ensure_warm_start("tiny", demos_source=demos, log=lines.append, **where) == out
+        said = [m for m in lines if "incomplete" in m]
+        assert len(said) == 1 and named in said[0] and "training it again" in said[0], lines
+        assert missing_part(out) is None and load_policy(str(out)).model is not None
+    lines = []
+    assert sft.ensure_warm_start("tiny", demos_source=demos, log=lines.append, **where) == out
+    assert lines == [f"warm start: using cached {out}"]
+
+
+def test_a_converted_default_model_without_its_weights_is_converted_again(tmp_path, monkeypatch):
+    """The CPU default's converted copy was judged by the same two files: one without weights was loaded (and failed)
+    on every run instead of being converted again."""
+    from aquarelle.train import model
+
+    monkeypatch.setenv("AQUARELLE_CACHE", str(tmp_path / "cache"))
+    entry = model.cache_dir() / model.SMOLLM2_CACHE_NAME
+    entry.mkdir(parents=True)
+    for name in ("config.json", "aquarelle.json", "tokenizer_config.json"):
+        (entry / name).write_text("{}")
+
+    def converting():
+        raise ModelError("converting it again")
+
+    monkeypatch.setattr(model, "_smollm2_gguf_dir", converting)
+    with pytest.raises(ModelError, match="converting it again"):
+        model.smollm2_dir()
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("paintrun")

@@ -238,6 +238,30 @@ def test_rollout_steps_and_groups_under_generation_reuse(sun_prompts, tmp_path):
     assert all(len(ids) == 2 and len(set(ids)) == 1 for ids in groups.values()), groups
 
 
+def test_a_run_counts_its_optimizer_steps_not_the_steps_that_left_rollouts_or_metrics_lines(sun_prompts, tmp_path):
+    """4 optimizer steps with steps_per_generation=2 leave rollouts at steps 1 and 3, and logging_steps=3 one metrics
+    line (step 3): summary.json said 1 step (its metrics lines), eval.json and the report 2 (the steps with
+    rollouts)."""
+    from aquarelle.eval import report
+    from aquarelle.eval.evaluate import evaluate
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    cfg = load_config(None, {"model.name": "tiny", "mode": "sketch", "prompts": sun_prompts, "optim.max_steps": 4,
+                             "generation.num_generations": 2, "generation.max_completion_length": 16,
+                             "env.image_size": 64,
+                             "optim.extra_grpo_args": {"steps_per_generation": 2, "logging_steps": 3}})
+    run = tmp_path / "run"
+    summary = train(cfg, run)
+    assert sorted({json.loads(x)["step"] for x in (run / "rollouts.jsonl").read_text().splitlines()}) == [1, 3]
+    assert [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()] == [3]
+    assert summary["steps"] == 4 and json.loads((run / "summary.json").read_text())["steps"] == 4
+    ev = evaluate(run, samples=0, progress=False)
+    assert ev["steps"] == 4 and ev["rollout_steps"] == 2
+    assert [p["step"] for p in ev["reward_trend"]["per_step"]] == [1, 3]  # the per-step numbers skip steps 2, 4
+    assert "4 steps (2 with rollouts)" in report.build(run)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_two_process_launch_writes_one_run_directory(tmp_path):

@@ -93,7 +93,8 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev: dict[str, Any] = {
         "run": run.name, "path": str(run.path), "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "preset": run.preset, "weights": run.weights, "mode": run.mode, "action_space": run.action_space,
-        "steps": len(metrics.steps_of(run.rollouts)), "rollouts": len(run.rollouts), "skipped_lines": run.skipped_lines,
+        "steps": run.trained_steps, "rollout_steps": len(metrics.steps_of(run.rollouts)), "rollouts": len(run.rollouts),
+        "skipped_lines": run.skipped_lines,
     }
     ev.update(training_metrics(run))
 

@@ -32,6 +32,12 @@ def _img(png: bytes | None, alt: str, cls: str = "plot") -> str:
     return f'<img class="{cls}" src="{data_uri(png)}" alt="{html.escape(alt)}" loading="eager">'
 
 
+def _rollout_steps(ev: dict[str, Any]) -> str:
+    """How many of the steps left rollouts, when not all did (generation reuse: the per-step numbers skip the rest)."""
+    k = ev.get("rollout_steps")
+    return f" ({k} with rollouts)" if isinstance(k, int) and k != ev.get("steps") else ""
+
+
 def _fmt(v: Any, nd: int = 3) -> str:
     if v is None:
         return '<span class="na">n/a</span>'
@@ -185,7 +191,7 @@ def build(run_dir: str | Path) -> str:
              ": run `aquarelle eval RUN` to sample the trained and starting policies")
     elif ev.get("rollouts") != len(run.rollouts):  # training went on after the eval: refresh what comes from rollouts
         ev.update(evaluate.finite(evaluate.training_metrics(run)), rollouts=len(run.rollouts),
-                  steps=len(metrics.steps_of(run.rollouts)))
+                  steps=run.trained_steps, rollout_steps=len(metrics.steps_of(run.rollouts)))
         ev["verdicts"] = verdicts.all_verdicts(ev)
     samples = load_samples(run.path / evaluate.SAMPLES_JSONL) if (run.path / evaluate.SAMPLES_JSONL).exists() else []
     train = [r for r in run.rollouts if r.policy is None]
@@ -208,7 +214,7 @@ def build(run_dir: str | Path) -> str:
 <title>aquarelle report: {html.escape(run.name)}</title><style>{CSS}</style></head><body>
 <h1>aquarelle report: {html.escape(run.name)}</h1>
 <p class="sub">preset <b>{_fmt(ev.get('preset') or 'custom')}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
-{_fmt(ev.get('action_space'))} &middot; {ev['steps']} steps &middot; {ev['rollouts']} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
+{_fmt(ev.get('action_space'))} &middot; {ev['steps']} steps{_rollout_steps(ev)} &middot; {ev['rollouts']} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
 <p>Reward = {formula}. The <b>judge</b> compares each painting with reference paintings from the pool (each pair in
 both orders); the <b>preference</b> scorer rates it alone. A gate failure scores 0.</p>
 <h2 id="verdicts">Verdicts</h2>{_verdict_html(ev)}

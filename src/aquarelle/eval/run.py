@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aquarelle.train.grpo import TRAIN_COMPLETION_CHARS  # where training cuts a completion; eval samples keep it whole
+
 TERMS = ("gate", "length", "judge", "preference")
 
 #: The published presets (CONTRACTS.md); used only when the run's config does not state its weights.
@@ -37,10 +39,6 @@ def _num(v: Any) -> float | None:
         return None
     return f if f == f and abs(f) != float("inf") else None
 
-
-#: Training keeps this much of each completion in rollouts.jsonl (``train/grpo.py`` cuts there); eval samples keep
-#: it whole.
-TRAIN_COMPLETION_CHARS = 6000
 
 _CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
@@ -203,6 +201,21 @@ class Run:
     metrics: list[dict[str, Any]]
     rollouts: list[Rollout]
     skipped_lines: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)  # summary.json, written when training finished
+
+    @property
+    def trained_steps(self) -> int:
+        """Optimizer steps the run trained: the most of summary.json's count, the steps its metrics lines and
+        training rollouts name, and the largest of those step numbers.
+
+        Why not the steps that have rollouts: with generation reuse (``steps_per_generation``, ``num_iterations``)
+        the steps that train on buffered rollouts have none, so 4 optimizer steps left rollouts at steps 1 and 3
+        and the run read as 2 steps; ``logging_steps`` above 1 leaves metrics lines at every Nth step only.
+        """
+        steps = {int(n) for n in (_num(m.get("step")) for m in self.metrics) if n is not None}
+        steps |= {r.step for r in self.rollouts if r.policy is None}
+        done = _num(self.summary.get("steps"))
+        return max(len(steps), max(steps, default=0), int(done) if done is not None else 0)
 
     @property
     def name(self) -> str:
@@ -338,7 +351,17 @@ def load_run(path: str | Path) -> Run:
     if bad_r and not rows:  # damage, not a run that has just started
         raise RunError(f"{p / 'rollouts.jsonl'}: none of its {bad_r} lines is a readable rollout")
     rollouts = [Rollout.from_dict(d, i) for i, d in enumerate(rows)]
-    return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r)
+    return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r,
+               summary=_summary(p / "summary.json"))
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    """summary.json as a dict; {} when it is missing (a run cut short) or unreadable (it only adds a step count)."""
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return d if isinstance(d, dict) else {}
 
 
 def load_samples(path: Path) -> list[Rollout]:

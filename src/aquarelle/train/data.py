@@ -243,6 +243,10 @@ TRANSCRIPT_VERSION = 3  # 3: the task text after reset is no longer cut at env.o
 #: Calls that only affect strokes, and the calls that can switch a stroke on. In a space
 #: without the latter (hf10) the former never change the painting, and a small policy that
 #: copies them spends its few tool turns before it reaches a shape.
+#: Tokens of chat-template markup one message or tool call costs beyond its own text (role header, end marker,
+#: ``<tool_call>`` tags; ~12 with the qwen2_5 template): what the warm start adds when it sizes demonstrations
+#: against a rollout's ``max_completion_length``.
+MARKUP_TOKENS = 12
 STROKE_ONLY = frozenset({"scaleBrushes", "noStroke"})
 STROKE_ON = frozenset({"set", "stroke"})
 
@@ -349,7 +353,7 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
         messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         messages += [{"role": "tool", "name": c["function"]["name"], "content": r} for c, r in zip(calls, results)]
         text = "".join(json.dumps(c["function"]) for c in calls) + "".join(results)
-        used += count(text) + 12 * len(calls) if count else len(text) / 2.2  # tokens (markup ~12 per call)
+        used += count(text) + MARKUP_TOKENS * len(calls) if count else len(text) / 2.2  # tokens
     return _close_transcript(env, messages, space_tools)
 
 

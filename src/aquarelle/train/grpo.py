@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aquarelle.eval.run import TRAIN_COMPLETION_CHARS
-
 from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -31,6 +29,9 @@ METRIC_KEYS = ("step", "reward", "reward_std", "frac_reward_zero_std", "gate_mea
                "preference_mean", "loss", "grad_norm", "step_time", "env_time_share", "tool_calls_mean",
                "completion_len_mean")
 TERMS = ("gate", "length", "judge", "preference")
+#: The first this many characters of each completion are kept in rollouts.jsonl (``Recorder.record``); eval reads a
+#: transcript that long as cut short (``aquarelle.eval.run``).
+TRAIN_COMPLETION_CHARS = 6000
 
 
 @dataclass
@@ -556,7 +557,8 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
             pass
     mpath = run / "metrics.jsonl"
     lines = [json.loads(x) for x in mpath.read_text().splitlines()] if mpath.exists() else []
-    summary = {"run": str(run), "steps": len(lines), "seconds": round(wall, 1),
+    # the optimizer steps trained, not the metrics lines: logging_steps above 1 writes a line every Nth step only
+    summary = {"run": str(run), "steps": trainer.state.global_step, "seconds": round(wall, 1),
                "step_time_mean": _mean([m["step_time"] for m in lines]),
                "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
                "reward_mean": _mean([m["reward"] for m in lines]), "checkpoint": str(ck)}

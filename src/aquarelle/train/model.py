@@ -83,8 +83,13 @@ def _smollm2_gguf_dir() -> Path:
 def smollm2_dir() -> Path:
     """Convert the GGUF once into a cached fp32 transformers checkpoint and return its directory."""
     out = cache_dir() / SMOLLM2_CACHE_NAME
-    if (out / "config.json").is_file() and (out / "aquarelle.json").is_file():
+    why = missing_part(out) if out.exists() else "missing"
+    if why is None:
         return out
+    if why != "missing":
+        import sys
+
+        print(f"smollm2: the converted model in {out} is incomplete ({why}); converting it again", file=sys.stderr)
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -108,6 +113,66 @@ def smollm2_dir() -> Path:
         shutil.rmtree(out)
     tmp.rename(out)
     return out
+
+
+def missing_part(path: Path) -> str | None:
+    """What a saved model directory of ours (a converted or warm-started policy) lacks to load, in a few words;
+    None when it is whole.
+
+    Why more than config.json and aquarelle.json: a save killed part way (or a full disk, or files lost after a
+    crash) can leave those and no weights, or weights cut short, and every later run took such a cache entry as
+    done and failed to load it until someone deleted it by hand. Whole means: config.json, tokenizer_config.json
+    and aquarelle.json (and tokenizer.json, when there is one) are readable JSON, and the weights (model.safetensors,
+    or every shard its index names) hold as many bytes as their headers promise.
+    """
+    path = Path(path)
+    for name in ("config.json", "tokenizer_config.json", "aquarelle.json", "tokenizer.json"):
+        f = path / name
+        if not f.is_file():
+            if name == "tokenizer.json":
+                continue  # a slow tokenizer saves its vocabulary files instead
+            return f"no {name}"
+        try:
+            json.loads(f.read_bytes())
+        except (OSError, ValueError):
+            return f"{name} is not readable JSON"
+    for single, index in (("model.safetensors", "model.safetensors.index.json"),
+                          ("pytorch_model.bin", "pytorch_model.bin.index.json")):
+        if (path / single).is_file():
+            return _weights_missing(path / single)
+        if (path / index).is_file():
+            try:
+                shards = sorted(set(json.loads((path / index).read_bytes())["weight_map"].values()))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                return f"{index} is not a readable index"
+            for shard in shards:
+                why = _weights_missing(path / shard)
+                if why:
+                    return why
+            return None
+    return "no weights (model.safetensors)"
+
+
+def _weights_missing(f: Path) -> str | None:
+    """A weights file's problem: missing, or (safetensors) fewer or more bytes than its header's tensors end at."""
+    if not f.is_file():
+        return f"no {f.name}"
+    size = f.stat().st_size
+    if f.suffix != ".safetensors":
+        return None if size > 0 else f"{f.name} is empty"
+    try:
+        with open(f, "rb") as fh:
+            head = fh.read(8)
+            n = int.from_bytes(head, "little") if len(head) == 8 else -1
+            if n < 2 or 8 + n > size:
+                return f"{f.name} is cut short ({size} bytes)"
+            header = json.loads(fh.read(n))
+        end = max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return f"{f.name} has no readable header"
+    if size != 8 + n + end:
+        return f"{f.name} holds {size} bytes, its header promises {8 + n + end}"
+    return None
 
 
 def _apply_template(tok: Any) -> None:

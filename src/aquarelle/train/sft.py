@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .config import ConfigError, SFTSection
-from .data import (TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
+from .data import (MARKUP_TOKENS, TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
                    revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
-from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer
+from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer, missing_part
 
 
 def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
@@ -75,7 +75,7 @@ def _row(d: Any, mode: str, system: str, action_space: str, max_steps: int) -> d
 
 def _completion_tokens(example: dict, count) -> int:
     """Tokens the rollout spends on a whole-sketch demonstration: every assistant turn and tool result after the
-    prompt (tool results count against max_completion_length too), plus ~12 of markup per message."""
+    prompt (tool results count against max_completion_length too), plus ``MARKUP_TOKENS`` per message."""
     if count is None:
         return 0
     total = 0
@@ -85,7 +85,7 @@ def _completion_tokens(example: dict, count) -> int:
             continue  # the closing remark after finish is not trained on (``to_text_examples``)
         text = m.get("content") or ""
         text += "".join(json.dumps(c["function"]) for c in m.get("tool_calls") or [])
-        total += count(text) + 12
+        total += count(text) + MARKUP_TOKENS
     return total
 
 
@@ -214,9 +214,12 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
                       log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
-    if _whole(out):
+    why = missing_part(out) if out.exists() else None
+    if out.exists() and why is None:
         log(f"warm start: using cached {out}")
         return out
+    if why is not None:  # trained again below and swapped in whole (sft_into), under the launch's lock if it has one
+        log(f"warm start: cached {out} is incomplete ({why}); training it again")
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
     require_fitting(demos, mode, action_space)
     examples = demo_examples(model, demos, mode=mode, action_space=action_space, env_cls=env_cls,
@@ -228,15 +231,11 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     return out
 
 
-def _whole(out: Path) -> bool:
-    return (out / "aquarelle.json").is_file() and (out / "config.json").is_file()
-
-
 def cached_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
                       budget_tokens: int | None = None) -> Path | None:
     """The warm start ensure_warm_start would return without training, or None when it would train one."""
     out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
-    return out if _whole(out) else None
+    return out if out.exists() and missing_part(out) is None else None
 
 
 def warm_start_lock(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
