@@ -151,7 +151,7 @@ def test_a_warm_start_cache_entry_without_whole_weights_is_trained_again(tmp_pat
     out = sft.ensure_warm_start("tiny", demos_source=demos, log=lambda m: None, **where)
     weights = out / "model.safetensors"
     whole = weights.read_bytes()
-    for damage, named in ((lambda: weights.write_bytes(whole[: len(whole) // 2]), "model.safetensors holds"),
+    for damage, named in ((lambda: weights.write_bytes(whole[: len(whole) // 2]), "model.safetensors is unreadable"),
                           (weights.unlink, "no weights")):
         damage()
         assert sft.cached_warm_start("tiny", **where) is None
