@@ -272,6 +272,60 @@ def test_train_warm_starts_revise_on_revise_transcripts(monkeypatch, tmp_path):
     assert asked == {"mode": "revise", "tools": {"submit_sketch", "finish"}}
 
 
+def test_a_single_process_warm_start_holds_its_cache_entrys_lock(monkeypatch, tmp_path):
+    """Only multi-process launches took the warm start's lock: two single-process runs started at once (a sweep,
+    two terminals) both trained the missing entry into one DEST.tmp and could collide. Now the only process takes
+    it too, and a run that finds it held says it waits."""
+    import threading
+
+    import pytest
+    from filelock import FileLock, Timeout
+
+    import aquarelle.train.sft as sft
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    monkeypatch.setenv("AQUARELLE_CACHE", str(tmp_path / "cache"))
+    held = {}
+
+    def record(model, *, mode, action_space, cfg, env_cls, budget_tokens, **kw):
+        path = sft.warm_start_lock(model, mode=mode, action_space=action_space, cfg=cfg, env_cls=env_cls,
+                                   budget_tokens=budget_tokens).lock_file
+        held["path"] = path
+
+        def probe():  # another process's view: a second open file description of the lock file
+            try:
+                FileLock(path, is_singleton=False).acquire(timeout=0)
+                held["held"] = False
+            except Timeout:
+                held["held"] = True
+
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(sft, "ensure_warm_start", record)
+    cfg = load_config(None, {"mode": "revise", "env.action_space": SPACE, "env.image_size": 64})
+    with pytest.raises(RuntimeError, match="stop here"):
+        train(cfg, tmp_path / "run", log=lambda m: None)
+    assert held["held"] is True
+    # another run holding it: this one says so, then waits (here: until the other lets go)
+    taken = threading.Event()
+
+    def hold_a_while():  # in a thread of its own, as filelock refuses a second instance in one thread
+        with FileLock(held["path"], is_singleton=False):
+            taken.set()
+            threading.Event().wait(1.0)
+
+    threading.Thread(target=hold_a_while).start()
+    taken.wait()
+    lines: list[str] = []
+    with pytest.raises(RuntimeError, match="stop here"):
+        train(cfg, tmp_path / "run2", log=lines.append)
+    assert any("another run is making this warm start" in m for m in lines), lines
+
+
 def test_whole_sketch_demonstrations_longer_than_a_rollout_are_left_out():
     """A sketch cannot be cut to fit: 12 of the 17 default demonstrations (16 of 17 in revise mode) were longer
     than the 640-token rollout, so the warm start taught code that GRPO's completions end half way through."""

@@ -414,27 +414,28 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     warm_here = wants_warm and model_name not in TINY  # tiny models are warm-started in memory by the caller (tests)
     sft_env = env_class(mode, cfg.env.action_space, cfg) if warm_here and mode != "sketch" else None
     lock = None
-    if warm_here and procs.world > 1:  # trained once: the main process takes the cache's lock first
+    if warm_here:  # trained once: the main process (or the only one) takes the cache entry's lock first
         from .sft import warm_start_lock
 
         lock = warm_start_lock(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
                                env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length)
         if procs.main:
-            lock.acquire()
+            _acquire(lock, log)
     # several processes: the others wait here until the main one has checked and made the run directory (and holds
     # the warm start's lock); every one resumes from the same checkpoint
     resume_from = procs.broadcast(resume_from)
-    if warm_here and lock is None:
-        from .sft import ensure_warm_start
-
-        warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                                 env_cls=sft_env, demos_source=demos, seed=cfg.optim.seed,
-                                 budget_tokens=cfg.generation.max_completion_length, log=log)
-    elif warm_here:
+    if warm_here:
         if not procs.main:
             lock.acquire()  # until the main process has trained it (or found it cached)
         try:
-            warm = _warm_start_apart(cfg, demos, sft_env, log)
+            if procs.world == 1:  # two runs started at once train one entry in turn, never into one DEST.tmp
+                from .sft import ensure_warm_start
+
+                warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
+                                         env_cls=sft_env, demos_source=demos, seed=cfg.optim.seed,
+                                         budget_tokens=cfg.generation.max_completion_length, log=log)
+            else:
+                warm = _warm_start_apart(cfg, demos, sft_env, log)
         finally:
             lock.release()
     if demos and warm is None:  # the demonstrations only feed a warm start: say so rather than drop them silently
@@ -495,6 +496,17 @@ def _warm_start_apart(cfg: TrainConfig, demos: str | None, sft_env: type | None,
             os.environ.clear()
             os.environ.update(saved)
         return Path(fut.result())
+
+
+def _acquire(lock: Any, log: Any) -> None:
+    """Take the warm start's lock, saying so when another run holds it (it may be training for many minutes)."""
+    from filelock import Timeout
+
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        log(f"warm start: another run is making this warm start ({lock.lock_file} is held); waiting for it")
+        lock.acquire()
 
 
 def _warm_start_child(cfg: TrainConfig, demos: str | None) -> str:
