@@ -22,7 +22,10 @@ def free_port() -> int:
 
 
 class ServeProcess:
-    """Start ``aquarelle serve`` and wait until ``/health`` answers (or fail with the server's stderr)."""
+    """Start ``aquarelle serve`` and wait until ``/health`` answers (or fail with the server's stderr).
+
+    The server's stderr (its log) is read all along, so a chatty server never blocks on a full pipe; ``log()``
+    is what it has written so far."""
 
     def __init__(self, max_sessions: int = 8, workers: int = 2, idle_timeout: float = 600.0,
                  ready_s: float = 120.0, stop_s: float = 15.0, args: tuple[str, ...] = (),
@@ -36,10 +39,14 @@ class ServeProcess:
              str(max_sessions), "--workers", str(workers), "--idle-timeout", str(idle_timeout), *args],
             env=dict(os.environ, OMP_NUM_THREADS="1", **(env or {})), stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True)
+        self._log: list[str] = []
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
         deadline = time.monotonic() + ready_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read()[-2000:]}")
+                self._reader.join(5)
+                raise RuntimeError(f"server exited: {self.log()[-2000:]}")
             try:
                 if httpx.get(self.url + "/health", timeout=1).status_code == 200:
                     return
@@ -47,6 +54,14 @@ class ServeProcess:
                 time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"server did not become healthy in {ready_s:g} s")
+
+    def _read_log(self) -> None:
+        for line in self.proc.stderr:
+            self._log.append(line)
+
+    def log(self) -> str:
+        """The server's stderr so far."""
+        return "".join(self._log)
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -269,6 +269,34 @@ def test_slow_sketch_does_not_stall_other_sessions(server):
         assert not finished_first  # the other session's steps came back while the sketch was still running
 
 
+def test_a_client_that_leaves_mid_step_is_one_log_line_not_a_traceback(server):
+    """A client closing its socket while its step ran made uvicorn log a traceback four exceptions deep (the
+    reply's send failed, then OpenEnv's error replies to the closed socket failed in turn): one per disconnect,
+    which a rollout killed mid-step does routinely. Now one line names the client, episode and step."""
+    slow = SKETCH.replace("brush.noStroke();", "let s = 0; for (let i = 0; i < 4e8; i++) { s += i % 7; } brush.noStroke();")
+    before = len(server.log())
+    with _ws(server) as ws:
+        assert _send(ws, {"type": "reset", "data": {"mode": "sketch", "episode_id": "leaves-mid-step"}})["type"] \
+            == "observation"
+        ws.send(json.dumps({"type": "step", "data": {"sketch": slow}}))
+    # the step runs on and its reply finds the socket closed; wait for what the server makes of it
+    deadline = time.monotonic() + 120
+    while not any(s in server.log()[before:] for s in ("disconnected during", "Traceback")):
+        assert time.monotonic() < deadline, f"nothing logged for the disconnect: {server.log()[before:]!r}"
+        time.sleep(0.2)
+    with _client(server) as env:  # another session still paints and scores
+        env.reset(mode="sketch", prompt="two circles")
+        r = env.step({"sketch": SKETCH})
+        assert r.observation.errors == [] and r.reward is not None and r.reward > 0
+    log = server.log()[before:]
+    assert "Traceback" not in log, log
+    gone = [line for line in log.splitlines() if "disconnected during" in line]
+    assert len(gone) == 1, log
+    assert gone[0].startswith("WARNING:") and "client 127.0.0.1:" in gone[0]
+    assert "during a step (episode 'leaves-mid-step', step 1)" in gone[0] and "session closed" in gone[0]
+    assert httpx.get(server.url + "/health").json()["status"] == "healthy"
+
+
 # --------------------------------------------------------------------------- capacity, dead and hung clients
 
 HOLDER = """
