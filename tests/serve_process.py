@@ -1,5 +1,6 @@
 """`aquarelle serve` in a subprocess on a random loopback port: the real server the env and hostile tests use
-(and a stand-in answering only /health and /scoring, for the checks made before a model loads)."""
+(and a stand-in answering only /health and /scoring, for the checks made before a model loads); and any ASGI app
+served by uvicorn in a thread of the test process (``serve_in_thread``: a stand-in judge or HPSv3 service)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
 
 import httpx
 
@@ -19,6 +23,28 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def serve_in_thread(app: Any, ready_s: float = 10.0, stop_s: float = 5.0) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a daemon thread on a free loopback port and yield its URL
+    (``http://127.0.0.1:PORT``) once it listens; on leaving, ask the server to exit and wait ``stop_s`` for it
+    (an app with a process pool to close wants longer)."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + ready_s
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"uvicorn did not start serving {app!r} in {ready_s:g} s")
+            time.sleep(0.01)
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(stop_s)
 
 
 class ServeProcess:

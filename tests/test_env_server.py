@@ -13,7 +13,7 @@ import time
 
 import httpx
 import pytest
-from serve_process import ServeProcess
+from serve_process import ServeProcess, serve_in_thread
 
 from aquarelle.env.client import WatercolourEnv
 from aquarelle.env.models import WatercolourAction
@@ -139,7 +139,6 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
     server's scorer was configured with, as an episode with no weights is scored (docs/config.md: the terms given
     override the configured preset's): on an hps-only server, {length: .1} scored with judge .60 and preference
     .30. Both clients: the OpenEnv client's reset, and the TRL tool class (which filled them itself)."""
-    from test_rewards_hps import start
 
     from aquarelle.env.server import create_server_app
     from aquarelle.rewards.config import resolve_weights
@@ -147,8 +146,7 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
 
     want = resolve_weights("hps-only", {"length": 0.1}).as_dict()  # .05/.1/0/.9
     # one spawned pool worker: the in-process runner would configure this test process's scorer too
-    srv, th, url = start(create_server_app(4, workers=1, reward_config={"preset": "hps-only"}))
-    try:
+    with serve_in_thread(create_server_app(4, workers=1, reward_config={"preset": "hps-only"}), stop_s=30) as url:
         with WatercolourEnv(base_url=url, message_timeout_s=180).sync() as env:
             env.reset(mode="sketch", prompt="two circles")
             env.step({"sketch": SKETCH})
@@ -160,9 +158,6 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
         tool.reset(prompt="two circles")
         tool.submit_sketch(SKETCH)
         assert tool.state.weights == want and tool.reward is not None
-    finally:
-        srv.should_exit = True
-        th.join(30)
 
 
 def test_serve_config_is_what_the_server_scores_with_and_says_it_does(server, tmp_path):
