@@ -72,6 +72,25 @@ def test_bad_call_is_one_line_naming_the_method(method):
     assert fragment in msg, msg
 
 
+@pytest.mark.parametrize("method,args,line", [
+    ("fill", [{"toString": 5}, 100], "fill: argument 1 must be a colour (hex string, CSS name, grey number or "
+     "[r, g, b]), got an object (keys 'toString')"),
+    ("background", [{}], "background: argument 1 must be a colour (hex string, CSS name, grey number or [r, g, b]), "
+     "got an empty object"),
+    ("wash", [True], "wash: argument 1 must be a colour (hex string, CSS name, grey number or [r, g, b]), got true"),
+    ("mass", ["pen", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}], "mass: color must be a colour (hex string, CSS name, "
+     "grey number or [r, g, b]), got an object (keys 'a', 'b', 'c', 'd', ...)"),
+    ("circle", [{"__function__": True}, 1, 2], "circle: x must be a number, got a function"),
+    ("stroke", [1, {"x": 1}, 3], "stroke: colour channel 1 must be a number, got an object (keys 'x')"),
+])
+def test_a_value_of_no_colour_or_number_form_is_named_as_a_sketch_names_it(method, args, line):
+    """A JS object or function where a colour or number goes was 'got dict' or a Python repr
+    ("{'__function__': True}"): now the call, the argument and what it got, in the sketch's terms."""
+    with pytest.raises(CommandError) as e:
+        validate(method, args)
+    assert str(e.value) == line
+
+
 def test_canonical_forms():
     assert validate("fill", ["red"]).args == ["#ff0000", 150]
     assert validate("fill", [255, 0, 0, 90]).args == ["#ff0000", 90]

@@ -13,7 +13,7 @@ import time
 
 import httpx
 import pytest
-from serve_process import ServeProcess
+from serve_process import ServeProcess, serve_in_thread
 
 from aquarelle.env.client import WatercolourEnv
 from aquarelle.env.models import WatercolourAction
@@ -139,7 +139,6 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
     server's scorer was configured with, as an episode with no weights is scored (docs/config.md: the terms given
     override the configured preset's): on an hps-only server, {length: .1} scored with judge .60 and preference
     .30. Both clients: the OpenEnv client's reset, and the TRL tool class (which filled them itself)."""
-    from test_rewards_hps import start
 
     from aquarelle.env.server import create_server_app
     from aquarelle.rewards.config import resolve_weights
@@ -147,8 +146,7 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
 
     want = resolve_weights("hps-only", {"length": 0.1}).as_dict()  # .05/.1/0/.9
     # one spawned pool worker: the in-process runner would configure this test process's scorer too
-    srv, th, url = start(create_server_app(4, workers=1, reward_config={"preset": "hps-only"}))
-    try:
+    with serve_in_thread(create_server_app(4, workers=1, reward_config={"preset": "hps-only"}), stop_s=30) as url:
         with WatercolourEnv(base_url=url, message_timeout_s=180).sync() as env:
             env.reset(mode="sketch", prompt="two circles")
             env.step({"sketch": SKETCH})
@@ -160,9 +158,6 @@ def test_episode_weights_fill_their_missing_terms_from_the_servers_configured_pr
         tool.reset(prompt="two circles")
         tool.submit_sketch(SKETCH)
         assert tool.state.weights == want and tool.reward is not None
-    finally:
-        srv.should_exit = True
-        th.join(30)
 
 
 def test_serve_config_is_what_the_server_scores_with_and_says_it_does(server, tmp_path):
@@ -267,6 +262,34 @@ def test_slow_sketch_does_not_stall_other_sessions(server):
         finished_first = done.is_set()
         t.join()
         assert not finished_first  # the other session's steps came back while the sketch was still running
+
+
+def test_a_client_that_leaves_mid_step_is_one_log_line_not_a_traceback(server):
+    """A client closing its socket while its step ran made uvicorn log a traceback four exceptions deep (the
+    reply's send failed, then OpenEnv's error replies to the closed socket failed in turn): one per disconnect,
+    which a rollout killed mid-step does routinely. Now one line names the client, episode and step."""
+    slow = SKETCH.replace("brush.noStroke();", "let s = 0; for (let i = 0; i < 4e8; i++) { s += i % 7; } brush.noStroke();")
+    before = len(server.log())
+    with _ws(server) as ws:
+        assert _send(ws, {"type": "reset", "data": {"mode": "sketch", "episode_id": "leaves-mid-step"}})["type"] \
+            == "observation"
+        ws.send(json.dumps({"type": "step", "data": {"sketch": slow}}))
+    # the step runs on and its reply finds the socket closed; wait for what the server makes of it
+    deadline = time.monotonic() + 120
+    while not any(s in server.log()[before:] for s in ("disconnected during", "Traceback")):
+        assert time.monotonic() < deadline, f"nothing logged for the disconnect: {server.log()[before:]!r}"
+        time.sleep(0.2)
+    with _client(server) as env:  # another session still paints and scores
+        env.reset(mode="sketch", prompt="two circles")
+        r = env.step({"sketch": SKETCH})
+        assert r.observation.errors == [] and r.reward is not None and r.reward > 0
+    log = server.log()[before:]
+    assert "Traceback" not in log, log
+    gone = [line for line in log.splitlines() if "disconnected during" in line]
+    assert len(gone) == 1, log
+    assert gone[0].startswith("WARNING:") and "client 127.0.0.1:" in gone[0]
+    assert "during a step (episode 'leaves-mid-step', step 1)" in gone[0] and "session closed" in gone[0]
+    assert httpx.get(server.url + "/health").json()["status"] == "healthy"
 
 
 # --------------------------------------------------------------------------- capacity, dead and hung clients

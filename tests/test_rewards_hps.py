@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import math
-import threading
-import time
 
 import numpy as np
 import pytest
-import uvicorn
+from serve_process import serve_in_thread
 
 from aquarelle.rewards.composite import RewardModel
 from aquarelle.rewards.config import RewardConfig
@@ -25,23 +23,10 @@ def fixed_scorer(images, prompts):
     return out
 
 
-def start(app):
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    for _ in range(500):
-        if srv.started:
-            break
-        time.sleep(0.01)
-    return srv, th, f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}"
-
-
 @pytest.fixture(scope="module")
 def hps_url():
-    srv, th, url = start(create_app(fixed_scorer))
-    yield url
-    srv.should_exit = True
-    th.join(5)
+    with serve_in_thread(create_app(fixed_scorer)) as url:
+        yield url
 
 
 def grey(v: int) -> np.ndarray:
@@ -74,9 +59,8 @@ def test_bad_requests_are_refused_clearly(hps_url):
 
 
 def test_down_service_gives_none_with_reason(hps_url):
-    srv, th, url = start(create_app(fixed_scorer))
-    srv.should_exit = True
-    th.join(5)
+    with serve_in_thread(create_app(fixed_scorer)) as url:
+        pass  # the service was there and is gone
     c = HPSv3Client(url, retries=1, backoff_s=0, timeout_s=2)
     with pytest.raises(PreferenceBackendError, match="unreachable"):
         c.score(grey(100))

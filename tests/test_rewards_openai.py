@@ -12,15 +12,13 @@ import asyncio
 import base64
 import io
 import json
-import threading
-import time
 
 import numpy as np
 import pytest
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from PIL import Image
+from serve_process import serve_in_thread
 
 from aquarelle.rewards.composite import RewardModel
 from aquarelle.rewards.config import RewardConfig
@@ -123,17 +121,8 @@ server_app: list[FastAPI] = []
 def server():
     hits: list[str] = []
     server_app[:] = [make_app(hits)]
-    srv = uvicorn.Server(uvicorn.Config(server_app[0], host="127.0.0.1", port=0, log_level="error"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    for _ in range(500):
-        if srv.started:
-            break
-        time.sleep(0.01)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}/v1", hits
-    srv.should_exit = True
-    th.join(5)
+    with serve_in_thread(server_app[0]) as url:
+        yield url + "/v1", hits
 
 
 def canvas(paint: float) -> np.ndarray:

@@ -227,12 +227,39 @@ def test_missing_skeleton(runner, src, fragment):
     (skeleton("brush.circle(50, 50, Infinity);"), "invalid call: circle: r must be finite, got inf"),
     (skeleton("brush.polygon([[1, 2], [3, -Infinity], [5, 6]]);"), "points y must be finite, got -inf"),
     (skeleton("brush.circle({__aq_number__: 'NaN'}, 2, 3);"), "x must be finite, got nan"),  # a forged mark
+    # an object with a key Object.prototype has (frozen) was "uncaught exception: TypeError: Cannot assign to read
+    # only property 'toString' of object '#<Object>'": the recorder's copy of it failed, naming no call at all
+    (skeleton("brush.fill({toString() { return '#f00'; }}, 200);"), "invalid call: fill: argument 1 must be a "
+     "colour (hex string, CSS name, grey number or [r, g, b]), got an object (keys 'toString')"),
+    (skeleton("brush.fill({toString: 5});"), "fill: argument 1 must be a colour (hex string, CSS name, grey number "
+     "or [r, g, b]), got an object (keys 'toString')"),
+    (skeleton("brush.stroke(function () { return 'red'; });"), "stroke: argument 1 must be a colour (hex string, "
+     "CSS name, grey number or [r, g, b]), got a function"),
+    (skeleton("brush.set('HB', {valueOf() { return 9; }}, 1);"), "invalid call: set: color must be a colour (hex "
+     "string, CSS name, grey number or [r, g, b]), got an object (keys 'valueOf')"),
+    (skeleton("brush.circle({valueOf() { return 3; }, constructor: 1}, 2, 3);"),
+     "invalid call: circle: x must be a number, got an object (keys 'valueOf', 'constructor')"),
+    (skeleton("brush.add('b', {type: 'marker', weight: 1, toString: 5});"), "add: unknown brush parameter 'toString'"),
 ])
 def test_errors_reject_with_one_line(runner, src, fragment):
     res = runner.run(src)
     assert not res.ok and res.program is None and res.error
     assert fragment in res.error, res.error
     assert "\n" not in res.error
+
+
+def test_objects_with_keys_object_prototype_has_are_copied_as_data(runner):
+    """Where an object or a name is wanted, ``toString``, ``constructor`` and ``__proto__`` are keys like any other
+    (the recorder copied objects into ``{}``, whose frozen prototype refused the first two and took the third as
+    its prototype)."""
+    got = calls(runner.run(skeleton(
+        "brush.addField('toString', (t, f) => f); brush.field('toString'); brush.refreshField(1);"
+        "brush.add('constructor', {type: 'marker', weight: 2}); brush.set('constructor', 'red', 1);")))[2:]
+    assert [m for m, _ in got] == ["addField", "field", "addField", "refreshField", "add", "set"]
+    assert got[1] == ("field", ["toString"]) and got[5] == ("set", ["constructor", "#ff0000", 1])
+    # `__proto__` is copied as a key (and refused as an option), not taken as the copy's prototype and dropped
+    res = runner.run(skeleton("brush.hatch(5, 45, JSON.parse('{\"__proto__\": {\"rand\": 0.5}}'));"))
+    assert not res.ok and "hatch: unknown option '__proto__'" in res.error, res.reason
 
 
 def test_tampering_cannot_hide_calls(runner):

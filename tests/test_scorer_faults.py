@@ -15,13 +15,11 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
+from serve_process import serve_in_thread
 
 JUDGE = {"mode": "paint", "hits": 0}
 #: The judge's timeout in these tests, and how long the "slow" judge takes: far apart, so a healthy answer from
@@ -65,17 +63,8 @@ def judge_app() -> FastAPI:
 
 @pytest.fixture(scope="module")
 def judge_url():
-    srv = uvicorn.Server(uvicorn.Config(judge_app(), host="127.0.0.1", port=0, log_level="error"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    for _ in range(1000):
-        if srv.started:
-            break
-        time.sleep(0.01)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}/v1"
-    srv.should_exit = True
-    th.join(5)
+    with serve_in_thread(judge_app()) as url:
+        yield url + "/v1"
 
 
 @pytest.fixture(autouse=True)

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-import time
 from pathlib import Path
 
 import pytest
-from serve_process import free_port
+from serve_process import free_port, serve_in_thread
 
 DATA = Path(__file__).parent / "data"
 SPACE = "fill,circle"
@@ -23,9 +21,6 @@ SPACE = "fill,circle"
 
 @pytest.fixture(scope="module")
 def flaky_hps():
-    import httpx
-    import uvicorn
-
     from aquarelle.rewards.hps_server import create_app
 
     calls = {"n": 0}
@@ -36,20 +31,8 @@ def flaky_hps():
             raise RuntimeError("the GPU scorer fell over")
         return [(2.0, 0.1) for _ in images]
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(scorer), host="127.0.0.1", port=port, log_level="error"))
-    th = threading.Thread(target=server.run, daemon=True)
-    th.start()
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            if httpx.get(url + "/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    yield url, calls
-    server.should_exit = True
-    th.join(timeout=5)
+    with serve_in_thread(create_app(scorer)) as url:
+        yield url, calls
 
 
 @pytest.fixture(scope="module")

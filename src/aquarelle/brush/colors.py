@@ -13,16 +13,21 @@ from typing import Any
 
 from PIL import ImageColor
 
-from .text import short_repr
+from .text import describe, short_repr
 
 
 class ColorError(ValueError):
     """A value that is not a colour p5 would accept."""
 
 
+class NotAColor(ColorError):
+    """A value of no colour form at all (an object, a function, null): the message is a predicate, "must be a
+    colour ..., got ...", for the caller to put the argument's name before."""
+
+
 def _channel(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ColorError(f"{what} must be a number, got {type(v).__name__} {short_repr(v)}")
+        raise ColorError(f"{what} must be a number, got {describe(v)}")
     if not math.isfinite(v):
         raise ColorError(f"{what} must be finite, got {short_repr(v)}")
     if v < 0 or v > 255:
@@ -61,7 +66,8 @@ def parse_color(value: Any) -> tuple[str, int | None]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         g = _channel(value, "grey level")
         return to_hex((g, g, g)), None
-    raise ColorError(f"expected a colour (hex string, CSS name, grey number or [r, g, b]), got {type(value).__name__}")
+    raise NotAColor(f"must be a colour (hex string, CSS name, grey number or [r, g, b]), got "
+                    f"{'null' if value is None else str(value).lower() if isinstance(value, bool) else describe(value)}")
 
 
 def rgb_of(hex_color: str) -> tuple[int, int, int]:

@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from .colors import ColorError, parse_color
-from .text import short_repr
+from .colors import ColorError, NotAColor, parse_color
+from .text import describe
 
 BUILTIN_BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
 BUILTIN_FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
@@ -96,7 +96,7 @@ def _num(method: str, pname: str, v: Any) -> float:
 
 
 def _show(v: Any) -> str:
-    return short_repr(v)
+    return describe(v)
 
 
 def _point(method: str, pname: str, p: Any, with_pressure: bool = True) -> list:
@@ -220,6 +220,8 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
     if kind == "color":
         try:
             hexc, _ = parse_color(v)
+        except NotAColor as e:
+            raise CommandError(f"{method}: {pname} {e}") from None
         except ColorError as e:
             raise CommandError(f"{method}: {pname}: {e}") from None
         return hexc
@@ -406,6 +408,8 @@ def _color_opacity(method: str, args: list, default_opacity: float, zero_means_d
         else:
             hexc, _ = parse_color(list(args[:3]))
             op = args[3] if n == 4 else None
+    except NotAColor as e:  # only a single colour argument can be of no colour form
+        raise CommandError(f"{method}: argument 1 {e}") from None
     except ColorError as e:
         raise CommandError(f"{method}: {e}") from None
     if op is None or (zero_means_default and op == 0):
@@ -426,6 +430,8 @@ def _one_color(method: str, args: list) -> list:
             hexc, _ = parse_color(args[0])
         else:
             raise CommandError(f"{method}: expected a colour or r, g, b, got {n} arguments")
+    except NotAColor as e:
+        raise CommandError(f"{method}: argument 1 {e}") from None
     except ColorError as e:
         raise CommandError(f"{method}: {e}") from None
     return [hexc]

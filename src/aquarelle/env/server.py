@@ -15,13 +15,20 @@ frame is at most ``WS_MAX_MESSAGE_BYTES``, and a bad reset over HTTP is a 422. A
 body that fails validation over HTTP is a 422 whose echo of the input is clipped and
 escaped (FastAPI's own answer echoes it whole, and is a bare 500 when it holds text that
 is not Unicode).
+
+A client that closes its socket while its step runs costs one warning line naming the client,
+the episode and the step (``_FrameGuard`` drops the reply nobody will read; OpenEnv's handler
+then sees the disconnect and frees the slot). Before, the failed send raised inside OpenEnv's
+error handling and uvicorn logged a four-exception traceback per disconnect.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
+import time
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -38,6 +45,8 @@ from aquarelle.rewards.config import scoring_description
 from .environment import ResetError, WatercolourEnvironment, not_unicode_at
 from .models import WatercolourAction, WatercolourObservation, WatercolourState
 from .work import Runner
+
+log = logging.getLogger(__name__)
 
 DEFAULT_IDLE_TIMEOUT_S = 600.0
 #: The largest WebSocket frame (uvicorn's ``ws_max_size``, and checked again here for other launchers). A
@@ -82,7 +91,19 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(_FrameGuard)
+    _log_to_stderr()
     return app
+
+
+def _log_to_stderr() -> None:
+    """The server's own warnings on stderr, as uvicorn's are, under whatever launcher (``aquarelle serve``,
+    ``uvicorn server.app:app``) left logging unconfigured; a process that configured logging keeps its own."""
+    root = logging.getLogger("aquarelle")
+    if not root.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:  %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
 
 
 _scoring_doc = ("The scoring-relevant part of the server's reward configuration: preset and weights (a reset's "
@@ -158,26 +179,54 @@ class _FrameGuard:
         if scope["type"] != "websocket" or scope.get("path") != "/ws":
             await self.app(scope, receive, send)
             return
+        last = {"type": None, "at": time.monotonic()}  # the last frame passed on: what a dropped reply answers
+        gone = False
 
         async def screened() -> dict:
             while True:
                 msg = await receive()
                 if msg["type"] != "websocket.receive":
                     return msg
-                bad = frame_problem(msg.get("text"), msg.get("bytes"))
+                bad, kind = _screen(msg.get("text"), msg.get("bytes"))
                 if bad is None:
+                    last["type"], last["at"] = kind, time.monotonic()
                     return msg
                 code, why = bad[0], clip(bad[1], 300)
-                await send({"type": "websocket.send",
-                            "text": json.dumps({"type": "error", "data": {"message": why, "code": code}})})
+                last["type"], last["at"] = None, time.monotonic()
+                await clipped({"type": "websocket.send",
+                               "text": json.dumps({"type": "error", "data": {"message": why, "code": code}})})
 
         async def clipped(msg: dict) -> None:
+            nonlocal gone
+            if gone:  # the client has gone: its close frame, like its reply, has nobody to go to
+                return
             text = msg.get("text") if msg["type"] == "websocket.send" else None
             if text is not None and len(text) > _LONG_ERROR and text.startswith('{"type":"error"'):
                 msg = {**msg, "text": clipped_error_frame(text)}
-            await send(msg)
+            try:
+                await send(msg)
+            except OSError:  # uvicorn's ClientDisconnected: the socket closed while the session worked
+                gone = True  # OpenEnv's next receive gets the disconnect and ends the session
+                if msg["type"] == "websocket.send":
+                    log.warning(_gone_line(scope, last["type"], time.monotonic() - last["at"], text))
 
         await self.app(scope, screened, clipped)
+
+
+def _gone_line(scope: dict, kind: object, after_s: float, reply: str | None) -> str:
+    """One line for a client that closed its socket before its reply was sent: who, what it asked for, how long
+    before, and which episode and step the dropped reply was (an observation carries them in its metadata)."""
+    client = scope.get("client")
+    who = f"{client[0]}:{client[1]}" if client else "a client"
+    what = f"a {kind}" if isinstance(kind, str) and kind.isidentifier() and len(kind) < 20 else "a request"
+    where = ""
+    try:
+        meta = json.loads(reply or "")["data"]["observation"]["metadata"]
+        where = f" (episode {short_repr(meta['episode_id'], 80)}, step {int(meta['step'])})"  # repr: one line
+    except (ValueError, TypeError, KeyError):
+        pass
+    return (f"WebSocket client {who} disconnected during {what}{where}, {after_s:.1f} s after sending it: its "
+            f"reply was dropped and its session closed")
 
 
 #: error frames longer than this have their echoed inputs clipped (shorter ones are left as OpenEnv wrote them)
@@ -197,26 +246,34 @@ def clipped_error_frame(text: str) -> str:
 
 def frame_problem(text: str | None, data: bytes | None = None) -> tuple[str, str] | None:
     """(error code, one line) for a WebSocket frame the session cannot take, or None to pass it on."""
+    return _screen(text, data)[0]
+
+
+def _screen(text: str | None, data: bytes | None) -> tuple[tuple[str, str] | None, object]:
+    """``frame_problem``'s answer, and the frame's ``type`` when it is passed on (None for unparsed JSON)."""
     if text is None:
-        return "INVALID_JSON", f"a message must be a text frame holding a JSON object, got {len(data or b'')} bytes"
+        return ("INVALID_JSON", f"a message must be a text frame holding a JSON object, got {len(data or b'')} "
+                "bytes"), None
     if len(text) > WS_MAX_MESSAGE_BYTES:
-        return "VALIDATION_ERROR", f"a message has at most {WS_MAX_MESSAGE_BYTES} bytes, got {len(text)} characters"
+        return ("VALIDATION_ERROR", f"a message has at most {WS_MAX_MESSAGE_BYTES} bytes, got {len(text)} "
+                "characters"), None
     try:
         obj = json.loads(text)
     except RecursionError:
-        return "INVALID_JSON", "Invalid JSON: nested too deep"
+        return ("INVALID_JSON", "Invalid JSON: nested too deep"), None
     except json.JSONDecodeError:
-        return None  # OpenEnv answers it (INVALID_JSON) and keeps the session
+        return None, None  # OpenEnv answers it (INVALID_JSON) and keeps the session
     except ValueError as e:  # e.g. an integer past Python's 4300-digit limit
-        return "INVALID_JSON", f"Invalid JSON: {str(e).splitlines()[0][:200]}"
+        return ("INVALID_JSON", f"Invalid JSON: {str(e).splitlines()[0][:200]}"), None
     if not isinstance(obj, dict):
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(obj), "a number")
-        return "INVALID_JSON", f'a message must be a JSON object like {{"type": "step", "data": {{...}}}}, got {kind}'
+        return ("INVALID_JSON", f'a message must be a JSON object like {{"type": "step", "data": {{...}}}}, got '
+                f"{kind}"), None
     if "\\u" in text:  # a lone surrogate can only arrive escaped
         why = _not_unicode_at(obj)
         if why is not None:
-            return "VALIDATION_ERROR", why
-    return None
+            return ("VALIDATION_ERROR", why), None
+    return None, obj.get("type")
 
 
 def _not_unicode_at(obj: dict) -> str | None:

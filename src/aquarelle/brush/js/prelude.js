@@ -10,6 +10,11 @@
   const isArray = Array.isArray;
   const defineProperty = Object.defineProperty;
   const objKeys = Object.keys;
+  // copies of a sketch's objects have no prototype: Object.prototype is frozen, so assigning a key it has
+  // (`toString`, `valueOf`, `constructor`) to a plain `{}` threw "Cannot assign to read only property", and
+  // `__proto__` would have set the copy's prototype instead of copying a key
+  const objCreate = Object.create;
+  const bare = () => objCreate(null);
   const freeze = Object.freeze;
   const getProto = Object.getPrototypeOf;
   const getOwnNames = Object.getOwnPropertyNames;
@@ -238,7 +243,7 @@
       for (let i = 0; i < n; i++) push_(out, plain(v[i], depth + 1));
       return out;
     }
-    const out = {};
+    const out = bare();
     const ks = objKeys(v);
     for (let i = 0; i < ks.length; i++) out[ks[i]] = plain(v[ks[i]], depth + 1);
     return out;
@@ -340,7 +345,7 @@
   const FIELD_FULL = 200, FIELD_STEP = 4; // p5.brush samples 200x200; we keep every 4th: 50x50
   const BUILTIN_FIELDS = ["hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns"];
   const BUILTIN_BRUSHES = ["pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker"];
-  const customFields = {}; // name -> {fn, radians}
+  const customFields = bare(); // name -> {fn, radians}
   const fieldNames = BUILTIN_FIELDS.slice();
   const brushNames = BUILTIN_BRUSHES.slice();
   let currentField = null;
@@ -394,7 +399,7 @@
     add(name, params) {
       let p = params;
       if (p !== null && typeof p === "object" && !isArray(p)) {
-        p = {};
+        p = bare();
         const ks = objKeys(params);
         for (let i = 0; i < ks.length; i++) p[ks[i]] = params[ks[i]];
         if (typeof p.tip === "function") p.tip = sampleTip(p.tip);
