@@ -185,13 +185,15 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
 
 
 def _without_credentials(url: str | None) -> str | None:
-    """The URL with any ``user:password@`` taken out: a description is served to whoever asks."""
-    if not url or "@" not in url:
+    """The URL with any ``user:password@``, query and fragment taken out: a description is served to whoever
+    asks, and a key may ride in the query (``?key=...``, ``?api-key=...``) as well as in the user info. URLs are
+    never compared (``scoring_differences``), so nothing is lost for the check."""
+    if not url:
         return url
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment=""))
 
 
 def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
