@@ -37,6 +37,8 @@ def test_defaults_and_overrides(tmp_path):
     ("reward:\n  extra: {references: {love: -1}}\n", "reward.extra.references.love"),
     ("reward:\n  weights: {colour: 1}\n", "reward.weights"),
     ("env:\n  hide_tools: [vertx]\n", "env.hide_tools: 'vertx' is not a brush method"),
+    ("env:\n  action_space: hf11\n", "env.action_space: unknown action space 'hf11'"),
+    ("env:\n  action_space: fill,circel\n", "env.action_space: custom action space names unknown method(s): circel"),
 ])
 def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     f = tmp_path / "c.yaml"
