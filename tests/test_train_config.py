@@ -116,6 +116,7 @@ def test_cli_bad_input_is_one_line(tmp_path):
     cfg.write_text(json.dumps({"prompts": str(tmp_path / "missing.json")}))
     r = _cli("train", "--out", str(tmp_path / "run"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "missing.json" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "run").exists()  # checked before --out is made: no empty run directory left behind
     cfg.write_text(json.dumps({"reward": {"extra": {"judge_timeot_s": 5}}}))  # read before any model loads
     r = _cli("train", "--out", str(tmp_path / "run2"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "reward.extra.judge_timeot_s" in r.stderr and "Traceback" not in r.stderr

@@ -40,6 +40,14 @@ def check_out(run: Path, resume: bool) -> None:
                           "resume from, so it cannot be resumed: remove it to start again, or use another --out")
 
 
+def check_prompts(cfg: TrainConfig) -> None:
+    """The prompt file is there and has training prompts: read before ``--out`` is made, so a missing file leaves
+    no empty run directory behind (``DataError``, one line naming the file)."""
+    from .data import load_prompts
+
+    load_prompts(cfg.prompts, split="train")
+
+
 def check_reward(cfg: TrainConfig) -> None:
     """The reward backends that need a service have its URL. (The section itself was checked when the config
     was read: ``config._check_reward``.)"""
@@ -173,6 +181,7 @@ def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | N
     """Every check above; returns the GRPOConfig so training uses the one that was checked. ``config_file`` is
     where ``cfg`` came from (named in the fix for an env server that scores otherwise)."""
     check_out(run, resume)
+    check_prompts(cfg)
     check_vllm(cfg)
     check_reward(cfg)
     if cfg.env.urls:
