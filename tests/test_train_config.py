@@ -56,6 +56,18 @@ def test_a_config_that_is_not_utf8_is_one_line(tmp_path):
     assert "\n" not in str(e.value)
 
 
+def test_a_config_path_that_is_a_directory_says_so(tmp_path):
+    """`--config RUN` (meaning RUN/config.json) is one line saying the path is a directory; it said "does not
+    exist", about a path the user can see, for train and for every reader of the reward section alike."""
+    from aquarelle.env.scoring import server_reward_config
+    from aquarelle.rewards.config import RewardError
+
+    with pytest.raises(ConfigError, match=r"^config file .* is a directory, not a file$"):
+        load_config(tmp_path)
+    with pytest.raises(RewardError, match=r"^reward config .* is a directory, not a file$"):
+        server_reward_config(str(tmp_path))
+
+
 def test_every_config_key_is_documented():
     doc = (REPO / "docs" / "config.md").read_text()
     missing = [k for k in documented_keys() if f"`{k}`" not in doc]

@@ -10,6 +10,8 @@ from typing import Any
 def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[str, Any]:
     """The file's top-level mapping; ``error("<label> <path> ...")`` naming what is wrong with it."""
     p = Path(path)
+    if p.is_dir():  # `--config runs/gpu` for `runs/gpu/config.json`: "does not exist" would send the user looking
+        raise error(f"{label} {p} is a directory, not a file")
     if not p.is_file():
         raise error(f"{label} {p} does not exist")
     try:
