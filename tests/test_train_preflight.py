@@ -65,6 +65,17 @@ def test_an_env_server_that_is_not_up_fails_at_once(tmp_path):
     assert not out.exists()
 
 
+def test_an_env_server_that_is_not_up_is_started_with_the_runs_config_file():
+    """docs/config.md: start each of a run's env.urls servers with the run's file. The fix the error names says
+    so: a bare `aquarelle serve` would score with the embedded defaults, and the next try would be refused."""
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(ConfigError) as err:
+        check_env_urls([url], RewardConfig(), config_file="gpu.yaml")
+    assert "does not answer" in str(err.value) and "start it with `aquarelle serve --config gpu.yaml`" in str(err.value)
+    with pytest.raises(ConfigError, match=r"start it with `aquarelle serve`, or leave env.urls empty"):
+        check_env_urls([url])  # no config file: the defaults
+
+
 @pytest.fixture(scope="module")
 def default_server():
     """A real `aquarelle serve` with no --config (the embedded default reward config), workers inline."""

@@ -110,8 +110,10 @@ def check_env_urls(urls: list[str], reward: Any = None, *, config_file: str | No
                 r.read(256)
         except (urllib.error.URLError, OSError, ValueError) as e:
             reason = getattr(e, "reason", None) or e
+            # with the run's config file: a server started bare would score with the defaults, and be refused next
+            serve = f"aquarelle serve --config {config_file}" if config_file else "aquarelle serve"
             raise ConfigError(f"environment server {url} does not answer ({reason}): start it with "
-                              "`aquarelle serve`, or leave env.urls empty to run in-process") from None
+                              f"`{serve}`, or leave env.urls empty to run in-process") from None
         if reward is not None:
             check_env_scoring(url, reward, config_file=config_file, timeout_s=timeout_s)
 
