@@ -68,6 +68,18 @@ def test_a_config_path_that_is_a_directory_says_so(tmp_path):
         server_reward_config(str(tmp_path))
 
 
+def test_a_yaml_config_is_read_by_its_suffix_in_any_case(tmp_path):
+    """docs/config.md: one YAML or JSON file. GPU.YAML was read as JSON ("not valid YAML: Expecting value"), and a
+    YAML file under another name got a JSON error calling it "not valid cfg"; the name decides, and says so."""
+    for name in ("GPU.YAML", "gpu.Yml"):
+        (tmp_path / name).write_text("optim:\n  max_steps: 7\n")
+        assert load_config(tmp_path / name).optim.max_steps == 7
+    (tmp_path / "gpu.cfg").write_text("optim:\n  max_steps: 7\n")
+    with pytest.raises(ConfigError, match=r"gpu.cfg is not valid JSON \(a file not named .yaml or .yml is read as "
+                                          r"JSON\): Expecting value"):
+        load_config(tmp_path / "gpu.cfg")
+
+
 def test_every_config_key_is_documented():
     doc = (REPO / "docs" / "config.md").read_text()
     missing = [k for k in documented_keys() if f"`{k}`" not in doc]
