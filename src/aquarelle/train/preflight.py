@@ -49,13 +49,17 @@ def check_prompts(cfg: TrainConfig) -> None:
 
 
 def check_reward(cfg: TrainConfig) -> None:
-    """The reward backends that need a service have its URL. (The section itself was checked when the config
-    was read: ``config._check_reward``.)"""
-    from aquarelle.rewards.config import missing_service_url
+    """The reward backends that need a service have its URL, and a judge that counts has its pool. (The section
+    itself was checked when the config was read: ``config._check_reward``.)"""
+    from aquarelle.rewards.config import missing_pool, missing_service_url
 
-    missing = missing_service_url(cfg.reward.scorer_config())
+    scorer = cfg.reward.scorer_config()
+    missing = missing_service_url(scorer)
     if missing:
         raise ConfigError(f"config key reward.{missing[0]}: {missing[1]}")
+    missing = missing_pool(scorer)
+    if missing:
+        raise ConfigError(f"config key reward.extra.{missing[0]}: {missing[1]}")
 
 
 def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
