@@ -38,13 +38,12 @@ def _env_reward_config() -> object:
     from aquarelle.env.scoring import server_reward_config
     from aquarelle.rewards.config import RewardError
 
-    path = os.environ.get("AQUARELLE_CONFIG")
-    if not path:
-        return None
+    path = os.environ.get("AQUARELLE_CONFIG") or None
     try:
-        return server_reward_config(path)
+        config = server_reward_config(path)  # without a file too: the defaults' judge needs its pool (AQUARELLE_POOL)
     except RewardError as e:
-        raise SystemExit(f"AQUARELLE_CONFIG: {e}") from None
+        raise SystemExit(f"AQUARELLE_CONFIG: {e}" if path else str(e)) from None
+    return config if path else None
 
 
 _WORKERS = _env_number("AQUARELLE_WORKERS", -1)

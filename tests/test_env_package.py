@@ -60,7 +60,9 @@ def test_a_bad_server_setting_is_one_line_naming_it():
     """The container's settings (AQUARELLE_*) and `aquarelle serve`'s flags: refused before a server starts."""
     cases = [({"AQUARELLE_IDLE_TIMEOUT": "ten"}, "AQUARELLE_IDLE_TIMEOUT"),
              ({"AQUARELLE_IDLE_TIMEOUT": "nan"}, "AQUARELLE_IDLE_TIMEOUT"),
-             ({"AQUARELLE_MAX_SESSIONS": "0"}, "AQUARELLE_MAX_SESSIONS")]
+             ({"AQUARELLE_MAX_SESSIONS": "0"}, "AQUARELLE_MAX_SESSIONS"),
+             # a mistyped pool: the judge had no references and every episode's reward was None
+             ({"AQUARELLE_POOL": "/no/such/pool"}, "pool_dir: no pool at /no/such/pool/pool.json")]
     for env, needle in cases:
         r = _settings_error(env)
         assert r.returncode != 0 and needle in r.stderr and "Traceback" not in r.stderr, (env, r.stderr)

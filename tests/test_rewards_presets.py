@@ -110,6 +110,19 @@ def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, mo
         'reference_split: server "design", run "all"', "judge_image_size: server 256, run 512"]
 
 
+@pytest.mark.parametrize("url", ["http://judge:8000/v1?key=sekrit", "http://judge:8000/v1?api-key=sekrit#x",
+                                 "http://user:sekrit@judge:8000/v1?token=sekrit"])
+def test_the_scoring_description_carries_no_key_in_a_urls_query(url):
+    """docs/CONTRACTS.md: GET /scoring has URLs without credentials. A key in the query string is one too (some
+    OpenAI-compatible gateways take it there); the description keeps the scheme, host and path only."""
+    from aquarelle.rewards.config import scoring_description
+
+    d = scoring_description(RewardConfig(judge_backend="openai", judge_url=url, preference_backend="hpsv3",
+                                         preference_url=url.replace("/v1", "")))
+    assert d["judge_url"] == "http://judge:8000/v1" and d["preference_url"] == "http://judge:8000"
+    assert "sekrit" not in json.dumps(d)
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

@@ -37,6 +37,8 @@ def test_defaults_and_overrides(tmp_path):
     ("reward:\n  extra: {references: {love: -1}}\n", "reward.extra.references.love"),
     ("reward:\n  weights: {colour: 1}\n", "reward.weights"),
     ("env:\n  hide_tools: [vertx]\n", "env.hide_tools: 'vertx' is not a brush method"),
+    ("env:\n  action_space: hf11\n", "env.action_space: unknown action space 'hf11'"),
+    ("env:\n  action_space: fill,circel\n", "env.action_space: custom action space names unknown method(s): circel"),
 ])
 def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     f = tmp_path / "c.yaml"
@@ -52,6 +54,30 @@ def test_a_config_that_is_not_utf8_is_one_line(tmp_path):
     with pytest.raises(ConfigError, match="is not valid UTF-8") as e:
         load_config(f)
     assert "\n" not in str(e.value)
+
+
+def test_a_config_path_that_is_a_directory_says_so(tmp_path):
+    """`--config RUN` (meaning RUN/config.json) is one line saying the path is a directory; it said "does not
+    exist", about a path the user can see, for train and for every reader of the reward section alike."""
+    from aquarelle.env.scoring import server_reward_config
+    from aquarelle.rewards.config import RewardError
+
+    with pytest.raises(ConfigError, match=r"^config file .* is a directory, not a file$"):
+        load_config(tmp_path)
+    with pytest.raises(RewardError, match=r"^reward config .* is a directory, not a file$"):
+        server_reward_config(str(tmp_path))
+
+
+def test_a_yaml_config_is_read_by_its_suffix_in_any_case(tmp_path):
+    """docs/config.md: one YAML or JSON file. GPU.YAML was read as JSON ("not valid YAML: Expecting value"), and a
+    YAML file under another name got a JSON error calling it "not valid cfg"; the name decides, and says so."""
+    for name in ("GPU.YAML", "gpu.Yml"):
+        (tmp_path / name).write_text("optim:\n  max_steps: 7\n")
+        assert load_config(tmp_path / name).optim.max_steps == 7
+    (tmp_path / "gpu.cfg").write_text("optim:\n  max_steps: 7\n")
+    with pytest.raises(ConfigError, match=r"gpu.cfg is not valid JSON \(a file not named .yaml or .yml is read as "
+                                          r"JSON\): Expecting value"):
+        load_config(tmp_path / "gpu.cfg")
 
 
 def test_every_config_key_is_documented():
@@ -114,6 +140,7 @@ def test_cli_bad_input_is_one_line(tmp_path):
     cfg.write_text(json.dumps({"prompts": str(tmp_path / "missing.json")}))
     r = _cli("train", "--out", str(tmp_path / "run"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "missing.json" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "run").exists()  # checked before --out is made: no empty run directory left behind
     cfg.write_text(json.dumps({"reward": {"extra": {"judge_timeot_s": 5}}}))  # read before any model loads
     r = _cli("train", "--out", str(tmp_path / "run2"), "--config", str(cfg), "--model", "tiny")
     assert r.returncode == 2 and "reward.extra.judge_timeot_s" in r.stderr and "Traceback" not in r.stderr

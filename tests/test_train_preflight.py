@@ -65,6 +65,41 @@ def test_an_env_server_that_is_not_up_fails_at_once(tmp_path):
     assert not out.exists()
 
 
+def test_a_judge_without_its_pool_is_refused_before_a_run_or_a_server_starts(tmp_path, monkeypatch):
+    """A mistyped AQUARELLE_POOL (or reward.extra.pool_dir) left the judge without references: `train` ran (the
+    warm start first, ~20 min for the CPU default) and every judged reward was None; `aquarelle serve` started and
+    answered every episode with None. Now each is one line before anything starts; a run that does not weigh the
+    judge needs no pool."""
+    from aquarelle.env.scoring import server_reward_config
+    from aquarelle.rewards.config import RewardError
+    from aquarelle.train.preflight import check_reward
+
+    monkeypatch.setenv("AQUARELLE_POOL", str(tmp_path / "nope"))
+    with pytest.raises(ConfigError, match=r"^config key reward.extra.pool_dir: no pool at .*nope/pool.json \(set "
+                                          r"AQUARELLE_POOL or pool_dir\)"):
+        check_reward(config_from({}))
+    check_reward(config_from({"reward": {"preset": "hps-only"}}))
+    with pytest.raises(RewardError, match=r"^pool_dir: no pool at .*nope/pool.json"):
+        server_reward_config(None)  # `aquarelle serve` without --config
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("reward:\n  extra: {pool_dir: /no/such/pool}\n")
+    monkeypatch.delenv("AQUARELLE_POOL")
+    with pytest.raises(RewardError, match=r"^reward config .*c.yaml: pool_dir: no pool at /no/such/pool/pool.json"):
+        server_reward_config(str(cfg))
+    server_reward_config(None)  # the repository's pool
+
+
+def test_an_env_server_that_is_not_up_is_started_with_the_runs_config_file():
+    """docs/config.md: start each of a run's env.urls servers with the run's file. The fix the error names says
+    so: a bare `aquarelle serve` would score with the embedded defaults, and the next try would be refused."""
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(ConfigError) as err:
+        check_env_urls([url], RewardConfig(), config_file="gpu.yaml")
+    assert "does not answer" in str(err.value) and "start it with `aquarelle serve --config gpu.yaml`" in str(err.value)
+    with pytest.raises(ConfigError, match=r"start it with `aquarelle serve`, or leave env.urls empty"):
+        check_env_urls([url])  # no config file: the defaults
+
+
 @pytest.fixture(scope="module")
 def default_server():
     """A real `aquarelle serve` with no --config (the embedded default reward config), workers inline."""

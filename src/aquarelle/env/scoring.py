@@ -38,12 +38,13 @@ def resolve_weights(preset: str | None = None, weights: dict | None = None, conf
 def server_reward_config(path: Any = None) -> Any:
     """The ``RewardConfig`` an environment server scores with: the file ``path`` read as ``aquarelle score
     --config`` reads it (None: the embedded defaults). A backend it weighs that has no URL is refused too, as
-    ``train`` refuses it: on a server it made every reward None, found only once episodes were scored.
+    ``train`` refuses it: on a server it made every reward None, found only once episodes were scored. So is a
+    judge whose pool is missing (a mistyped ``AQUARELLE_POOL``), with or without a file.
     A bad file raises ``RewardError``, one line naming it."""
-    from aquarelle.rewards.config import RewardError, load_config, missing_service_url
+    from aquarelle.rewards.config import RewardError, load_config, missing_pool, missing_service_url
 
     cfg = load_config(path)
-    missing = missing_service_url(cfg)
+    missing = missing_service_url(cfg) or missing_pool(cfg)
     if missing:
-        raise RewardError(f"reward config {path}: {missing[0]}: {missing[1]}")
+        raise RewardError(f"{f'reward config {path}: ' if path else ''}{missing[0]}: {missing[1]}")
     return cfg

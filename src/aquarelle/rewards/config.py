@@ -162,6 +162,20 @@ def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
     return None
 
 
+def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
+    """(field, why) when the judge counts in the configured weights and its references' pool is not there (a
+    mistyped ``AQUARELLE_POOL`` or ``pool_dir``); else None. Without it every judged reward is None: a run found out
+    after its warm start, a server once episodes were scored."""
+    if config.weights_resolved().judge <= 0:
+        return None
+    from .pool import default_pool_dir  # pool imports this module
+
+    index = (Path(config.pool_dir) if config.pool_dir else default_pool_dir()) / "pool.json"
+    if index.is_file():
+        return None
+    return "pool_dir", f"no pool at {index} (set AQUARELLE_POOL or pool_dir): the judge's references come from it"
+
+
 #: What a server's ``/scoring`` description holds besides preset and weights: the settings that decide a score.
 #: Never the API key; URLs are there to read, not to compare (one service may have several names).
 SCORING_FIELDS = ("judge_backend", "judge_model", "judge_url", "judge_image_size", "preference_backend",
@@ -185,13 +199,15 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
 
 
 def _without_credentials(url: str | None) -> str | None:
-    """The URL with any ``user:password@`` taken out: a description is served to whoever asks."""
-    if not url or "@" not in url:
+    """The URL with any ``user:password@``, query and fragment taken out: a description is served to whoever
+    asks, and a key may ride in the query (``?key=...``, ``?api-key=...``) as well as in the user info. URLs are
+    never compared (``scoring_differences``), so nothing is lost for the check."""
+    if not url:
         return url
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment=""))
 
 
 def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:

@@ -38,8 +38,8 @@ def register(app: typer.Typer) -> None:
         mode: Optional[str] = typer.Option(None, "--mode", help="tools (tool-call transcripts), sketch (sketch "
                                            "source) or revise (the sketch submitted with submit_sketch); default: "
                                            "the config's mode"),
-        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 or full (default: the "
-                                                   "config's env.action_space, hf10)"),
+        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10, full or a comma-separated "
+                                                   "list (default: the config's env.action_space, hf10)"),
         model: Optional[str] = typer.Option(None, "--model", help="smollm2 (CPU default), a Hub id or a local path "
                                             "(default: the config's model.name, smollm2)"),
         steps: Optional[int] = typer.Option(None, "--steps", help="SFT steps (default from config: sft.steps)"),
@@ -73,7 +73,8 @@ def register(app: typer.Typer) -> None:
         env_url: Optional[List[str]] = typer.Option(None, "--env-url", help="env server URL (repeatable)"),
         config: Optional[str] = typer.Option(None, "--config", help="config file (YAML/JSON); flags override it"),
         resume: bool = typer.Option(False, "--resume", help="continue the run in --out from its last checkpoint"),
-        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 (default) or full"),
+        action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 (default), full or a "
+                                                   "comma-separated list"),
         max_completion_length: Optional[int] = typer.Option(None, "--max-completion-length", help="token budget"),
         demos: Optional[str] = typer.Option(None, "--demos", help="demonstrations for the warm start"),
         trackio: bool = typer.Option(False, "--trackio", help="also log to trackio (local)"),
@@ -109,7 +110,7 @@ def register(app: typer.Typer) -> None:
         model: str = typer.Argument(..., help="a run directory, checkpoint, Hub id, local path or smollm2"),
         prompt: str = typer.Argument(..., help="what to paint"),
         out_png: Optional[str] = typer.Option(None, "-o", "--out", help="write the painting as PNG"),
-        mode: Optional[str] = typer.Option(None, "--mode", help="tools or sketch (default: the run's mode, else tools)"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools, sketch or revise (default: the run's mode, else tools)"),
         export: Optional[str] = typer.Option(None, "--export", help="write a standalone p5.brush HTML page"),
         seed: int = typer.Option(0, "--seed", help="sampling seed"),
         config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation; "

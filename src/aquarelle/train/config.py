@@ -154,11 +154,24 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
         raise ConfigError(f"config key {where}: {err['msg']}") from None
     _check_reward(cfg.reward)
     _check_hide_tools(cfg.env.hide_tools)
+    _check_action_space(cfg.env.action_space)
     return cfg
 
 
 #: Tools the TRL tool class adds to the brush methods (tools mode: ``shape``, ``finish``; revise: ``submit_sketch``).
 EXTRA_TOOLS = ("shape", "finish", "submit_sketch")
+
+
+def _check_action_space(spec: str) -> None:
+    """An unknown space (``hf11``) or method must name the key, as every other wrong value does, and stop the
+    command before it makes its run directory (it used to surface later, as a bare "unknown action space")."""
+    from ..brush.commands import CommandError
+    from ..brush.action_space import get_space
+
+    try:
+        get_space(spec)
+    except CommandError as e:
+        raise ConfigError(f"config key env.action_space: {e}") from None
 
 
 def _check_hide_tools(names: list[str]) -> None:

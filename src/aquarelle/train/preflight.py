@@ -40,14 +40,26 @@ def check_out(run: Path, resume: bool) -> None:
                           "resume from, so it cannot be resumed: remove it to start again, or use another --out")
 
 
-def check_reward(cfg: TrainConfig) -> None:
-    """The reward backends that need a service have its URL. (The section itself was checked when the config
-    was read: ``config._check_reward``.)"""
-    from aquarelle.rewards.config import missing_service_url
+def check_prompts(cfg: TrainConfig) -> None:
+    """The prompt file is there and has training prompts: read before ``--out`` is made, so a missing file leaves
+    no empty run directory behind (``DataError``, one line naming the file)."""
+    from .data import load_prompts
 
-    missing = missing_service_url(cfg.reward.scorer_config())
+    load_prompts(cfg.prompts, split="train")
+
+
+def check_reward(cfg: TrainConfig) -> None:
+    """The reward backends that need a service have its URL, and a judge that counts has its pool. (The section
+    itself was checked when the config was read: ``config._check_reward``.)"""
+    from aquarelle.rewards.config import missing_pool, missing_service_url
+
+    scorer = cfg.reward.scorer_config()
+    missing = missing_service_url(scorer)
     if missing:
         raise ConfigError(f"config key reward.{missing[0]}: {missing[1]}")
+    missing = missing_pool(scorer)
+    if missing:
+        raise ConfigError(f"config key reward.extra.{missing[0]}: {missing[1]}")
 
 
 def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
@@ -102,8 +114,10 @@ def check_env_urls(urls: list[str], reward: Any = None, *, config_file: str | No
                 r.read(256)
         except (urllib.error.URLError, OSError, ValueError) as e:
             reason = getattr(e, "reason", None) or e
+            # with the run's config file: a server started bare would score with the defaults, and be refused next
+            serve = f"aquarelle serve --config {config_file}" if config_file else "aquarelle serve"
             raise ConfigError(f"environment server {url} does not answer ({reason}): start it with "
-                              "`aquarelle serve`, or leave env.urls empty to run in-process") from None
+                              f"`{serve}`, or leave env.urls empty to run in-process") from None
         if reward is not None:
             check_env_scoring(url, reward, config_file=config_file, timeout_s=timeout_s)
 
@@ -173,6 +187,7 @@ def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | N
     """Every check above; returns the GRPOConfig so training uses the one that was checked. ``config_file`` is
     where ``cfg`` came from (named in the fix for an env server that scores otherwise)."""
     check_out(run, resume)
+    check_prompts(cfg)
     check_vllm(cfg)
     check_reward(cfg)
     if cfg.env.urls:
