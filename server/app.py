@@ -46,7 +46,7 @@ def _env_reward_config() -> object:
     return config if path else None
 
 
-_WORKERS = _env_number("AQUARELLE_WORKERS", -1)
+_WORKERS = _env_number("AQUARELLE_WORKERS", -1, minimum=-1)  # -1: one per core, 0: inline
 app = create_server_app(
     _env_number("AQUARELLE_MAX_SESSIONS", 64, minimum=1),
     workers=None if _WORKERS < 0 else _WORKERS,

@@ -61,6 +61,7 @@ def test_a_bad_server_setting_is_one_line_naming_it():
     cases = [({"AQUARELLE_IDLE_TIMEOUT": "ten"}, "AQUARELLE_IDLE_TIMEOUT"),
              ({"AQUARELLE_IDLE_TIMEOUT": "nan"}, "AQUARELLE_IDLE_TIMEOUT"),
              ({"AQUARELLE_MAX_SESSIONS": "0"}, "AQUARELLE_MAX_SESSIONS"),
+             ({"AQUARELLE_WORKERS": "-5"}, "AQUARELLE_WORKERS"),  # was "one per core", as -1 is
              # a mistyped pool: the judge had no references and every episode's reward was None
              ({"AQUARELLE_POOL": "/no/such/pool"}, "pool_dir: no pool at /no/such/pool/pool.json")]
     for env, needle in cases:
@@ -72,6 +73,8 @@ def test_a_bad_server_setting_is_one_line_naming_it():
     assert r.returncode == 2 and "--port: must be 1-65535" in r.stderr and "Traceback" not in r.stderr
     r = _settings_error({}, "serve", "--port", "1", "--idle-timeout", "nan")
     assert r.returncode == 2 and "--idle-timeout" in r.stderr and "Traceback" not in r.stderr
+    r = _settings_error({}, "serve", "--port", "1", "--workers", "-5")
+    assert r.returncode == 2 and "--workers" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_a_bad_reward_config_for_the_server_is_one_line(tmp_path):

@@ -256,3 +256,18 @@ def test_a_judge_without_references_is_refused_at_load():
         load_config(None, references={"love": 0, "okay": 0})
     cfg = load_config(None, preset="hps-only", references={"love": 0, "okay": 0})  # no judge: nothing to compare
     assert cfg.references.love == cfg.references.okay == 0
+
+
+def test_score_with_a_weighed_service_that_has_no_url_is_one_line(tmp_path, monkeypatch):
+    """score --config with an openai judge and no URL printed reward None for every sketch (exit 1); serve and
+    train refuse the same config in one line."""
+    from aquarelle.cli import app
+
+    monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text("judge_backend: openai\npreset: judge-led\n")
+    sketch = tmp_path / "s.js"
+    sketch.write_text("function setup() {}\n")
+    r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert r.output.strip() == f"reward config {cfg}: judge_url: the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"

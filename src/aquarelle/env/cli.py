@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
         host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind."),
         port: int = typer.Option(8000, "--port", help="TCP port."),
         max_sessions: int = typer.Option(64, "--max-sessions", min=1, help="Concurrent WebSocket sessions."),
-        workers: int = typer.Option(-1, "--workers", help="Render/score processes (-1: one per core, 0: inline)."),
+        workers: int = typer.Option(-1, "--workers", min=-1, help="Render/score processes (-1: one per core, 0: inline)."),
         idle_timeout: float = typer.Option(600.0, "--idle-timeout", help="Reclaim sessions idle this many seconds."),
         step_size: int = typer.Option(0, "--step-size", min=0, help="Tools-step images at this size when "
                                       "smaller than the episode's (smaller PNGs; 0: the episode's). Scores use the "

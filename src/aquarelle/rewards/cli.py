@@ -43,6 +43,11 @@ def score_cmd(
     from .config import RewardError
 
     cfg = _config(config, preset=preset)
+    from .config import missing_pool, missing_service_url
+
+    missing = missing_service_url(cfg) or missing_pool(cfg)
+    if missing:  # every sketch would be reward None for the same reason: say it once, as serve and train do
+        _fail(f"{f'reward config {config}: ' if config else ''}{missing[0]}: {missing[1]}")
     from ..brush.action_space import get_space
     from ..brush.commands import CommandError
 
