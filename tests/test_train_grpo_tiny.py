@@ -147,6 +147,12 @@ def test_resume_continues_from_the_last_checkpoint(warm_tiny, sun_prompts, tmp_p
     train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True)
     steps = [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert steps == [1, 2]
+    # a finished run resumed (demo --resume after a whole demo) trained one step past optim.max_steps
+    lines: list[str] = []
+    summary = train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True, log=lines.append)
+    assert summary["steps"] == 2 and any("nothing to resume" in m for m in lines), lines
+    assert sorted(p.name for p in (run / "checkpoints").glob("checkpoint-*")) == ["checkpoint-1", "checkpoint-2"]
+    assert [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()] == [1, 2]
 
 
 @pytest.mark.parametrize("mode", ["sketch", "revise"])

@@ -354,6 +354,20 @@ def _last_checkpoint(run: Path) -> str | None:
     return str(ck[-1]) if ck else None
 
 
+def _finished(run: Path, resume_from: str | None, max_steps: int) -> dict | None:
+    """The summary of a run ``--resume`` finds complete: its last checkpoint at ``max_steps`` or past it, and its
+    final checkpoint and summary written. Resuming it trained one more step (transformers' loop runs a step when
+    it starts at max_steps) and moved its checkpoint past the configured end."""
+    if not resume_from or int(resume_from.rsplit("-", 1)[-1]) < max_steps:
+        return None
+    try:
+        summary = json.loads((run / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    whole = (run / "checkpoint" / "aquarelle.json").is_file() and isinstance(summary, dict)
+    return summary if whole and summary.get("steps", 0) >= max_steps else None
+
+
 def _drop_steps_after(run: Path, step: int) -> None:
     def kept(line: str) -> bool:
         try:
@@ -387,17 +401,23 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     if launched_as_one():
         log("note: one training process: `accelerate launch --cpu --num_processes N` starts only one on a CPU "
             "(accelerate's simple launcher); use `accelerate launch --multi_gpu --num_processes N` (or torchrun)")
-    resume_from = None
+    resume_from = finished = None
     if procs.main:
         # before any model loads: a wrong setting costs seconds
         grpo_args = preflight(cfg, run, resume=resume, config_file=config_file)
         resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
+        finished = _finished(run, resume_from, cfg.optim.max_steps)
         if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
             _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))
         run.mkdir(parents=True, exist_ok=True)
     else:  # the main process checks --out (which it is about to fill) and the services: the same config here
         grpo_args = grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
     procs.connect(grpo_args)  # a failed preflight ends the main process, and the launcher the others
+    finished = procs.broadcast(finished)
+    if finished is not None:  # transformers would train one step past max_steps from a last checkpoint
+        log(f"nothing to resume: the run has trained its optim.max_steps ({cfg.optim.max_steps}) steps; "
+            "raise --max-steps to train on")
+        return finished
 
     mode = cfg.mode
     rows = load_prompts(cfg.prompts, split="train")
