@@ -499,3 +499,19 @@ def test_a_dead_browser_is_relaunched():
             img = r.render(_program(), size=64)
         assert img.shape == (64, 64, 3) and _painted(img).mean() > 0.05
         assert r.stats.restarts == 1
+
+
+def test_render_cli_without_p5_says_the_worker_cannot_start(tmp_path):
+    """A node_modules without p5 is a set-up problem: it read "internal error: BrowserError: ..." once per sketch,
+    as if the renderer had broken on it; now the worker says it cannot start, and why, and no PNG is written."""
+    import os
+    import subprocess
+    import sys
+
+    sketch = Path(__file__).parent.parent / "pool" / "sketches" / "abstract_circles.js"
+    r = subprocess.run([sys.executable, "-m", "aquarelle.cli", "render", str(sketch), str(sketch),
+                        "--out-dir", str(tmp_path), "--backend", "browser"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "AQUARELLE_NODE_MODULES": str(tmp_path / "none")})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and "render worker could not start" in r.stderr, r.stderr
+    assert "AQUARELLE_NODE_MODULES" in r.stderr and not list(tmp_path.glob("*.png"))

@@ -191,7 +191,9 @@ class BrowserRenderer:
         return _decode(png, size)
 
     def check(self) -> None:
-        """Start the browser now (raises BrowserError with the reason when it cannot)."""
+        """Start the browser now, with p5 and p5.brush read (raises BrowserError with the reason when it cannot:
+        a missing node_modules is a set-up problem to say before the first render, not each render's error)."""
+        self._static_files()
         self._call(self._ensure_browser())
 
     def close(self) -> None:

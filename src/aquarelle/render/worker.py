@@ -84,6 +84,8 @@ def _make_renderer(backend: str):
         from .browser import BrowserRenderer
 
         br = BrowserRenderer(pool_size=1)
+        br.check()  # launched now (its files found, or one start-up line), so no sketch's ms holds the launch
+        br.render_sketch(_WARM_SKETCH)  # nor the first page's set-up (the native backend's warm_up, for the browser)
 
         def render(program, size, seed):
             return br.render(program, size=size, seed=seed)
