@@ -110,6 +110,29 @@ def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, mo
         'reference_split: server "design", run "all"', "judge_image_size: server 256, run 512"]
 
 
+@pytest.mark.parametrize("url, shown", [
+    ("http://judge:8000/v1?api_key=sk-SECRET", "http://judge:8000/v1"),
+    ("http://judge:8000/v1?x=1&token=sk-SECRET", "http://judge:8000/v1"),
+    ("https://judge/v1#token=sk-SECRET", "https://judge/v1"),
+    ("http://judge/v1;key=sk-SECRET", "http://judge/v1"),
+    ("http://judge/v1?key=a@sk-SECRET", "http://judge/v1"),
+    ("http://user:sk-SECRET@[::1]:8000/v1", "http://[::1]:8000/v1"),
+    ("user:sk-SECRET@judge:8000/v1", None),  # no scheme: urlsplit reads it all as scheme "user" and a path
+    ("//user:sk-SECRET@judge/v1", None),
+    ("http://[user:sk-SECRET@judge/v1", None),  # urlsplit raises "Invalid IPv6 URL": the server did not start
+    ("http://user:sk-SECRET@judge:99999/v1", None),  # a port out of range raises too
+])
+def test_the_scoring_description_shows_no_credentials_of_any_url_shape(url, shown):
+    """GET /scoring is served to whoever asks: a key in a URL's query, fragment or params, or in a URL that
+    does not parse, was served as given (or raised out of the description, before the server started)."""
+    from aquarelle.rewards.config import URL_WITHHELD, scoring_description
+
+    d = scoring_description(RewardConfig(judge_backend="openai", judge_url=url, preference_backend="hpsv3",
+                                         preference_url=url))
+    assert d["judge_url"] == d["preference_url"] == (URL_WITHHELD if shown is None else shown)
+    assert "SECRET" not in json.dumps(d)
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

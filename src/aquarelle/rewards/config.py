@@ -184,14 +184,31 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
             "pool": pool_digest(config.pool_dir), "render_size": config.render_size}
 
 
+#: what a description shows for a service URL it cannot show safely (not an http(s) URL with a host)
+URL_WITHHELD = "(not shown: not an http(s) URL with a host)"
+
+
 def _without_credentials(url: str | None) -> str | None:
-    """The URL with any ``user:password@`` taken out: a description is served to whoever asks."""
-    if not url or "@" not in url:
+    """The URL's scheme, host, port and path only: a description is served to whoever asks, and a key may ride
+    in ``user:password@``, in the query (``?api_key=...``, as some gateways take it), in ``;params`` or in the
+    fragment. A URL that does not parse as http(s) with a host (``user:pass@host/v1`` without a scheme is all
+    "path" to ``urlsplit``; ``http://[bad`` raises) is withheld whole, never raised: it would stop the server."""
+    if not url:
         return url
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        return URL_WITHHELD
+    if parts.scheme not in ("http", "https") or not host:
+        return URL_WITHHELD
+    netloc = f"[{host}]" if ":" in host else host
+    netloc += f":{port}" if port is not None else ""
+    path = parts.path.split(";", 1)[0]
+    return urlunsplit((parts.scheme, netloc, path, "", ""))
 
 
 def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
