@@ -133,6 +133,34 @@ def test_the_scoring_description_shows_no_credentials_of_any_url_shape(url, show
     assert "SECRET" not in json.dumps(d)
 
 
+def test_a_config_file_too_big_or_past_memory_is_one_line(tmp_path, monkeypatch):
+    """`serve --config` / AQUARELLE_CONFIG / `train --config`: a config is a few KiB. A bigger file was parsed
+    whatever its size (200 MB of YAML comments: 122 s, a 35 MB list: 159 s and 2.4 GB) and one past memory
+    raised MemoryError, whose empty message then raised IndexError: a traceback, not one line."""
+    import yaml
+
+    from aquarelle.configfile import MAX_CONFIG_BYTES
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.config import load_config as load_train_config
+
+    big = tmp_path / "big.yaml"
+    big.write_text("preset: hps-only\n" + "# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
+    with pytest.raises(RewardError, match=r"^reward config .*big.yaml is bigger than 1024 KiB: a config is a few KiB$"):
+        load_config(big)
+    with pytest.raises(ConfigError, match=r"^config file .*big.yaml is bigger than 1024 KiB"):
+        load_train_config(big)
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("preset: hps-only\n")
+    assert load_config(ok).preset == "hps-only"
+
+    def no_memory(text):
+        raise MemoryError()
+
+    monkeypatch.setattr(yaml, "safe_load", no_memory)
+    with pytest.raises(RewardError, match=r"^reward config .*ok.yaml is not valid yaml: MemoryError$"):
+        load_config(ok)
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

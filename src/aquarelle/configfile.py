@@ -6,6 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+#: The largest config file read. A training or reward config, even a run's ``config.json``, is a few KiB; PyYAML
+#: parses ~1-2 MB/s of comments and far less of a list (a 35 MB list took 159 s and 2.4 GB), and a file past
+#: memory (an 8 GB sparse file) raised MemoryError: a server or a run that hangs or dies at start instead of
+#: one line.
+MAX_CONFIG_BYTES = 1024 * 1024
+
 
 def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[str, Any]:
     """The file's top-level mapping; ``error("<label> <path> ...")`` naming what is wrong with it."""
@@ -13,16 +19,24 @@ def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[s
     if not p.is_file():
         raise error(f"{label} {p} does not exist")
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise error(f"{label} {p} cannot be read: {e.strerror or e}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise error(f"{label} {p} is bigger than {MAX_CONFIG_BYTES // 1024} KiB: a config is a few KiB")
+    try:
+        text = raw.decode("utf-8")
         if p.suffix in (".yaml", ".yml"):
             import yaml
 
             data = yaml.safe_load(text) or {}
         else:
             data = json.loads(text)
-    except Exception as e:  # noqa: BLE001 - unreadable, not UTF-8, yaml/json syntax: the file's fault, one line
+    except Exception as e:  # noqa: BLE001 - not UTF-8, yaml/json syntax, too deep: the file's fault, one line
         kind = "UTF-8" if isinstance(e, UnicodeDecodeError) else p.suffix[1:] or "JSON"
-        raise error(f"{label} {p} is not valid {kind}: {str(e).splitlines()[0]}") from None
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise error(f"{label} {p} is not valid {kind}: {why}") from None
     if not isinstance(data, dict):
         raise error(f"{label} {p} must hold a mapping at the top level")
     return data
