@@ -161,6 +161,23 @@ def test_a_config_file_too_big_or_past_memory_is_one_line(tmp_path, monkeypatch)
         load_config(ok)
 
 
+@pytest.mark.parametrize("text, where", [("1: 2\n", "1"), ("rewards: {1: 2}\n", "1"), ("~: hps-only\n", "None"),
+                                         ("? [a, b]\n: 1\n", None)])
+def test_a_config_key_that_is_not_a_string_is_one_line(tmp_path, text, where):
+    """YAML keys may be numbers or null: a flat reward config with one was `TypeError: keywords must be strings`
+    out of `RewardConfig(**data)`, a traceback from `serve --config` (a training config's was already one line)."""
+    from aquarelle.cli import app
+
+    p = tmp_path / "r.yaml"
+    p.write_text(text)
+    r = CliRunner().invoke(app, ["serve", "--config", str(p)])
+    assert r.exit_code == 2 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    if where is not None:
+        assert r.output.strip() == f"bad reward config field {where}: Keys should be strings"
+    else:  # a list as a key: PyYAML cannot build the mapping
+        assert r.output.startswith(f"reward config {p} is not valid yaml: "), r.output
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

@@ -255,7 +255,7 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
             data = _training_reward_section(data["config"], p)
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
-        return RewardConfig(**data)
+        return RewardConfig.model_validate(data)  # not **data: a key that is not a string (`1: 2`) raised TypeError
     except ValidationError as e:
         err = e.errors()[0]
         msg = str(err["msg"]).removeprefix("Value error, ")
