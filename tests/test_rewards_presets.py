@@ -178,6 +178,20 @@ def test_a_config_key_that_is_not_a_string_is_one_line(tmp_path, text, where):
         assert r.output.startswith(f"reward config {p} is not valid yaml: "), r.output
 
 
+@pytest.mark.parametrize("field", ["render_size", "judge_image_size"])
+def test_a_scoring_image_size_past_2048_is_refused_at_load(tmp_path, field):
+    """Both sizes resample the painting up as well as down: `render_size: 100000` made every score ask for a
+    30 GB image (reward None "MemoryError" under a 3 GB limit; without one, a worker of many GB), found only once
+    a server scored. The same bound as a reset's image_size."""
+    p = tmp_path / "r.yaml"
+    p.write_text(f"{field}: 100000\n")
+    with pytest.raises(RewardError, match=rf"^bad reward config field {field}: Input should be less than or equal "
+                                          "to 2048$"):
+        load_config(p)
+    p.write_text(f"{field}: 2048\n")
+    assert getattr(load_config(p), field) == 2048
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

@@ -45,6 +45,8 @@ PRESETS: dict[str, Weights] = {
 }
 DEFAULT_PRESET = "judge-led"
 DEFAULT_JUDGE_MODEL = "Qwen/Qwen3-VL-30B-A3B-Instruct"
+#: the largest size a scorer is configured to see a painting at (a reset's ``image_size`` and ``env.image_size`` too)
+MAX_IMAGE_SIZE = 2048
 
 
 class RewardError(ValueError):
@@ -115,7 +117,9 @@ class RewardConfig(BaseModel):
     judge_retries: int = Field(2, ge=0)
     judge_backoff_s: float = Field(1.0, ge=0)
     judge_concurrency: int = Field(8, ge=1)
-    judge_image_size: int = Field(512, ge=64)
+    # at most 2048, as a reset's image_size: both resample the painting up as well as down, so 100000 made every
+    # score ask for a 30 GB image (reward None "MemoryError" at best, a worker of many GB at worst)
+    judge_image_size: int = Field(512, ge=64, le=MAX_IMAGE_SIZE)
     judge_cache_size: int = Field(4096, ge=0)
     preference_backend: Literal["local", "hpsv3"] = "local"
     preference_url: str | None = None
@@ -124,7 +128,7 @@ class RewardConfig(BaseModel):
     references: ReferenceCounts = ReferenceCounts()
     reference_split: Literal["all", "design", "heldout"] = "all"
     pool_dir: str | None = None  # default: the repository's pool/
-    render_size: int = Field(256, ge=32)  # size images are scored at by the local scorers
+    render_size: int = Field(256, ge=32, le=MAX_IMAGE_SIZE)  # size images are scored at by the local scorers
 
     @model_validator(mode="after")
     def _check_weights(self) -> "RewardConfig":
