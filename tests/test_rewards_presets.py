@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -317,6 +318,24 @@ def test_infinite_weights_are_refused():
             resolve_weights(weights={"judge": bad})
         with pytest.raises(RewardError, match="bad reward config"):
             load_config(None, weights={"judge": bad})
+
+
+def test_weights_so_big_that_a_reward_overflows_are_refused():
+    """Finite weights passed: an env reset with {gate: 1e308, preference: 1e308} scored a pool painting inf
+    (gate 1 + preference 0.84: 1.84e308), which the observation's JSON sends as null, a None reward without a
+    reason; rewards past ~1e154 also overflow GRPO's group std. Weights are relative: at most 1e6 each."""
+    from aquarelle.env import WatercolourEnvironment
+    from aquarelle.env.environment import ResetError
+    from aquarelle.rewards.config import MAX_WEIGHT
+
+    with pytest.raises(RewardError, match=r"^bad weight gate: Input should be less than or equal to 1000000$"):
+        resolve_weights(weights={"gate": 1e308, "preference": 1e308})
+    with pytest.raises(RewardError, match="bad reward config: bad weight judge"):
+        load_config(None, weights={"judge": 1e7})
+    with pytest.raises(ResetError, match=r"^reset: bad weight preference: Input should be less than or equal to "):
+        WatercolourEnvironment().reset(weights={"preference": 1e300})
+    w = resolve_weights(weights={t: MAX_WEIGHT for t in ("gate", "length", "judge", "preference")})
+    assert math.isfinite(sum(w.as_dict().values()) ** 2)  # the largest reward, squared as a std squares it
 
 
 def test_a_judge_without_references_is_refused_at_load():

@@ -17,16 +17,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..configfile import read_mapping
 
 TERMS = ("gate", "length", "judge", "preference")
+#: the largest weight a term may have
+MAX_WEIGHT = 1e6
 
 
 class Weights(BaseModel):
     """How much each term counts: reward = gate x (gate + length*L + judge*J + preference*P)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # an inf weight made reward inf/NaN
-    gate: float = Field(0.05, ge=0)
-    length: float = Field(0.05, ge=0)
-    judge: float = Field(0.60, ge=0)
-    preference: float = Field(0.30, ge=0)
+    # Weights are relative (each preset's sum to 1). Finite ones overflowed too: {gate: 1e308, preference: 1e308}
+    # scored a good painting inf (null over the wire), and a reward past ~1e154 overflows GRPO's group std.
+    gate: float = Field(0.05, ge=0, le=MAX_WEIGHT)
+    length: float = Field(0.05, ge=0, le=MAX_WEIGHT)
+    judge: float = Field(0.60, ge=0, le=MAX_WEIGHT)
+    preference: float = Field(0.30, ge=0, le=MAX_WEIGHT)
 
     @model_validator(mode="after")
     def _not_all_zero(self) -> "Weights":
