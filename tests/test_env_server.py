@@ -489,6 +489,8 @@ def test_a_sketch_that_is_not_unicode_is_a_gate_zero_over_the_wire(server):
 def test_http_bad_reset_and_step_are_422_with_the_line(server):
     r = httpx.post(server.url + "/reset", json={"mode": "bogus"})
     assert r.status_code == 422 and "mode must be one of sketch, tools, revise, got 'bogus'" in r.json()["detail"]
+    r = httpx.post(server.url + "/reset", json={"preset": ["judge-led"]})  # was a bare 500 (unhashable type)
+    assert r.status_code == 422 and "preset must be a preset name" in r.json()["detail"], r.text
     for action, fragment in (({}, "(got none)"), ({"sketch": "x", "calls": []}, "(got sketch, calls)")):
         r = httpx.post(server.url + "/step", json={"action": action})
         assert r.status_code == 422 and fragment in r.json()["detail"][0]["msg"]
