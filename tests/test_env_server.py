@@ -496,6 +496,20 @@ def test_http_bad_reset_and_step_are_422_with_the_line(server):
         assert r.status_code == 422 and fragment in r.json()["detail"][0]["msg"]
 
 
+def test_scoring_with_text_that_is_not_unicode_is_still_served(monkeypatch):
+    """A judge model from an environment variable that is not UTF-8 (Python reads it as a lone surrogate) made
+    every GET /scoring a bare 500; it is served escaped, as ASCII JSON."""
+    from fastapi.testclient import TestClient
+
+    from aquarelle.env.server import create_server_app
+
+    monkeypatch.setenv("AQUARELLE_JUDGE_MODEL", "vlm\udcff")
+    with TestClient(create_server_app(2, workers=0), raise_server_exceptions=False) as client:
+        r = client.get("/scoring")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
+    assert r.json()["judge_model"] == "vlm\udcff" and r.json()["render_size"] == 256
+
+
 def test_http_validation_errors_clip_their_echo_and_survive_text_that_is_not_unicode(server):
     # a lone surrogate in a key fails validation, and FastAPI's echo of it could not be encoded: a bare 500
     for ep in ("/step", "/reset"):

@@ -193,6 +193,20 @@ def test_a_scoring_image_size_past_2048_is_refused_at_load(tmp_path, field):
     assert getattr(load_config(p), field) == 2048
 
 
+@pytest.mark.parametrize("body, where", [({"judge_model": "\ud800"}, "judge_model"),
+                                         ({"judge_backend": "openai", "judge_url": "http://h\udfffst/v1"}, "judge_url"),
+                                         ({"reward": {"extra": {"judge_model": "x\ud800"}}}, "reward.extra.judge_model"),
+                                         ({"references": {"\ud800": 1}}, "a key in references")])
+def test_config_text_that_is_not_unicode_is_one_line(tmp_path, body, where):
+    """JSON may escape a lone surrogate ("\\ud800"): such a config loaded, and a server started with it answered
+    every GET /scoring with a bare 500 (so every run refused it, unexplained)."""
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(body))
+    with pytest.raises(RewardError, match=rf"^reward config {p}: {where} is not valid Unicode text \(a lone UTF-16 "
+                                          r"surrogate\)$"):
+        load_config(p)
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

@@ -39,4 +39,25 @@ def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[s
         raise error(f"{label} {p} is not valid {kind}: {why}") from None
     if not isinstance(data, dict):
         raise error(f"{label} {p} must hold a mapping at the top level")
+    where = _not_unicode_at(data)
+    if where is not None:  # JSON's "\ud800": a server started with it answered every GET /scoring with a bare 500
+        raise error(f"{label} {p}: {where} is not valid Unicode text (a lone UTF-16 surrogate)")
     return data
+
+
+def _not_unicode_at(data: Any) -> str | None:
+    """The dotted key of the first string (or key) in ``data`` that cannot be encoded as UTF-8, else None."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, v = stack.pop()
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            name = f"{where}.{k}" if where else str(k)
+            for text in (k, x):
+                if isinstance(text, str):
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return "a key in " + (where or "the file") if text is k else name
+            stack.append((name, x))
+    return None
