@@ -207,6 +207,17 @@ def test_config_text_that_is_not_unicode_is_one_line(tmp_path, body, where):
         load_config(p)
 
 
+def test_a_config_path_that_is_not_a_file_says_what_it_is(tmp_path):
+    """`serve --config DIR` or `/dev/zero` said "does not exist", which it does."""
+    from aquarelle.cli import app
+
+    for path, said in ((tmp_path, "is a directory"), (Path("/dev/zero"), "is not a regular file"),
+                       (tmp_path / "nope.yaml", "does not exist")):
+        r = CliRunner().invoke(app, ["serve", "--config", str(path)])
+        assert r.exit_code == 2 and r.output.strip().startswith(f"reward config {path} {said}"), r.output
+        assert len(r.output.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app

@@ -16,8 +16,9 @@ MAX_CONFIG_BYTES = 1024 * 1024
 def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[str, Any]:
     """The file's top-level mapping; ``error("<label> <path> ...")`` naming what is wrong with it."""
     p = Path(path)
-    if not p.is_file():
-        raise error(f"{label} {p} does not exist")
+    if not p.is_file():  # a directory, /dev/zero or a FIFO was "does not exist" too
+        kind = "a directory" if p.is_dir() else "not a regular file" if p.exists() else None
+        raise error(f"{label} {p} is {kind}: give a YAML or JSON file" if kind else f"{label} {p} does not exist")
     try:
         with p.open("rb") as f:
             raw = f.read(MAX_CONFIG_BYTES + 1)
