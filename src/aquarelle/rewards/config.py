@@ -185,9 +185,9 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
 
     return {"preset": config.preset, "weights": config.weights_resolved().as_dict(),
             "judge_backend": config.judge_backend, "judge_model": config.resolved_judge_model(),
-            "judge_url": _without_credentials(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
+            "judge_url": shown_url(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
             "preference_backend": config.preference_backend,
-            "preference_url": _without_credentials(config.resolved_preference_url()),
+            "preference_url": shown_url(config.resolved_preference_url()),
             "references": config.references.model_dump(), "reference_split": config.reference_split,
             "pool": pool_digest(config.pool_dir), "render_size": config.render_size}
 
@@ -196,10 +196,11 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
 URL_WITHHELD = "(not shown: not an http(s) URL with a host)"
 
 
-def _without_credentials(url: str | None) -> str | None:
+def shown_url(url: str | None) -> str | None:
     """The URL's scheme, host, port and path only: a description is served to whoever asks, and a key may ride
     in ``user:password@``, in the query (``?api_key=...``, as some gateways take it), in ``;params`` or in the
-    fragment. A URL that does not parse as http(s) with a host (``user:pass@host/v1`` without a scheme is all
+    fragment. Every message that names a service's URL shows it so: a scorer's error reaches the env client in
+    its observation ("judge unreachable at ..."). A URL that does not parse as http(s) with a host (``user:pass@host/v1`` without a scheme is all
     "path" to ``urlsplit``; ``http://[bad`` raises) is withheld whole, never raised: it would stop the server."""
     if not url:
         return url
