@@ -218,6 +218,39 @@ def test_a_config_path_that_is_not_a_file_says_what_it_is(tmp_path):
         assert len(r.output.strip().splitlines()) == 1
 
 
+def _laughs(levels: int = 9) -> str:
+    """A billion-laughs YAML value: ``levels`` nested lists of 9 aliases each, 9**levels strings, ~400 bytes."""
+    names = "abcdefghijklmnopqrstuvwxyz"
+    expr = "&a [" + ", ".join(["lol"] * 9) + "]"
+    for k in range(1, levels):
+        expr = f"&{names[k]} [{expr}" + f", *{names[k - 1]}" * 8 + "]"
+    return expr
+
+
+def test_a_yaml_bomb_is_one_line_at_once(tmp_path):
+    """A 400-byte billion-laughs under `reward.extra` (a training config given to `serve --config`) held the
+    loader 30 s+ and 3 GB+ (RewardSection.model_dump wrote the 387 million strings out) before anything refused it;
+    anywhere else in a config, whatever writes it out later (a run's config.json) would."""
+    from aquarelle.configfile import MAX_CONFIG_VALUES
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.config import load_config as load_train_config
+
+    p = tmp_path / "bomb.yaml"
+    p.write_text("mode: tools\nreward:\n  extra: {foo: " + _laughs() + "}\n")
+    assert p.stat().st_size < 500
+    said = rf"holds more than {MAX_CONFIG_VALUES} values once YAML aliases are expanded"
+    with pytest.raises(RewardError, match=said):
+        load_config(p)
+    p.write_text("optim:\n  extra_grpo_args: {report_to: " + _laughs() + "}\n")
+    with pytest.raises(ConfigError, match=said):
+        load_train_config(p)
+    p.write_text("mode: tools\nreward:\n  extra: {foo: &a [1, *a]}\n")
+    with pytest.raises(RewardError, match="refers to itself"):
+        load_config(p)
+    p.write_text("mode: tools\nreward: &r {preset: hps-only}\nenv: {hide_tools: &h [shape]}\n")  # anchors are fine
+    assert load_config(p).preset == "hps-only"
+
+
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
 def test_config_file_that_is_not_utf8_is_one_line(tmp_path, name):
     from aquarelle.cli import app
