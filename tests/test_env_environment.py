@@ -253,6 +253,10 @@ def test_reset_names_the_argument_with_the_wrong_type(env):
                     ({"prompt": "a cat \ud800"},
                      r"prompt is not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)"),
                     ({"mode": "x" * 1_000_000}, "mode must be one of"),
+                    # a list or object preset was TypeError "unhashable type: 'list'" (HTTP /reset: a bare 500)
+                    ({"preset": ["judge-led"]}, r"preset must be a preset name .* got list \['judge-led'\]"),
+                    ({"preset": {"a": 1}}, "preset must be a preset name .* got dict"),
+                    ({"weights": []}, r"weights must be a mapping of .* got list \[\]"),  # was read as no weights
                     *(({"image_size": v}, rf"image_size must be an integer from 32 to 2048 .* got {shown}")
                       for v, shown in ((0, "0"), (10**6, "1000000"), ("big", "'big'"), (True, "True"),
                                        (128.0, "128.0"), (2049, "2049"), ([128], r"\[128\]")))):

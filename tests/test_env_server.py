@@ -512,9 +512,25 @@ def test_a_sketch_that_is_not_unicode_is_a_gate_zero_over_the_wire(server):
 def test_http_bad_reset_and_step_are_422_with_the_line(server):
     r = httpx.post(server.url + "/reset", json={"mode": "bogus"})
     assert r.status_code == 422 and "mode must be one of sketch, tools, revise, got 'bogus'" in r.json()["detail"]
+    r = httpx.post(server.url + "/reset", json={"preset": ["judge-led"]})  # was a bare 500 (unhashable type)
+    assert r.status_code == 422 and "preset must be a preset name" in r.json()["detail"], r.text
     for action, fragment in (({}, "(got none)"), ({"sketch": "x", "calls": []}, "(got sketch, calls)")):
         r = httpx.post(server.url + "/step", json={"action": action})
         assert r.status_code == 422 and fragment in r.json()["detail"][0]["msg"]
+
+
+def test_scoring_with_text_that_is_not_unicode_is_still_served(monkeypatch):
+    """A judge model from an environment variable that is not UTF-8 (Python reads it as a lone surrogate) made
+    every GET /scoring a bare 500; it is served escaped, as ASCII JSON."""
+    from fastapi.testclient import TestClient
+
+    from aquarelle.env.server import create_server_app
+
+    monkeypatch.setenv("AQUARELLE_JUDGE_MODEL", "vlm\udcff")
+    with TestClient(create_server_app(2, workers=0), raise_server_exceptions=False) as client:
+        r = client.get("/scoring")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
+    assert r.json()["judge_model"] == "vlm\udcff" and r.json()["render_size"] == 256
 
 
 def test_http_validation_errors_clip_their_echo_and_survive_text_that_is_not_unicode(server):

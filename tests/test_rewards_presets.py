@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -110,17 +111,144 @@ def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, mo
         'reference_split: server "design", run "all"', "judge_image_size: server 256, run 512"]
 
 
-@pytest.mark.parametrize("url", ["http://judge:8000/v1?key=sekrit", "http://judge:8000/v1?api-key=sekrit#x",
-                                 "http://user:sekrit@judge:8000/v1?token=sekrit"])
-def test_the_scoring_description_carries_no_key_in_a_urls_query(url):
-    """docs/CONTRACTS.md: GET /scoring has URLs without credentials. A key in the query string is one too (some
-    OpenAI-compatible gateways take it there); the description keeps the scheme, host and path only."""
-    from aquarelle.rewards.config import scoring_description
+@pytest.mark.parametrize("url, shown", [
+    ("http://judge:8000/v1?api_key=sk-SECRET", "http://judge:8000/v1"),
+    ("http://judge:8000/v1?x=1&token=sk-SECRET", "http://judge:8000/v1"),
+    ("https://judge/v1#token=sk-SECRET", "https://judge/v1"),
+    ("http://judge/v1;key=sk-SECRET", "http://judge/v1"),
+    ("http://judge/v1?key=a@sk-SECRET", "http://judge/v1"),
+    ("http://user:sk-SECRET@[::1]:8000/v1", "http://[::1]:8000/v1"),
+    ("user:sk-SECRET@judge:8000/v1", None),  # no scheme: urlsplit reads it all as scheme "user" and a path
+    ("//user:sk-SECRET@judge/v1", None),
+    ("http://[user:sk-SECRET@judge/v1", None),  # urlsplit raises "Invalid IPv6 URL": the server did not start
+    ("http://user:sk-SECRET@judge:99999/v1", None),  # a port out of range raises too
+])
+def test_the_scoring_description_shows_no_credentials_of_any_url_shape(url, shown):
+    """GET /scoring is served to whoever asks: a key in a URL's query, fragment or params, or in a URL that
+    does not parse, was served as given (or raised out of the description, before the server started)."""
+    from aquarelle.rewards.config import URL_WITHHELD, scoring_description
 
     d = scoring_description(RewardConfig(judge_backend="openai", judge_url=url, preference_backend="hpsv3",
-                                         preference_url=url.replace("/v1", "")))
-    assert d["judge_url"] == "http://judge:8000/v1" and d["preference_url"] == "http://judge:8000"
-    assert "sekrit" not in json.dumps(d)
+                                         preference_url=url))
+    assert d["judge_url"] == d["preference_url"] == (URL_WITHHELD if shown is None else shown)
+    assert "SECRET" not in json.dumps(d)
+
+
+def test_a_config_file_too_big_or_past_memory_is_one_line(tmp_path, monkeypatch):
+    """`serve --config` / AQUARELLE_CONFIG / `train --config`: a config is a few KiB. A bigger file was parsed
+    whatever its size (200 MB of YAML comments: 122 s, a 35 MB list: 159 s and 2.4 GB) and one past memory
+    raised MemoryError, whose empty message then raised IndexError: a traceback, not one line."""
+    import yaml
+
+    from aquarelle.configfile import MAX_CONFIG_BYTES
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.config import load_config as load_train_config
+
+    big = tmp_path / "big.yaml"
+    big.write_text("preset: hps-only\n" + "# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
+    with pytest.raises(RewardError, match=r"^reward config .*big.yaml is bigger than 1024 KiB: a config is a few KiB$"):
+        load_config(big)
+    with pytest.raises(ConfigError, match=r"^config file .*big.yaml is bigger than 1024 KiB"):
+        load_train_config(big)
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("preset: hps-only\n")
+    assert load_config(ok).preset == "hps-only"
+
+    def no_memory(text):
+        raise MemoryError()
+
+    monkeypatch.setattr(yaml, "safe_load", no_memory)
+    with pytest.raises(RewardError, match=r"^reward config .*ok.yaml is not valid yaml: MemoryError$"):
+        load_config(ok)
+
+
+@pytest.mark.parametrize("text, where", [("1: 2\n", "1"), ("rewards: {1: 2}\n", "1"), ("~: hps-only\n", "None"),
+                                         ("? [a, b]\n: 1\n", None)])
+def test_a_config_key_that_is_not_a_string_is_one_line(tmp_path, text, where):
+    """YAML keys may be numbers or null: a flat reward config with one was `TypeError: keywords must be strings`
+    out of `RewardConfig(**data)`, a traceback from `serve --config` (a training config's was already one line)."""
+    from aquarelle.cli import app
+
+    p = tmp_path / "r.yaml"
+    p.write_text(text)
+    r = CliRunner().invoke(app, ["serve", "--config", str(p)])
+    assert r.exit_code == 2 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    if where is not None:
+        assert r.output.strip() == f"bad reward config field {where}: Keys should be strings"
+    else:  # a list as a key: PyYAML cannot build the mapping
+        assert r.output.startswith(f"reward config {p} is not valid yaml: "), r.output
+
+
+@pytest.mark.parametrize("field", ["render_size", "judge_image_size"])
+def test_a_scoring_image_size_past_2048_is_refused_at_load(tmp_path, field):
+    """Both sizes resample the painting up as well as down: `render_size: 100000` made every score ask for a
+    30 GB image (reward None "MemoryError" under a 3 GB limit; without one, a worker of many GB), found only once
+    a server scored. The same bound as a reset's image_size."""
+    p = tmp_path / "r.yaml"
+    p.write_text(f"{field}: 100000\n")
+    with pytest.raises(RewardError, match=rf"^bad reward config field {field}: Input should be less than or equal "
+                                          "to 2048$"):
+        load_config(p)
+    p.write_text(f"{field}: 2048\n")
+    assert getattr(load_config(p), field) == 2048
+
+
+@pytest.mark.parametrize("body, where", [({"judge_model": "\ud800"}, "judge_model"),
+                                         ({"judge_backend": "openai", "judge_url": "http://h\udfffst/v1"}, "judge_url"),
+                                         ({"reward": {"extra": {"judge_model": "x\ud800"}}}, "reward.extra.judge_model"),
+                                         ({"references": {"\ud800": 1}}, "a key in references")])
+def test_config_text_that_is_not_unicode_is_one_line(tmp_path, body, where):
+    """JSON may escape a lone surrogate ("\\ud800"): such a config loaded, and a server started with it answered
+    every GET /scoring with a bare 500 (so every run refused it, unexplained)."""
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(body))
+    with pytest.raises(RewardError, match=rf"^reward config {p}: {where} is not valid Unicode text \(a lone UTF-16 "
+                                          r"surrogate\)$"):
+        load_config(p)
+
+
+def test_a_config_path_that_is_not_a_file_says_what_it_is(tmp_path):
+    """`serve --config DIR` or `/dev/zero` said "does not exist", which it does."""
+    from aquarelle.cli import app
+
+    for path, said in ((tmp_path, "is a directory"), (Path("/dev/zero"), "is not a regular file"),
+                       (tmp_path / "nope.yaml", "does not exist")):
+        r = CliRunner().invoke(app, ["serve", "--config", str(path)])
+        assert r.exit_code == 2 and r.output.strip().startswith(f"reward config {path} {said}"), r.output
+        assert len(r.output.strip().splitlines()) == 1
+
+
+def _laughs(levels: int = 9) -> str:
+    """A billion-laughs YAML value: ``levels`` nested lists of 9 aliases each, 9**levels strings, ~400 bytes."""
+    names = "abcdefghijklmnopqrstuvwxyz"
+    expr = "&a [" + ", ".join(["lol"] * 9) + "]"
+    for k in range(1, levels):
+        expr = f"&{names[k]} [{expr}" + f", *{names[k - 1]}" * 8 + "]"
+    return expr
+
+
+def test_a_yaml_bomb_is_one_line_at_once(tmp_path):
+    """A 400-byte billion-laughs under `reward.extra` (a training config given to `serve --config`) held the
+    loader 30 s+ and 3 GB+ (RewardSection.model_dump wrote the 387 million strings out) before anything refused it;
+    anywhere else in a config, whatever writes it out later (a run's config.json) would."""
+    from aquarelle.configfile import MAX_CONFIG_VALUES
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.config import load_config as load_train_config
+
+    p = tmp_path / "bomb.yaml"
+    p.write_text("mode: tools\nreward:\n  extra: {foo: " + _laughs() + "}\n")
+    assert p.stat().st_size < 500
+    said = rf"holds more than {MAX_CONFIG_VALUES} values once YAML aliases are expanded"
+    with pytest.raises(RewardError, match=said):
+        load_config(p)
+    p.write_text("optim:\n  extra_grpo_args: {report_to: " + _laughs() + "}\n")
+    with pytest.raises(ConfigError, match=said):
+        load_train_config(p)
+    p.write_text("mode: tools\nreward:\n  extra: {foo: &a [1, *a]}\n")
+    with pytest.raises(RewardError, match="refers to itself"):
+        load_config(p)
+    p.write_text("mode: tools\nreward: &r {preset: hps-only}\nenv: {hide_tools: &h [shape]}\n")  # anchors are fine
+    assert load_config(p).preset == "hps-only"
 
 
 @pytest.mark.parametrize("name", ["r.yaml", "r.json"])
@@ -248,6 +376,24 @@ def test_infinite_weights_are_refused():
             resolve_weights(weights={"judge": bad})
         with pytest.raises(RewardError, match="bad reward config"):
             load_config(None, weights={"judge": bad})
+
+
+def test_weights_so_big_that_a_reward_overflows_are_refused():
+    """Finite weights passed: an env reset with {gate: 1e308, preference: 1e308} scored a pool painting inf
+    (gate 1 + preference 0.84: 1.84e308), which the observation's JSON sends as null, a None reward without a
+    reason; rewards past ~1e154 also overflow GRPO's group std. Weights are relative: at most 1e6 each."""
+    from aquarelle.env import WatercolourEnvironment
+    from aquarelle.env.environment import ResetError
+    from aquarelle.rewards.config import MAX_WEIGHT
+
+    with pytest.raises(RewardError, match=r"^bad weight gate: Input should be less than or equal to 1000000$"):
+        resolve_weights(weights={"gate": 1e308, "preference": 1e308})
+    with pytest.raises(RewardError, match="bad reward config: bad weight judge"):
+        load_config(None, weights={"judge": 1e7})
+    with pytest.raises(ResetError, match=r"^reset: bad weight preference: Input should be less than or equal to "):
+        WatercolourEnvironment().reset(weights={"preference": 1e300})
+    w = resolve_weights(weights={t: MAX_WEIGHT for t in ("gate", "length", "judge", "preference")})
+    assert math.isfinite(sum(w.as_dict().values()) ** 2)  # the largest reward, squared as a std squares it
 
 
 def test_a_judge_without_references_is_refused_at_load():

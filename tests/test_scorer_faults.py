@@ -111,6 +111,26 @@ def test_reward_is_none_with_the_reason(judge_url, mode):
     assert ok.reward is not None and ok.error is None and ok.breakdown["judge"] == 0.5  # "A" wins both orders
 
 
+@pytest.mark.parametrize("backend", ["judge", "preference"])
+def test_a_scorer_that_is_down_is_named_without_its_credentials(backend):
+    """The reason a reward is None reaches the env client (observation text and errors): "judge unreachable at
+    URL" named the configured URL whole, user:password@ and ?api_key= included, to every client of the server."""
+    from aquarelle.env import WatercolourEnvironment
+    from aquarelle.env.work import Runner
+    from aquarelle.rewards import RewardConfig
+
+    port = _dead_url().rsplit(":", 1)[1]
+    secret = f"http://user:sk-SECRET1@127.0.0.1:{port}/v1?api_key=sk-SECRET2#t=sk-SECRET3"
+    kw = ({**reward_config(secret)} if backend == "judge" else
+          {"preset": "hps-only", "preference_backend": "hpsv3", "preference_url": secret, "preference_retries": 0})
+    env = WatercolourEnvironment(Runner(0, reward_config=RewardConfig(**kw)))
+    env.reset(mode="tools")
+    env.step({"calls": [{"method": "fill", "args": ["#d7263d", 200]}, {"method": "circle", "args": [300, 300, 150]}]})
+    obs = env.step({"finish": True})
+    assert obs.reward is None and f"unreachable at http://127.0.0.1:{port}/v1" in obs.text, obs.text
+    assert "SECRET" not in obs.model_dump_json() and "SECRET" not in env.state.model_dump_json()
+
+
 def _paint(env) -> None:
     env.reset(prompt="a red sun", seed=3)
     env.fill("#d7263d", 200)

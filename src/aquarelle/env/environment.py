@@ -155,6 +155,13 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         preset, weights = kwargs.get("preset"), kwargs.get("weights")
         if preset is not None and weights is not None:
             raise ResetError("reset: give either preset or weights, not both")
+        # a list or object preset was `unhashable type: 'list'` (HTTP: a bare 500); empty weights ([]) passed unread
+        if preset is not None and not isinstance(preset, str):
+            raise ResetError(f"reset: preset must be a preset name (judge-led, hps-led, hps-only), got "
+                             f"{type(preset).__name__} {short_repr(preset)}")
+        if weights is not None and not isinstance(weights, dict):
+            raise ResetError(f"reset: weights must be a mapping of gate, length, judge, preference, got "
+                             f"{type(weights).__name__} {short_repr(weights)}")
         try:
             w = resolve_weights(preset, weights, self._runner.reward_config) if (preset or weights) else None
         except ValueError as e:

@@ -84,8 +84,11 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
         state_cls=WatercolourState,
     )
     app.state.runner = runner
-    app.add_api_route("/scoring", lambda: scoring, methods=["GET"], summary="How this server scores episodes",
-                      description=_scoring_doc)
+    # ASCII JSON: text that is not Unicode (a lone surrogate, e.g. a model name from an environment variable that
+    # is not UTF-8) made every GET /scoring a bare 500, and so every run refuse this server, unexplained
+    scoring_body = json.dumps(scoring, ensure_ascii=True)
+    app.add_api_route("/scoring", lambda: Response(scoring_body, media_type="application/json"), methods=["GET"],
+                      summary="How this server scores episodes", description=_scoring_doc)
     app.router.on_shutdown.append(runner.close)
     app.add_exception_handler(ResetError, _reset_error)
     app.add_exception_handler(RequestValidationError, _validation_error)

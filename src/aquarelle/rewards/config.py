@@ -17,16 +17,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..configfile import read_mapping
 
 TERMS = ("gate", "length", "judge", "preference")
+#: the largest weight a term may have
+MAX_WEIGHT = 1e6
 
 
 class Weights(BaseModel):
     """How much each term counts: reward = gate x (gate + length*L + judge*J + preference*P)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # an inf weight made reward inf/NaN
-    gate: float = Field(0.05, ge=0)
-    length: float = Field(0.05, ge=0)
-    judge: float = Field(0.60, ge=0)
-    preference: float = Field(0.30, ge=0)
+    # Weights are relative (each preset's sum to 1). Finite ones overflowed too: {gate: 1e308, preference: 1e308}
+    # scored a good painting inf (null over the wire), and a reward past ~1e154 overflows GRPO's group std.
+    gate: float = Field(0.05, ge=0, le=MAX_WEIGHT)
+    length: float = Field(0.05, ge=0, le=MAX_WEIGHT)
+    judge: float = Field(0.60, ge=0, le=MAX_WEIGHT)
+    preference: float = Field(0.30, ge=0, le=MAX_WEIGHT)
 
     @model_validator(mode="after")
     def _not_all_zero(self) -> "Weights":
@@ -45,6 +49,8 @@ PRESETS: dict[str, Weights] = {
 }
 DEFAULT_PRESET = "judge-led"
 DEFAULT_JUDGE_MODEL = "Qwen/Qwen3-VL-30B-A3B-Instruct"
+#: the largest size a scorer is configured to see a painting at (a reset's ``image_size`` and ``env.image_size`` too)
+MAX_IMAGE_SIZE = 2048
 
 
 class RewardError(ValueError):
@@ -115,7 +121,9 @@ class RewardConfig(BaseModel):
     judge_retries: int = Field(2, ge=0)
     judge_backoff_s: float = Field(1.0, ge=0)
     judge_concurrency: int = Field(8, ge=1)
-    judge_image_size: int = Field(512, ge=64)
+    # at most 2048, as a reset's image_size: both resample the painting up as well as down, so 100000 made every
+    # score ask for a 30 GB image (reward None "MemoryError" at best, a worker of many GB at worst)
+    judge_image_size: int = Field(512, ge=64, le=MAX_IMAGE_SIZE)
     judge_cache_size: int = Field(4096, ge=0)
     preference_backend: Literal["local", "hpsv3"] = "local"
     preference_url: str | None = None
@@ -124,7 +132,7 @@ class RewardConfig(BaseModel):
     references: ReferenceCounts = ReferenceCounts()
     reference_split: Literal["all", "design", "heldout"] = "all"
     pool_dir: str | None = None  # default: the repository's pool/
-    render_size: int = Field(256, ge=32)  # size images are scored at by the local scorers
+    render_size: int = Field(256, ge=32, le=MAX_IMAGE_SIZE)  # size images are scored at by the local scorers
 
     @model_validator(mode="after")
     def _check_weights(self) -> "RewardConfig":
@@ -191,23 +199,39 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
 
     return {"preset": config.preset, "weights": config.weights_resolved().as_dict(),
             "judge_backend": config.judge_backend, "judge_model": config.resolved_judge_model(),
-            "judge_url": _without_credentials(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
+            "judge_url": shown_url(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
             "preference_backend": config.preference_backend,
-            "preference_url": _without_credentials(config.resolved_preference_url()),
+            "preference_url": shown_url(config.resolved_preference_url()),
             "references": config.references.model_dump(), "reference_split": config.reference_split,
             "pool": pool_digest(config.pool_dir), "render_size": config.render_size}
 
 
-def _without_credentials(url: str | None) -> str | None:
-    """The URL with any ``user:password@``, query and fragment taken out: a description is served to whoever
-    asks, and a key may ride in the query (``?key=...``, ``?api-key=...``) as well as in the user info. URLs are
-    never compared (``scoring_differences``), so nothing is lost for the check."""
+#: what a description shows for a service URL it cannot show safely (not an http(s) URL with a host)
+URL_WITHHELD = "(not shown: not an http(s) URL with a host)"
+
+
+def shown_url(url: str | None) -> str | None:
+    """The URL's scheme, host, port and path only: a description is served to whoever asks, and a key may ride
+    in ``user:password@``, in the query (``?api_key=...``, as some gateways take it), in ``;params`` or in the
+    fragment. Every message that names a service's URL shows it so: a scorer's error reaches the env client in
+    its observation ("judge unreachable at ..."). A URL that does not parse as http(s) with a host (``user:pass@host/v1`` without a scheme is all
+    "path" to ``urlsplit``; ``http://[bad`` raises) is withheld whole, never raised: it would stop the server."""
     if not url:
         return url
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment=""))
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        return URL_WITHHELD
+    if parts.scheme not in ("http", "https") or not host:
+        return URL_WITHHELD
+    netloc = f"[{host}]" if ":" in host else host
+    netloc += f":{port}" if port is not None else ""
+    path = parts.path.split(";", 1)[0]
+    return urlunsplit((parts.scheme, netloc, path, "", ""))
 
 
 def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
@@ -254,7 +278,7 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
             data = _training_reward_section(data["config"], p)
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
-        return RewardConfig(**data)
+        return RewardConfig.model_validate(data)  # not **data: a key that is not a string (`1: 2`) raised TypeError
     except ValidationError as e:
         err = e.errors()[0]
         msg = str(err["msg"]).removeprefix("Value error, ")

@@ -29,7 +29,10 @@ class HPSv3Client:
             raise PreferenceBackendError("the hpsv3 preference backend needs preference_url (or AQUARELLE_HPS_URL)")
         import httpx
 
+        from .config import shown_url
+
         self.url = url.rstrip("/")
+        self.shown_url = shown_url(self.url)  # for messages: an env client reads them, credentials stay here
         self.timeout_s, self.retries, self.backoff_s, self.image_size = timeout_s, retries, backoff_s, image_size
         self._http = httpx.Client(timeout=timeout_s)
         self._httpx = httpx
@@ -46,7 +49,7 @@ class HPSv3Client:
                 last = f"hpsv3 service timed out after {self.timeout_s:g}s"
                 continue
             except httpx.HTTPError as e:
-                last = f"hpsv3 service unreachable at {self.url}: {type(e).__name__}"
+                last = f"hpsv3 service unreachable at {self.shown_url}: {type(e).__name__}"
                 continue
             if r.status_code >= 500 or r.status_code == 429:
                 last = f"hpsv3 service answered HTTP {r.status_code}"
@@ -80,13 +83,13 @@ class HPSv3Client:
         try:
             r = self._http.get(self.url + "/health")
         except self._httpx.HTTPError as e:
-            return f"preference (hpsv3 at {self.url}): unreachable ({type(e).__name__})"
+            return f"preference (hpsv3 at {self.shown_url}): unreachable ({type(e).__name__})"
         if r.status_code != 200:
-            return f"preference (hpsv3 at {self.url}): /health answered HTTP {r.status_code}"
+            return f"preference (hpsv3 at {self.shown_url}): /health answered HTTP {r.status_code}"
         try:
             self.score_raw([np.full((64, 64, 3), 200, np.uint8)], ["a watercolour painting"])
         except PreferenceBackendError as e:
-            return f"preference (hpsv3 at {self.url}): {e}"
+            return f"preference (hpsv3 at {self.shown_url}): {e}"
         return None
 
     def close(self) -> None:

@@ -184,7 +184,10 @@ class OpenAIJudge:
         import openai
 
         self._openai = openai
+        from .config import shown_url
+
         self.base_url, self.model = base_url, model
+        self.shown_url = shown_url(base_url)  # for messages: an env client reads them, credentials stay here
         self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
         self.image_size = image_size
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
@@ -235,7 +238,7 @@ class OpenAIJudge:
             except o.APITimeoutError:
                 last = f"judge timed out after {self.timeout_s:g}s"
             except o.APIConnectionError as e:
-                last = f"judge unreachable at {self.base_url}: {str(e).splitlines()[0]}"
+                last = f"judge unreachable at {self.shown_url}: {str(e).splitlines()[0]}"
             except o.APIStatusError as e:
                 last = f"judge server answered HTTP {e.status_code}"
                 if e.status_code < 500 and e.status_code != 429:
@@ -261,7 +264,7 @@ class OpenAIJudge:
         try:
             self.compare_many([(white, grey)])
         except JudgeBackendError as e:
-            return f"judge (openai at {self.base_url}): {e}"
+            return f"judge (openai at {self.shown_url}): {e}"
         return None
 
     def close(self) -> None:
