@@ -362,3 +362,47 @@ def test_paint_samples_with_the_top_p_training_samples_with():
                                  "generation.max_completion_length": 16, "reward.weights": {"gate": 1.0}})
         sample.paint(pol, "a red sun", mode, config=cfg)
     assert seen and set(seen) == {0.5}
+
+
+def test_a_metrics_line_times_the_same_steps_it_counts_the_environment_over(tmp_path, monkeypatch):
+    """With logging_steps above 1 a line's environment time is the window's (every step since the last line), but
+    step_time was the last step's alone: env_time_share was the window's environment seconds over one step's (a tiny
+    run: ~0.20 with logging_steps 1, 0.34-0.37 with 2). The line's times are per-step means over the window now, and
+    its share the window's environment seconds over its step seconds: what one line per step would add up to."""
+    from types import SimpleNamespace
+
+    from aquarelle.train import grpo
+
+    clock = {"t": 0.0}
+    monkeypatch.setattr(grpo, "time", SimpleNamespace(perf_counter=lambda: clock["t"]))
+
+    class Timer:  # the environment seconds each step spent, handed over at the next take()
+        def __init__(self):
+            self.s = 0.0
+
+        def take(self):
+            s, self.s = self.s, 0.0
+            return s, 0
+
+    def lines(logging_steps):
+        out = tmp_path / f"every{logging_steps}"
+        out.mkdir()
+        timer = Timer()
+        callback = grpo._metrics_callback(out, grpo.Recorder(out, "sketch", 64), timer)
+        state = TrainerState()
+        for step, (seconds, env) in enumerate([(4.0, 1.0), (1.0, 0.0), (2.0, 0.5), (3.0, 0.0)], start=1):
+            callback.on_step_begin(None, state, None)
+            clock["t"] += seconds
+            timer.s += env
+            state.global_step = step
+            callback.on_step_end(None, state, None)
+            if step % logging_steps == 0:
+                callback.on_log(None, state, None, logs={"loss": 0.0})
+        return [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+
+    every1, every2 = lines(1), lines(2)
+    assert [m["env_time_share"] for m in every1] == [0.25, 0.0, 0.25, 0.0]
+    assert [m["step"] for m in every2] == [2, 4]
+    assert [m["step_time"] for m in every2] == [2.5, 2.5]  # per-step means over the window (was 1.0, 3.0)
+    assert [m["env_time"] for m in every2] == [0.5, 0.25]  # (was 1.0, 0.5)
+    assert [m["env_time_share"] for m in every2] == [0.2, 0.1]  # 1 s of 5, 0.5 s of 5 (was 1.0, 0.1667)

@@ -295,18 +295,28 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
     from transformers import TrainerCallback
 
     class MetricsCallback(TrainerCallback):
-        """One metrics.jsonl line per optimisation step: TRL's numbers plus ours."""
+        """One metrics.jsonl line per logged step (every ``logging_steps``): TRL's numbers plus ours, each over the
+        steps since the previous line (the window).
+
+        Why the step time is summed over the window: the environment time and the rollouts are taken over it, and a
+        step time of the last step alone made ``env_time_share`` the window's environment seconds over one step's
+        (a tiny run: ~0.20 with logging_steps 1, 0.34-0.37 with 2); the line's times are per-step means over the
+        window and the share is the window's environment seconds over its step seconds.
+        """
 
         def __init__(self) -> None:
             self.t0 = None
-            self.step_time = None
+            self.step_s = 0.0  # seconds in the optimizer steps since the last line
+            self.steps = 0  # how many
 
         def on_step_begin(self, args, state, control, **kw):
             self.t0 = time.perf_counter()
 
         def on_step_end(self, args, state, control, **kw):
             if self.t0 is not None:
-                self.step_time = time.perf_counter() - self.t0
+                self.step_s += time.perf_counter() - self.t0
+                self.steps += 1
+                self.t0 = None
 
         def on_log(self, args, state, control, logs=None, **kw):
             logs = logs or {}
@@ -314,13 +324,15 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
                 return
             st = recorder.take()  # several processes: the main one's holds every process's rollouts (flush())
             env_s, _ = timer.take()
+            step_s, steps = self.step_s, self.steps
+            self.step_s, self.steps = 0.0, 0
             if procs is not None and procs.world > 1:  # on_log runs on every process, so this collective is safe
                 env_all = procs.gather([env_s])  # the processes ran their environments side by side: their mean
                 env_s = sum(env_all) / len(env_all)
                 if not procs.main:
-                    self.step_time = None
                     return
-            step_time = self.step_time or 0.0
+            step_time = step_s / steps if steps else 0.0  # per-step means over the window
+            env_time = env_s / steps if steps else env_s
             line = {
                 "step": state.global_step,
                 "reward": logs.get("reward", _mean([r for r in st.rewards if r is not None])),
@@ -330,8 +342,8 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
                 "loss": logs.get("loss"),
                 "grad_norm": logs.get("grad_norm"),
                 "step_time": round(step_time, 3),
-                "env_time": round(env_s, 4),
-                "env_time_share": round(env_s / step_time, 4) if step_time > 0 else None,
+                "env_time": round(env_time, 4),
+                "env_time_share": round(env_s / step_s, 4) if step_s > 0 else None,
                 "tool_calls_mean": logs.get("tools/call_frequency", _mean([float(x) for x in st.tool_calls])),
                 "completion_len_mean": logs.get("completions/mean_length"),
                 "rewards_none": st.n_none,
@@ -344,7 +356,6 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
                 f.write(json.dumps(line) + "\n")
             if trackio_run is not None:
                 trackio_run.log({k: v for k, v in line.items() if isinstance(v, (int, float))}, step=state.global_step)
-            self.step_time = None
 
     return MetricsCallback()
 
