@@ -54,6 +54,27 @@ def test_two_step_run_gives_nulls_not_errors(tmp_path):
     assert '"t_stat": null' in text
 
 
+
+def test_a_short_run_under_generation_reuse_names_its_optimizer_steps_and_those_with_rollouts(tmp_path):
+    """With steps_per_generation 2 a 4-step run has rollouts at 2 steps: eval.json's steps and the report's header
+    said 4 (2 with rollouts), but the verdict said "2 training step(s)" and the short-run reason "fewer than 3
+    training steps"."""
+    from aquarelle.eval.report import build
+
+    run = make_run(tmp_path / "reuse", steps=2)
+    (run / "summary.json").write_text(json.dumps({"steps": 4}))  # what train writes: the optimizer steps
+    ev = evaluate(run, samples=0, progress=False)
+    assert ev["steps"] == 4 and ev["rollout_steps"] == 2
+    text = ev["verdicts"]["improves"]["text"]
+    assert text.startswith("Too short to tell: 4 training steps (2 with rollouts; reward "), text
+    assert "rollouts from at least 3 steps" in text
+    assert "training step(s)" not in json.dumps(ev) and "fewer than 3 training steps" not in json.dumps(ev)
+    assert "fewer than 3 steps with rollouts" in ev["verdicts"]["gamed"]["text"]
+    page = build(run)
+    assert "4 steps (2 with rollouts)" in page and "4 training steps (2 with rollouts; reward " in page
+    plain = evaluate(make_run(tmp_path / "plain", steps=2), samples=0, progress=False)  # without reuse: as before
+    assert plain["verdicts"]["improves"]["text"].startswith("Too short to tell: 2 training steps (reward ")
+
 def test_one_step_and_empty_runs_do_not_raise(tmp_path):
     run = make_run(tmp_path / "one", steps=1, group_size=1)
     ev = evaluate(run, samples=0, progress=False)

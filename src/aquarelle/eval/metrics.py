@@ -112,7 +112,7 @@ def trend_stat(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     n = len(x_a)
     if n < 3 or np.ptp(x_a) == 0:
         return {"slope": None, "t_stat": None, "p_value": None, "n": n,
-                "reason": f"{n} point(s): a slope's t-statistic needs at least 3 steps"}
+                "reason": f"{n} point(s): a slope's t-statistic needs scored rollouts from at least 3 steps"}
     from scipy import stats
 
     res = stats.linregress(x_a, y_a)
@@ -151,7 +151,7 @@ def _corr(a: Sequence[float], b: Sequence[float], method: str = "pearson") -> fl
     return _round(float(r))
 
 
-SHORT_RUN = "fewer than 3 training steps: thirds need at least 3"
+SHORT_RUN = "fewer than 3 steps with rollouts: thirds need at least 3"  # (with generation reuse a step may have none)
 
 
 # ---------------------------------------------------------------- reward trend

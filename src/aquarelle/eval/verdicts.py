@@ -33,6 +33,23 @@ def _needs(rt: dict[str, Any]) -> str:
     return f", significant above {_f(rt['t_threshold'], 1)}" if rt.get("t_threshold") is not None else ""
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _trained(ev: dict[str, Any], rollout_steps: int, span: str = "") -> str:
+    """The run's length as the report's header gives it: its optimizer steps, and how many of them have rollouts
+    when fewer do ("4 training steps (2 with rollouts)"), with ``span`` (an aside) inside the parentheses.
+
+    Why: with generation reuse (``steps_per_generation``, ``num_iterations``) the steps that train on buffered
+    rollouts have none, and the verdict named the steps with rollouts as the training steps (2 where eval.json's
+    ``steps`` and the header said 4)."""
+    n = ev.get("steps")
+    if isinstance(n, int) and not isinstance(n, bool) and n > rollout_steps:
+        return f"{_plural(n, 'training step')} ({rollout_steps} with rollouts{'; ' + span if span else ''})"
+    return _plural(rollout_steps, "training step") + (f" ({span})" if span else "")
+
+
 def improves(ev: dict[str, Any]) -> dict[str, str]:
     rt, bad = ev["reward_trend"], ev["bad_rollouts"]
     t = rt["trend"]["t_stat"]
@@ -42,10 +59,10 @@ def improves(ev: dict[str, Any]) -> dict[str, str]:
                                              f"{': ' + why if why else ''}), so there is no reward to follow."}
     if rt["thirds"] is None:
         per = rt.get("per_step") or []
-        span = f" (reward {_f(per[0]['reward'])} at step {per[0]['step']}, {_f(per[-1]['reward'])} at step " \
-               f"{per[-1]['step']})" if per else ""
-        return {"answer": "unclear", "text": f"Too short to tell: {rt['n_steps']} training step(s){span}; "
-                                             "thirds and a trend need at least 3 steps."}
+        span = f"reward {_f(per[0]['reward'])} at step {per[0]['step']}, {_f(per[-1]['reward'])} at step " \
+               f"{per[-1]['step']}" if per else ""
+        return {"answer": "unclear", "text": f"Too short to tell: {_trained(ev, rt['n_steps'], span)}; "
+                                             "thirds and a trend need rollouts from at least 3 steps."}
     th = rt["thirds"]
     detail = (f"reward by thirds {_arrow(th['total'])} (slope t = {_f(t, 1)}{_needs(rt)}); judge {_arrow(th['judge'])}, "
               f"preference {_arrow(th['preference'])}; bad paintings (reward < 0.3) {_arrow(bad['thirds'])}.")
