@@ -154,10 +154,10 @@ def test_a_config_file_too_big_or_past_memory_is_one_line(tmp_path, monkeypatch)
     ok.write_text("preset: hps-only\n")
     assert load_config(ok).preset == "hps-only"
 
-    def no_memory(text):
+    def no_memory(text, Loader=None):
         raise MemoryError()
 
-    monkeypatch.setattr(yaml, "safe_load", no_memory)
+    monkeypatch.setattr(yaml, "load", no_memory)  # the config reader's safe loader
     with pytest.raises(RewardError, match=r"^reward config .*ok.yaml is not valid yaml: MemoryError$"):
         load_config(ok)
 
@@ -394,6 +394,59 @@ def test_weights_so_big_that_a_reward_overflows_are_refused():
         WatercolourEnvironment().reset(weights={"preference": 1e300})
     w = resolve_weights(weights={t: MAX_WEIGHT for t in ("gate", "length", "judge", "preference")})
     assert math.isfinite(sum(w.as_dict().values()) ** 2)  # the largest reward, squared as a std squares it
+
+
+@pytest.mark.parametrize("bad, got", [("1", "str '1'"), (True, "bool True"), (None, "NoneType None")])
+def test_a_weight_must_be_a_number_not_a_string_or_a_bool(tmp_path, bad, got):
+    """pydantic's lax mode read {"judge": "1"} and {"judge": true} as weight 1.0: in a reset (WebSocket or HTTP), a
+    reward config and a training config's reward.weights alike. Each names the term and what it got."""
+    import json
+
+    from aquarelle.env import WatercolourEnvironment
+    from aquarelle.env.environment import ResetError
+    from aquarelle.train.config import ConfigError, config_from
+
+    with pytest.raises(RewardError, match=f"^bad weight judge: must be a number \\(int or float\\), got {got}$"):
+        resolve_weights(weights={"judge": bad})
+    with pytest.raises(ResetError, match=f"^reset: bad weight judge: must be a number .*, got {got}$"):
+        WatercolourEnvironment().reset(weights={"judge": bad})
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps({"weights": {"judge": bad}}))
+    with pytest.raises(RewardError, match=f"^bad reward config field weights.judge: must be a number .*, got {got}$"):
+        load_config(p)
+    with pytest.raises(ConfigError, match=f"^config key reward.weights.judge: must be a number .*, got {got}$"):
+        config_from({"reward": {"weights": {"judge": bad}}})
+
+
+@pytest.mark.parametrize("text, where, got", [
+    ("render_size: true", "render_size", "must be an integer, got bool True"),  # was 1: "greater than or equal to 32"
+    ("judge_retries: '3'", "judge_retries", "must be an integer, got str '3'"),
+    ("judge_timeout_s: yes", "judge_timeout_s", "must be a number \\(int or float\\), got bool True"),
+    ("references: {love: '1'}", "references.love", "must be an integer, got str '1'"),
+    ("preset: ''", "preset", "unknown reward preset '' \\(known: judge-led, hps-led, hps-only\\)"),  # was judge-led
+])
+def test_number_fields_and_the_preset_of_a_reward_config_are_not_coerced(tmp_path, text, where, got):
+    p = tmp_path / "r.yaml"
+    p.write_text(text + "\n")
+    with pytest.raises(RewardError, match=f"^bad reward config field {where}: {got}$"):
+        load_config(p)
+
+
+def test_yaml_numbers_in_every_spelling_still_load(tmp_path):
+    """YAML 1.1 (PyYAML) reads 1e-3 and 1.0e3 as strings, which number fields now refuse: the config reader reads
+    them as the numbers YAML 1.2 says they are, so a config that wrote its numbers so still loads."""
+    from aquarelle.train.config import load_config as load_train
+
+    p = tmp_path / "r.yaml"
+    p.write_text("weights: {judge: 1e-3, gate: 2.5E+1, preference: 0}\njudge_timeout_s: 1.0e3\njudge_retries: 3\n"
+                 "judge_backoff_s: 0.5\nreferences: {love: 1, okay: 0}\nrender_size: 128\n")
+    cfg = load_config(p)
+    assert cfg.weights == {"judge": 0.001, "gate": 25.0, "preference": 0.0}
+    assert (cfg.judge_timeout_s, cfg.judge_retries, cfg.render_size) == (1000.0, 3, 128)
+    t = tmp_path / "train.yaml"
+    t.write_text("optim: {learning_rate: 1e-5}\nsft: {learning_rate: 5e-4}\nreward: {weights: {judge: 1e-1}}\n")
+    tc = load_train(t)
+    assert (tc.optim.learning_rate, tc.sft.learning_rate, tc.reward.weights) == (1e-5, 5e-4, {"judge": 0.1})
 
 
 def test_a_judge_without_references_is_refused_at_load():

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..configfile import read_mapping
+from ..configfile import RealNumber, WholeNumber, read_mapping
 
 TERMS = ("gate", "length", "judge", "preference")
 #: the largest weight a term may have
@@ -27,10 +27,10 @@ class Weights(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # an inf weight made reward inf/NaN
     # Weights are relative (each preset's sum to 1). Finite ones overflowed too: {gate: 1e308, preference: 1e308}
     # scored a good painting inf (null over the wire), and a reward past ~1e154 overflows GRPO's group std.
-    gate: float = Field(0.05, ge=0, le=MAX_WEIGHT)
-    length: float = Field(0.05, ge=0, le=MAX_WEIGHT)
-    judge: float = Field(0.60, ge=0, le=MAX_WEIGHT)
-    preference: float = Field(0.30, ge=0, le=MAX_WEIGHT)
+    gate: RealNumber = Field(0.05, ge=0, le=MAX_WEIGHT)
+    length: RealNumber = Field(0.05, ge=0, le=MAX_WEIGHT)
+    judge: RealNumber = Field(0.60, ge=0, le=MAX_WEIGHT)
+    preference: RealNumber = Field(0.30, ge=0, le=MAX_WEIGHT)
 
     @model_validator(mode="after")
     def _not_all_zero(self) -> "Weights":
@@ -98,8 +98,8 @@ def reset_scoring(preset: str | None, weights: dict | None) -> dict[str, Any]:
 
 class ReferenceCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    love: int = Field(2, ge=0)
-    okay: int = Field(2, ge=0)
+    love: WholeNumber = Field(2, ge=0)
+    okay: WholeNumber = Field(2, ge=0)
 
 
 class RewardConfig(BaseModel):
@@ -112,27 +112,35 @@ class RewardConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     preset: str = DEFAULT_PRESET
-    weights: dict[str, float] | None = None
+    weights: dict[str, RealNumber] | None = None
     judge_backend: Literal["local", "openai"] = "local"
     judge_url: str | None = None
     judge_model: str | None = None  # default DEFAULT_JUDGE_MODEL
     judge_api_key_env: str | None = None  # default AQUARELLE_JUDGE_API_KEY, then OPENAI_API_KEY
-    judge_timeout_s: float = Field(60.0, gt=0)
-    judge_retries: int = Field(2, ge=0)
-    judge_backoff_s: float = Field(1.0, ge=0)
-    judge_concurrency: int = Field(8, ge=1)
+    judge_timeout_s: RealNumber = Field(60.0, gt=0)
+    judge_retries: WholeNumber = Field(2, ge=0)
+    judge_backoff_s: RealNumber = Field(1.0, ge=0)
+    judge_concurrency: WholeNumber = Field(8, ge=1)
     # at most 2048, as a reset's image_size: both resample the painting up as well as down, so 100000 made every
     # score ask for a 30 GB image (reward None "MemoryError" at best, a worker of many GB at worst)
-    judge_image_size: int = Field(512, ge=64, le=MAX_IMAGE_SIZE)
-    judge_cache_size: int = Field(4096, ge=0)
+    judge_image_size: WholeNumber = Field(512, ge=64, le=MAX_IMAGE_SIZE)
+    judge_cache_size: WholeNumber = Field(4096, ge=0)
     preference_backend: Literal["local", "hpsv3"] = "local"
     preference_url: str | None = None
-    preference_timeout_s: float = Field(60.0, gt=0)
-    preference_retries: int = Field(2, ge=0)
+    preference_timeout_s: RealNumber = Field(60.0, gt=0)
+    preference_retries: WholeNumber = Field(2, ge=0)
     references: ReferenceCounts = ReferenceCounts()
     reference_split: Literal["all", "design", "heldout"] = "all"
     pool_dir: str | None = None  # default: the repository's pool/
-    render_size: int = Field(256, ge=32, le=MAX_IMAGE_SIZE)  # size images are scored at by the local scorers
+    render_size: WholeNumber = Field(256, ge=32, le=MAX_IMAGE_SIZE)  # size images are scored at by the local scorers
+
+    @field_validator("preset", mode="before")
+    @classmethod
+    def _known_preset(cls, v: Any) -> Any:
+        # "" was read as the default preset (resolve_weights' `preset or DEFAULT_PRESET`), silently
+        if isinstance(v, str) and v not in PRESETS:
+            raise ValueError(f"unknown reward preset {v!r} (known: {', '.join(PRESETS)})")
+        return v
 
     @model_validator(mode="after")
     def _check_weights(self) -> "RewardConfig":
