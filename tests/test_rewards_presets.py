@@ -470,3 +470,47 @@ def test_score_with_a_weighed_service_that_has_no_url_is_one_line(tmp_path, monk
     r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
     assert r.exit_code == 2 and r.stdout == "", r.output
     assert r.output.strip() == f"reward config {cfg}: judge_url: the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"
+
+
+@pytest.mark.parametrize("url, shown", [("judge:8000/v1", "'judge:8000/v1'"), ("localhost:8000", "'localhost:8000'"),
+                                        ("ftp://judge/v1", "'ftp://judge/v1'"), ("http://", "'http://'"),
+                                        ("http://judge:port/v1", "'http://judge:port/v1'"),
+                                        (" http://judge/v1", "' http://judge/v1'"),
+                                        ("user:sk-key@judge/v1?api_key=sk-2", "'...@judge/v1'")])
+def test_a_service_url_that_is_not_http_with_a_host_is_refused(tmp_path, monkeypatch, url, shown):
+    """A judge_url without a scheme loaded, and every judged reward was then None ("judge unreachable ..."):
+    score, serve and train refuse it where they refuse a missing URL, naming the field (never a key it holds)."""
+    from aquarelle.cli import app
+    from aquarelle.rewards.config import missing_service_url
+
+    monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
+    monkeypatch.delenv("AQUARELLE_HPS_URL", raising=False)
+    why = f"{shown} is not an http(s) URL with a host: give one like "
+    assert missing_service_url(RewardConfig(judge_backend="openai", judge_url=url)) == (
+        "judge_url", why + "http://judge:8000/v1")
+    assert missing_service_url(RewardConfig(preference_backend="hpsv3", preference_url=url)) == (
+        "preference_url", why + "http://hps:8765")
+    assert missing_service_url(RewardConfig(preference_backend="hpsv3", preference_url=url, preset="judge-led",
+                                            weights={"preference": 0})) is None  # weighs 0: never asked
+    monkeypatch.setenv("AQUARELLE_HPS_URL", url)
+    assert missing_service_url(RewardConfig(preference_backend="hpsv3")) == (
+        "preference_url", f"{shown} (from AQUARELLE_HPS_URL) is not an http(s) URL with a host: give one like "
+                          "http://hps:8765")
+    monkeypatch.setenv("AQUARELLE_JUDGE_URL", url)
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text("judge_backend: openai\n")
+    sketch = tmp_path / "s.js"
+    sketch.write_text("function setup() {}\n")
+    r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert r.output.strip() == (f"reward config {cfg}: judge_url: {shown} (from AQUARELLE_JUDGE_URL) is not an "
+                                "http(s) URL with a host: give one like http://judge:8000/v1")
+    assert "sk-" not in r.output
+
+
+def test_http_service_urls_pass():
+    from aquarelle.rewards.config import missing_service_url
+
+    for url in ("http://judge:8000/v1", "https://api.example.com/v1", "http://[::1]:8000/v1", "http://127.0.0.1:9"):
+        assert missing_service_url(RewardConfig(judge_backend="openai", judge_url=url, preference_backend="hpsv3",
+                                                preference_url=url)) is None

@@ -46,6 +46,11 @@ def _one_line(r: subprocess.CompletedProcess, *words: str) -> None:
     ({"reward": {"weights": {"judgee": 1.0}}}, ("reward", "judgee")),
     ({"reward": {"judge_backend": "openai"}}, ("reward.judge_url",)),
     ({"reward": {"preference_backend": "hpsv3"}}, ("reward.preference_url",)),
+    # a URL without a scheme loaded, and every judged reward was None ("judge unreachable ...")
+    ({"reward": {"judge_backend": "openai", "judge_url": "judge:8000/v1"}},
+     ("reward.judge_url", "'judge:8000/v1' is not an http(s) URL with a host")),
+    ({"reward": {"preference_backend": "hpsv3", "preference_url": "ftp://hps/"}},
+     ("reward.preference_url", "'ftp://hps/' is not an http(s) URL with a host")),
     pytest.param({"generation": {"use_vllm": True}}, ("generation.use_vllm",),
                  marks=pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm installed")),
 ])

@@ -169,13 +169,47 @@ class RewardConfig(BaseModel):
 
 def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
     """(field, why) when a backend that needs a service, and counts in the configured weights, has no URL (in the
-    config or its environment variable); else None. Without one, every reward it is asked for is None."""
+    config or its environment variable), or one that is not an http(s) URL with a host (``judge:8000/v1``); else
+    None. Without one, every reward it is asked for is None."""
     w = config.weights_resolved()
-    if config.judge_backend == "openai" and w.judge > 0 and not config.resolved_judge_url():
-        return "judge_url", "the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"
-    if config.preference_backend == "hpsv3" and w.preference > 0 and not config.resolved_preference_url():
-        return "preference_url", "the hpsv3 backend needs a URL (or AQUARELLE_HPS_URL)"
+    checks = (("judge_url", config.judge_backend == "openai" and w.judge > 0, config.judge_url,
+               "AQUARELLE_JUDGE_URL", "the openai judge", "http://judge:8000/v1"),
+              ("preference_url", config.preference_backend == "hpsv3" and w.preference > 0, config.preference_url,
+               "AQUARELLE_HPS_URL", "the hpsv3 backend", "http://hps:8765"))
+    for field, needed, given, env, who, like in checks:
+        if not needed:
+            continue
+        url = given or os.environ.get(env) or None
+        if not url:
+            return field, f"{who} needs a URL (or {env})"
+        if not is_http_url(url):  # "judge:8000/v1" loaded, then every judged reward was None "judge unreachable"
+            where = "" if given else f" (from {env})"
+            return field, f"{_named_url(url)}{where} is not an http(s) URL with a host: give one like {like}"
     return None
+
+
+def is_http_url(url: str) -> bool:
+    """Whether ``url`` parses as an http(s) URL with a host (and a port, if any, that is a number), with no
+    whitespace around it (``urlsplit`` would strip it; an HTTP client need not)."""
+    from urllib.parse import urlsplit
+
+    if url != url.strip():
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(host)
+
+
+def _named_url(url: str) -> str:
+    """A URL that did not parse, quoted for a message without what may be a key: ``user:key@`` and the query."""
+    shown = url.split("?", 1)[0].split("#", 1)[0]
+    if "@" in shown:
+        shown = "..." + shown[shown.rindex("@"):]
+    return repr(shown if len(shown) <= 80 else shown[:77] + "...")
 
 
 def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
