@@ -84,8 +84,11 @@ def test_a_bad_reward_config_for_the_server_is_one_line(tmp_path):
     bad_key.write_text("reward: {judge_backend: vllm}\n")
     not_yaml.write_text("reward: [unclosed\n")
     no_url.write_text("reward: {judge_backend: openai}\n")  # every reward the judge is asked for would be None
+    bad_url = tmp_path / "bad_url.yaml"  # so would they with a URL that has no scheme: it loaded, and served
+    bad_url.write_text("reward: {judge_backend: openai, judge_url: 'judge:8000/v1'}\n")
     for path, words in ((tmp_path / "nope.yaml", "does not exist"), (bad_key, "reward.judge_backend"),
-                        (not_yaml, "is not valid yaml"), (no_url, "judge_url: the openai judge needs a URL")):
+                        (not_yaml, "is not valid yaml"), (no_url, "judge_url: the openai judge needs a URL"),
+                        (bad_url, "judge_url: 'judge:8000/v1' is not an http(s) URL with a host")):
         r = _settings_error({"AQUARELLE_CONFIG": str(path), "AQUARELLE_JUDGE_URL": ""})
         assert r.returncode != 0 and r.stderr.startswith("AQUARELLE_CONFIG: ") and words in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1 and str(path) in r.stderr, r.stderr

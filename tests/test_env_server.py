@@ -514,6 +514,10 @@ def test_http_bad_reset_and_step_are_422_with_the_line(server):
     assert r.status_code == 422 and "mode must be one of sketch, tools, revise, got 'bogus'" in r.json()["detail"]
     r = httpx.post(server.url + "/reset", json={"preset": ["judge-led"]})  # was a bare 500 (unhashable type)
     assert r.status_code == 422 and "preset must be a preset name" in r.json()["detail"], r.text
+    for bad, got in (("1", "str '1'"), (True, "bool True")):  # were weight 1.0 (pydantic's lax mode)
+        r = httpx.post(server.url + "/reset", json={"weights": {"judge": bad}})
+        assert r.status_code == 422 and r.json()["detail"].endswith(
+            f"bad weight judge: must be a number (int or float), got {got}"), r.text
     for action, fragment in (({}, "(got none)"), ({"sketch": "x", "calls": []}, "(got sketch, calls)")):
         r = httpx.post(server.url + "/step", json={"action": action})
         assert r.status_code == 422 and fragment in r.json()["detail"][0]["msg"]

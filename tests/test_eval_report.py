@@ -108,6 +108,28 @@ def test_report_command_writes_the_file(evaluated_run, tmp_path):
     assert res.exit_code == 1 and "does not exist" in res.output
 
 
+def test_report_to_a_place_that_cannot_be_written_is_one_line(evaluated_run, tmp_path):
+    """-o under a file or in /proc was a raw errno line ("[Errno 17] File exists: '.../afile'") once the page was
+    built; it names -o and why, before any work, as render -o does, and makes no folder on the way."""
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for out, why in ((afile / "r.html", f"{afile} is not a directory"),
+                     (afile / "deeper" / "r.html", f"{afile} is not a directory"),
+                     (Path("/proc/r.html"), "cannot write to /proc (")):
+        for cmd in (["report", str(evaluated_run)], ["compare", str(evaluated_run), str(evaluated_run)]):
+            res = CliRunner().invoke(app, [*cmd, "-o", str(out)])
+            assert res.exit_code == 2, res.output
+            assert res.output.startswith(f"error: -o {out}: {why}") and res.output.count("\n") == 1, res.output
+            assert "Errno" not in res.output
+    # a missing run leaves none of -o's new folders behind (they were made before the run was read)
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "nope"), "-o", str(tmp_path / "new" / "r.html")])
+    assert res.exit_code == 1 and "does not exist" in res.output and not (tmp_path / "new").exists()
+
+
 def test_report_refreshes_training_metrics_when_the_run_went_on(tmp_path):
     from aquarelle.eval.report import build
 

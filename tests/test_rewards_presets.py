@@ -154,10 +154,10 @@ def test_a_config_file_too_big_or_past_memory_is_one_line(tmp_path, monkeypatch)
     ok.write_text("preset: hps-only\n")
     assert load_config(ok).preset == "hps-only"
 
-    def no_memory(text):
+    def no_memory(text, Loader=None):
         raise MemoryError()
 
-    monkeypatch.setattr(yaml, "safe_load", no_memory)
+    monkeypatch.setattr(yaml, "load", no_memory)  # the config reader's safe loader
     with pytest.raises(RewardError, match=r"^reward config .*ok.yaml is not valid yaml: MemoryError$"):
         load_config(ok)
 
@@ -396,6 +396,59 @@ def test_weights_so_big_that_a_reward_overflows_are_refused():
     assert math.isfinite(sum(w.as_dict().values()) ** 2)  # the largest reward, squared as a std squares it
 
 
+@pytest.mark.parametrize("bad, got", [("1", "str '1'"), (True, "bool True"), (None, "NoneType None")])
+def test_a_weight_must_be_a_number_not_a_string_or_a_bool(tmp_path, bad, got):
+    """pydantic's lax mode read {"judge": "1"} and {"judge": true} as weight 1.0: in a reset (WebSocket or HTTP), a
+    reward config and a training config's reward.weights alike. Each names the term and what it got."""
+    import json
+
+    from aquarelle.env import WatercolourEnvironment
+    from aquarelle.env.environment import ResetError
+    from aquarelle.train.config import ConfigError, config_from
+
+    with pytest.raises(RewardError, match=f"^bad weight judge: must be a number \\(int or float\\), got {got}$"):
+        resolve_weights(weights={"judge": bad})
+    with pytest.raises(ResetError, match=f"^reset: bad weight judge: must be a number .*, got {got}$"):
+        WatercolourEnvironment().reset(weights={"judge": bad})
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps({"weights": {"judge": bad}}))
+    with pytest.raises(RewardError, match=f"^bad reward config field weights.judge: must be a number .*, got {got}$"):
+        load_config(p)
+    with pytest.raises(ConfigError, match=f"^config key reward.weights.judge: must be a number .*, got {got}$"):
+        config_from({"reward": {"weights": {"judge": bad}}})
+
+
+@pytest.mark.parametrize("text, where, got", [
+    ("render_size: true", "render_size", "must be an integer, got bool True"),  # was 1: "greater than or equal to 32"
+    ("judge_retries: '3'", "judge_retries", "must be an integer, got str '3'"),
+    ("judge_timeout_s: yes", "judge_timeout_s", "must be a number \\(int or float\\), got bool True"),
+    ("references: {love: '1'}", "references.love", "must be an integer, got str '1'"),
+    ("preset: ''", "preset", "unknown reward preset '' \\(known: judge-led, hps-led, hps-only\\)"),  # was judge-led
+])
+def test_number_fields_and_the_preset_of_a_reward_config_are_not_coerced(tmp_path, text, where, got):
+    p = tmp_path / "r.yaml"
+    p.write_text(text + "\n")
+    with pytest.raises(RewardError, match=f"^bad reward config field {where}: {got}$"):
+        load_config(p)
+
+
+def test_yaml_numbers_in_every_spelling_still_load(tmp_path):
+    """YAML 1.1 (PyYAML) reads 1e-3 and 1.0e3 as strings, which number fields now refuse: the config reader reads
+    them as the numbers YAML 1.2 says they are, so a config that wrote its numbers so still loads."""
+    from aquarelle.train.config import load_config as load_train
+
+    p = tmp_path / "r.yaml"
+    p.write_text("weights: {judge: 1e-3, gate: 2.5E+1, preference: 0}\njudge_timeout_s: 1.0e3\njudge_retries: 3\n"
+                 "judge_backoff_s: 0.5\nreferences: {love: 1, okay: 0}\nrender_size: 128\n")
+    cfg = load_config(p)
+    assert cfg.weights == {"judge": 0.001, "gate": 25.0, "preference": 0.0}
+    assert (cfg.judge_timeout_s, cfg.judge_retries, cfg.render_size) == (1000.0, 3, 128)
+    t = tmp_path / "train.yaml"
+    t.write_text("optim: {learning_rate: 1e-5}\nsft: {learning_rate: 5e-4}\nreward: {weights: {judge: 1e-1}}\n")
+    tc = load_train(t)
+    assert (tc.optim.learning_rate, tc.sft.learning_rate, tc.reward.weights) == (1e-5, 5e-4, {"judge": 0.1})
+
+
 def test_a_judge_without_references_is_refused_at_load():
     """love 0 and okay 0 with a judge weight made every reward None ('no references') only once scoring ran."""
     with pytest.raises(RewardError, match="the judge .* needs at least one reference painting"):
@@ -417,3 +470,47 @@ def test_score_with_a_weighed_service_that_has_no_url_is_one_line(tmp_path, monk
     r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
     assert r.exit_code == 2 and r.stdout == "", r.output
     assert r.output.strip() == f"reward config {cfg}: judge_url: the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"
+
+
+@pytest.mark.parametrize("url, shown", [("judge:8000/v1", "'judge:8000/v1'"), ("localhost:8000", "'localhost:8000'"),
+                                        ("ftp://judge/v1", "'ftp://judge/v1'"), ("http://", "'http://'"),
+                                        ("http://judge:port/v1", "'http://judge:port/v1'"),
+                                        (" http://judge/v1", "' http://judge/v1'"),
+                                        ("user:sk-key@judge/v1?api_key=sk-2", "'...@judge/v1'")])
+def test_a_service_url_that_is_not_http_with_a_host_is_refused(tmp_path, monkeypatch, url, shown):
+    """A judge_url without a scheme loaded, and every judged reward was then None ("judge unreachable ..."):
+    score, serve and train refuse it where they refuse a missing URL, naming the field (never a key it holds)."""
+    from aquarelle.cli import app
+    from aquarelle.rewards.config import missing_service_url
+
+    monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
+    monkeypatch.delenv("AQUARELLE_HPS_URL", raising=False)
+    why = f"{shown} is not an http(s) URL with a host: give one like "
+    assert missing_service_url(RewardConfig(judge_backend="openai", judge_url=url)) == (
+        "judge_url", why + "http://judge:8000/v1")
+    assert missing_service_url(RewardConfig(preference_backend="hpsv3", preference_url=url)) == (
+        "preference_url", why + "http://hps:8765")
+    assert missing_service_url(RewardConfig(preference_backend="hpsv3", preference_url=url, preset="judge-led",
+                                            weights={"preference": 0})) is None  # weighs 0: never asked
+    monkeypatch.setenv("AQUARELLE_HPS_URL", url)
+    assert missing_service_url(RewardConfig(preference_backend="hpsv3")) == (
+        "preference_url", f"{shown} (from AQUARELLE_HPS_URL) is not an http(s) URL with a host: give one like "
+                          "http://hps:8765")
+    monkeypatch.setenv("AQUARELLE_JUDGE_URL", url)
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text("judge_backend: openai\n")
+    sketch = tmp_path / "s.js"
+    sketch.write_text("function setup() {}\n")
+    r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert r.output.strip() == (f"reward config {cfg}: judge_url: {shown} (from AQUARELLE_JUDGE_URL) is not an "
+                                "http(s) URL with a host: give one like http://judge:8000/v1")
+    assert "sk-" not in r.output
+
+
+def test_http_service_urls_pass():
+    from aquarelle.rewards.config import missing_service_url
+
+    for url in ("http://judge:8000/v1", "https://api.example.com/v1", "http://[::1]:8000/v1", "http://127.0.0.1:9"):
+        assert missing_service_url(RewardConfig(judge_backend="openai", judge_url=url, preference_backend="hpsv3",
+                                                preference_url=url)) is None

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,7 @@ from aquarelle.train.preflight import check_env_urls, check_out
 from serve_process import ServeProcess, StubServer, free_port
 
 
-def _train(tmp_path, *args: str, config: dict | None = None) -> subprocess.CompletedProcess:
+def _train(tmp_path, *args: str, config: dict | None = None, **more_env: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "aquarelle.cli", "train", *args]
     if config is not None:
         path = tmp_path / "c.json"
@@ -28,6 +29,7 @@ def _train(tmp_path, *args: str, config: dict | None = None) -> subprocess.Compl
         cmd += ["--config", str(path)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("AQUARELLE_")}
     env.update(OMP_NUM_THREADS="1", AQUARELLE_CACHE=str(tmp_path / "cache"))  # a model load would show up there
+    env.update(more_env)
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -46,6 +48,11 @@ def _one_line(r: subprocess.CompletedProcess, *words: str) -> None:
     ({"reward": {"weights": {"judgee": 1.0}}}, ("reward", "judgee")),
     ({"reward": {"judge_backend": "openai"}}, ("reward.judge_url",)),
     ({"reward": {"preference_backend": "hpsv3"}}, ("reward.preference_url",)),
+    # a URL without a scheme loaded, and every judged reward was None ("judge unreachable ...")
+    ({"reward": {"judge_backend": "openai", "judge_url": "judge:8000/v1"}},
+     ("reward.judge_url", "'judge:8000/v1' is not an http(s) URL with a host")),
+    ({"reward": {"preference_backend": "hpsv3", "preference_url": "ftp://hps/"}},
+     ("reward.preference_url", "'ftp://hps/' is not an http(s) URL with a host")),
     pytest.param({"generation": {"use_vllm": True}}, ("generation.use_vllm",),
                  marks=pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm installed")),
 ])
@@ -208,3 +215,41 @@ def test_resume_with_a_damaged_config_json_is_one_line(tmp_path):
     _one_line(_train(tmp_path, "--out", str(run), "--resume"), "no \"config\" object")
     (run / "config.json").write_text(json.dumps({"config": config_from({}).model_dump()}))
     _one_line(_train(tmp_path, "--out", str(run), "--resume"), "no checkpoint")
+
+
+def test_a_model_that_will_not_load_leaves_no_run_directory(tmp_path):
+    """`train --model /no/such/model` (or a Hub id it could not fetch) said so in one line but left an empty --out
+    behind (and its new parents). A local path is checked in the preflight, before --out is made; a start that
+    fails later, before writing anything (offline and not cached: found only when the tokenizer loads), removes the
+    folders it made."""
+    out = tmp_path / "a" / "run"
+    _one_line(_train(tmp_path, "--out", str(out), "--model", "/no/such/model"),
+              "model path '/no/such/model' does not exist")
+    assert not (tmp_path / "a").exists()
+    out = tmp_path / "b" / "run"
+    r = _train(tmp_path, "--out", str(out), "--model", "aquarelle-tests/no-such-model", HF_HUB_OFFLINE="1")
+    _one_line(r, "cannot load the tokenizer of 'aquarelle-tests/no-such-model'")
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_failed_start_keeps_folders_that_hold_something_or_were_there(tmp_path, monkeypatch):
+    from aquarelle.train import grpo
+
+    def fails(cfg, out, **kw):
+        Path(out).mkdir(parents=True, exist_ok=True)
+        if kw["demos"] == "write":
+            (Path(out) / "config.json").write_text("{}")
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(grpo, "_train", fails)
+    cfg = config_from({})
+    for out, demos in ((tmp_path / "x" / "y" / "run", None), (tmp_path / "w" / "run", "write")):
+        with pytest.raises(RuntimeError, match="boom"):
+            grpo.train(cfg, out, demos=demos)
+    assert not (tmp_path / "x").exists()
+    assert (tmp_path / "w" / "run" / "config.json").is_file()  # a run that wrote something is kept whole
+    there = tmp_path / "there"
+    there.mkdir()
+    with pytest.raises(RuntimeError, match="boom"):
+        grpo.train(cfg, there, demos=None)
+    assert there.is_dir()  # --out that existed (empty) is left as it was

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import numbers
+import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
 
 #: The largest config file read. A training or reward config, even a run's ``config.json``, is a few KiB; PyYAML
 #: parses ~1-2 MB/s of comments and far less of a list (a 35 MB list took 159 s and 2.4 GB), and a file past
@@ -37,7 +43,7 @@ def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[s
         if suffix in (".yaml", ".yml"):
             import yaml
 
-            data = yaml.safe_load(text) or {}
+            data = yaml.load(text, Loader=_yaml_loader()) or {}
         else:
             data = json.loads(text)
     except Exception as e:  # noqa: BLE001 - not UTF-8, yaml/json syntax, too deep: the file's fault, one line
@@ -61,6 +67,48 @@ def read_mapping(path: str | Path, label: str, error: type[Exception]) -> dict[s
     if where is not None:  # JSON's "\ud800": a server started with it answered every GET /scoring with a bare 500
         raise error(f"{label} {p}: {where} is not valid Unicode text (a lone UTF-16 surrogate)")
     return data
+
+
+@functools.cache
+def _yaml_loader() -> type:
+    """PyYAML's safe loader, reading ``1e-5`` and ``1.0e5`` as the numbers YAML 1.2 says they are: YAML 1.1 wants a
+    dot and a signed exponent (``1.0e-5``) and reads the others as strings, which a number field refuses now that
+    a string is not a number (below)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+        list("-+0123456789"))
+    return Loader
+
+
+def _got(v: Any) -> str:
+    r = repr(v)
+    return f"{type(v).__name__} {r if len(r) <= 40 else r[:37] + '...'}"
+
+
+def _real_number(v: Any) -> Any:
+    # pydantic's lax mode read "1" and true as 1.0: {"judge": true} in a reset or a config was weight 1
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise PydanticCustomError("real_number", "must be a number (int or float), got {got}", {"got": _got(v)})
+    return v
+
+
+def _whole_number(v: Any) -> Any:
+    # lax mode read true as 1 ("render_size: true" was refused as "greater than or equal to 32") and "8" as 8;
+    # a float goes on to pydantic, which takes 8.0 and refuses 8.5
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise PydanticCustomError("whole_number", "must be an integer, got {got}", {"got": _got(v)})
+    return v
+
+
+#: A number field of a config (or a reset's weights): an int or a float, never a bool or a string.
+RealNumber = Annotated[float, BeforeValidator(_real_number)]
+#: An integer field of a config: an int (or a whole float), never a bool or a string.
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
 
 
 def _expanded_size(data: Any) -> int | None:

@@ -6,14 +6,21 @@ import tempfile
 from pathlib import Path
 
 
-def writable_folder(folder: Path) -> str | None:
+def writable_folder(folder: Path, make: bool = True) -> str | None:
     """Make ``folder`` (and its parents) if missing and prove a file can be created in it; the reason it cannot,
-    else None. A real probe, not ``os.access``: that says yes to root on a read-only mount."""
+    else None. A real probe, not ``os.access``: that says yes to root on a read-only mount.
+
+    ``make=False`` makes nothing: it probes the nearest folder that exists, where the missing ones would be made
+    (for a command that may still fail before it writes, and must not leave empty folders behind)."""
     folder = Path(folder)
+    if not make:
+        while not folder.exists() and folder.parent != folder:
+            folder = folder.parent
     if folder.exists() and not folder.is_dir():
         return f"{folder} is not a directory"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if make:
+            folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=folder).close()
     except OSError as e:
         return f"cannot write to {folder} ({e.strerror or e.__class__.__name__})"

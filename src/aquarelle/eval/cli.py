@@ -34,6 +34,13 @@ def _check_page_out(out: Path) -> None:
     """
     if out.is_dir():
         _fail(f"-o {out} is a directory; name the HTML file to write", 2)
+    from aquarelle.outputs import writable_folder
+
+    # as render -o and paint -o check theirs: a folder that cannot be written was a bare "[Errno 2] No such file
+    # or directory: '/proc/r.html'" after the page was built; nothing is made here (the run may not exist)
+    reason = writable_folder(out.absolute().parent, make=False)
+    if reason:
+        _fail(f"-o {out}: {reason}", 2)
     if out.exists():
         try:
             with out.open("rb") as f:

@@ -283,6 +283,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 
 def write_report(run_dir: str | Path, out: str | Path) -> Path:
     out = Path(out)
+    page = build(run_dir)  # first: a run that is not there must not leave -o's new folders behind
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build(run_dir), encoding="utf-8")
+    out.write_text(page, encoding="utf-8")
     return out

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..configfile import read_mapping
+from ..configfile import RealNumber, WholeNumber, read_mapping
 
 TERMS = ("gate", "length", "judge", "preference")
 #: the largest weight a term may have
@@ -27,10 +27,10 @@ class Weights(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # an inf weight made reward inf/NaN
     # Weights are relative (each preset's sum to 1). Finite ones overflowed too: {gate: 1e308, preference: 1e308}
     # scored a good painting inf (null over the wire), and a reward past ~1e154 overflows GRPO's group std.
-    gate: float = Field(0.05, ge=0, le=MAX_WEIGHT)
-    length: float = Field(0.05, ge=0, le=MAX_WEIGHT)
-    judge: float = Field(0.60, ge=0, le=MAX_WEIGHT)
-    preference: float = Field(0.30, ge=0, le=MAX_WEIGHT)
+    gate: RealNumber = Field(0.05, ge=0, le=MAX_WEIGHT)
+    length: RealNumber = Field(0.05, ge=0, le=MAX_WEIGHT)
+    judge: RealNumber = Field(0.60, ge=0, le=MAX_WEIGHT)
+    preference: RealNumber = Field(0.30, ge=0, le=MAX_WEIGHT)
 
     @model_validator(mode="after")
     def _not_all_zero(self) -> "Weights":
@@ -98,8 +98,8 @@ def reset_scoring(preset: str | None, weights: dict | None) -> dict[str, Any]:
 
 class ReferenceCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    love: int = Field(2, ge=0)
-    okay: int = Field(2, ge=0)
+    love: WholeNumber = Field(2, ge=0)
+    okay: WholeNumber = Field(2, ge=0)
 
 
 class RewardConfig(BaseModel):
@@ -112,27 +112,35 @@ class RewardConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     preset: str = DEFAULT_PRESET
-    weights: dict[str, float] | None = None
+    weights: dict[str, RealNumber] | None = None
     judge_backend: Literal["local", "openai"] = "local"
     judge_url: str | None = None
     judge_model: str | None = None  # default DEFAULT_JUDGE_MODEL
     judge_api_key_env: str | None = None  # default AQUARELLE_JUDGE_API_KEY, then OPENAI_API_KEY
-    judge_timeout_s: float = Field(60.0, gt=0)
-    judge_retries: int = Field(2, ge=0)
-    judge_backoff_s: float = Field(1.0, ge=0)
-    judge_concurrency: int = Field(8, ge=1)
+    judge_timeout_s: RealNumber = Field(60.0, gt=0)
+    judge_retries: WholeNumber = Field(2, ge=0)
+    judge_backoff_s: RealNumber = Field(1.0, ge=0)
+    judge_concurrency: WholeNumber = Field(8, ge=1)
     # at most 2048, as a reset's image_size: both resample the painting up as well as down, so 100000 made every
     # score ask for a 30 GB image (reward None "MemoryError" at best, a worker of many GB at worst)
-    judge_image_size: int = Field(512, ge=64, le=MAX_IMAGE_SIZE)
-    judge_cache_size: int = Field(4096, ge=0)
+    judge_image_size: WholeNumber = Field(512, ge=64, le=MAX_IMAGE_SIZE)
+    judge_cache_size: WholeNumber = Field(4096, ge=0)
     preference_backend: Literal["local", "hpsv3"] = "local"
     preference_url: str | None = None
-    preference_timeout_s: float = Field(60.0, gt=0)
-    preference_retries: int = Field(2, ge=0)
+    preference_timeout_s: RealNumber = Field(60.0, gt=0)
+    preference_retries: WholeNumber = Field(2, ge=0)
     references: ReferenceCounts = ReferenceCounts()
     reference_split: Literal["all", "design", "heldout"] = "all"
     pool_dir: str | None = None  # default: the repository's pool/
-    render_size: int = Field(256, ge=32, le=MAX_IMAGE_SIZE)  # size images are scored at by the local scorers
+    render_size: WholeNumber = Field(256, ge=32, le=MAX_IMAGE_SIZE)  # size images are scored at by the local scorers
+
+    @field_validator("preset", mode="before")
+    @classmethod
+    def _known_preset(cls, v: Any) -> Any:
+        # "" was read as the default preset (resolve_weights' `preset or DEFAULT_PRESET`), silently
+        if isinstance(v, str) and v not in PRESETS:
+            raise ValueError(f"unknown reward preset {v!r} (known: {', '.join(PRESETS)})")
+        return v
 
     @model_validator(mode="after")
     def _check_weights(self) -> "RewardConfig":
@@ -161,13 +169,47 @@ class RewardConfig(BaseModel):
 
 def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
     """(field, why) when a backend that needs a service, and counts in the configured weights, has no URL (in the
-    config or its environment variable); else None. Without one, every reward it is asked for is None."""
+    config or its environment variable), or one that is not an http(s) URL with a host (``judge:8000/v1``); else
+    None. Without one, every reward it is asked for is None."""
     w = config.weights_resolved()
-    if config.judge_backend == "openai" and w.judge > 0 and not config.resolved_judge_url():
-        return "judge_url", "the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"
-    if config.preference_backend == "hpsv3" and w.preference > 0 and not config.resolved_preference_url():
-        return "preference_url", "the hpsv3 backend needs a URL (or AQUARELLE_HPS_URL)"
+    checks = (("judge_url", config.judge_backend == "openai" and w.judge > 0, config.judge_url,
+               "AQUARELLE_JUDGE_URL", "the openai judge", "http://judge:8000/v1"),
+              ("preference_url", config.preference_backend == "hpsv3" and w.preference > 0, config.preference_url,
+               "AQUARELLE_HPS_URL", "the hpsv3 backend", "http://hps:8765"))
+    for field, needed, given, env, who, like in checks:
+        if not needed:
+            continue
+        url = given or os.environ.get(env) or None
+        if not url:
+            return field, f"{who} needs a URL (or {env})"
+        if not is_http_url(url):  # "judge:8000/v1" loaded, then every judged reward was None "judge unreachable"
+            where = "" if given else f" (from {env})"
+            return field, f"{_named_url(url)}{where} is not an http(s) URL with a host: give one like {like}"
     return None
+
+
+def is_http_url(url: str) -> bool:
+    """Whether ``url`` parses as an http(s) URL with a host (and a port, if any, that is a number), with no
+    whitespace around it (``urlsplit`` would strip it; an HTTP client need not)."""
+    from urllib.parse import urlsplit
+
+    if url != url.strip():
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(host)
+
+
+def _named_url(url: str) -> str:
+    """A URL that did not parse, quoted for a message without what may be a key: ``user:key@`` and the query."""
+    shown = url.split("?", 1)[0].split("#", 1)[0]
+    if "@" in shown:
+        shown = "..." + shown[shown.rindex("@"):]
+    return repr(shown if len(shown) <= 80 else shown[:77] + "...")
 
 
 def missing_pool(config: RewardConfig) -> tuple[str, str] | None:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..configfile import read_mapping
+from ..configfile import RealNumber, read_mapping
 
 Mode = Literal["tools", "sketch", "revise"]
 Preset = Literal["judge-led", "hps-led", "hps-only"]
@@ -92,7 +92,7 @@ class EnvSection(_Section):
 
 class RewardSection(_Section):
     preset: Preset = Field("judge-led", description="reward weights preset")
-    weights: dict[str, float] | None = Field(None, description="custom {gate, length, judge, preference}; beats preset")
+    weights: dict[str, RealNumber] | None = Field(None, description="custom {gate, length, judge, preference}; beats preset")
     judge_backend: Literal["local", "openai"] = Field("local", description="pairwise judge backend")
     judge_url: str | None = Field(None, description="OpenAI-compatible base URL (openai backend)")
     judge_model: str | None = Field(None, description="judge model name, e.g. Qwen/Qwen3-VL-30B-A3B-Instruct")

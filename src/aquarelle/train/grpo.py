@@ -402,7 +402,34 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
 
     Under a multi-process launch (``accelerate launch --num_processes N``) every process calls this; the main one
     alone checks and writes the run directory (procs.py), and every process returns the main one's summary.
+
+    A start that fails before anything is written to ``out`` (a model that will not load, a warm start that
+    fails) leaves none of the folders it made behind: an empty run directory only confused the next look at it.
     """
+    made = _missing_folders(Path(out)) if Procs.from_env().main else []
+    try:
+        return _train(cfg, out, resume=resume, demos=demos, log=log, config_file=config_file)
+    except BaseException:
+        for folder in made:  # deepest first; one that holds anything stays, and so do the ones above it
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """``path`` and its parents up to the first that exists, deepest first: what ``mkdir(parents=True)`` makes."""
+    missing = []
+    path = path.absolute()
+    while not path.exists() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None, log: Any,
+           config_file: str | None) -> dict:
     log = log or (lambda m: print(m, file=sys.stderr))
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     run = Path(out)

@@ -280,6 +280,15 @@ def load_tokenizer(spec: str | None = None) -> Any:
     return _finish_tokenizer(tok)
 
 
+def check_source(spec: str) -> None:
+    """``ModelError`` (one line) when ``spec`` is a local path that is not there or holds no model, or a Hub id that
+    is neither cached nor reachable: what loading it would find out, in seconds and without loading it. The built-in
+    names (smollm2, tiny) are not checked: the CPU default is fetched into its cache when first loaded."""
+    if spec == SMOLLM2 or spec in TINY:
+        return
+    _source(spec)
+
+
 def _source(spec: str) -> Path:
     """What ``from_pretrained`` loads for ``spec`` (a run directory's final checkpoint), checked to be there."""
     p = Path(resolve(spec))

@@ -48,6 +48,15 @@ def check_prompts(cfg: TrainConfig) -> None:
     load_prompts(cfg.prompts, split="train")
 
 
+def check_model(cfg: TrainConfig) -> None:
+    """The policy is there to load: a local path that exists and holds a model, or a Hub id that is cached or
+    reachable (``ModelError``, one line). Before ``--out`` is made: a start that failed on its model left an empty
+    run directory behind."""
+    from .model import check_source
+
+    check_source(cfg.model.name)
+
+
 def check_reward(cfg: TrainConfig) -> None:
     """The reward backends that need a service have its URL, and a judge that counts has its pool. (The section
     itself was checked when the config was read: ``config._check_reward``.)"""
@@ -190,6 +199,7 @@ def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | N
     check_prompts(cfg)
     check_vllm(cfg)
     check_reward(cfg)
+    check_model(cfg)
     if cfg.env.urls:
         check_env_urls(cfg.env.urls, cfg.reward.scorer_config(), config_file=config_file)
     return grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
