@@ -180,3 +180,26 @@ def test_every_environment_variable_the_code_reads_is_documented():
     doc = (REPO / "docs" / "config.md").read_text()
     missing = sorted(v for v in used if f"`{v}`" not in doc)
     assert used and not missing, f"docs/config.md does not name: {missing}"
+
+
+@pytest.mark.parametrize("text, key, said", [
+    ("optim:\n  max_steps: '3'\n", "optim.max_steps", "must be an integer, got str '3'"),
+    ("optim:\n  max_steps: true\n", "optim.max_steps", "must be an integer, got bool True"),
+    ("generation:\n  temperature: '0.7'\n", "generation.temperature", "must be a number (int or float), got str"),
+    ("model:\n  lora: 'yes'\n", "model.lora", "valid boolean"),
+])
+def test_training_numbers_and_switches_are_not_coerced(tmp_path, text, key, said):
+    """pydantic's lax mode read max_steps '3' as 3, true as 1 and lora 'yes' as true, where the reward config's
+    numbers are strict: a quoted or mistyped value is one line naming the key, as in the reward section."""
+    from aquarelle.train.config import ConfigError, load_config
+
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    assert str(e.value).startswith(f"config key {key}: ") and said in str(e.value), str(e.value)
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("optim:\n  max_steps: 3\n  learning_rate: 1e-5\nmodel:\n  lora: yes\n  train_layers: all\n")
+    cfg = load_config(ok)
+    assert (cfg.optim.max_steps, cfg.optim.learning_rate, cfg.model.lora, cfg.model.train_layers) == (3, 1e-5, True,
+                                                                                                      "all")

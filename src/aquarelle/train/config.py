@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-from ..configfile import RealNumber, read_mapping
+from ..configfile import RealNumber, WholeNumber, read_mapping
 
 Mode = Literal["tools", "sketch", "revise"]
 Preset = Literal["judge-led", "hps-led", "hps-only"]
@@ -25,11 +25,11 @@ class _Section(BaseModel):
 class ModelSection(_Section):
     name: str = Field("smollm2", description="policy: 'smollm2' (CPU default), 'tiny', a Hub id or a local path/run dir")
     dtype: Literal["float32", "bfloat16", "float16"] = Field("float32", description="weights dtype for training")
-    lora: bool = Field(False, description="train a LoRA adapter instead of all weights")
-    lora_r: int = Field(8, ge=1, description="LoRA rank")
-    lora_alpha: int = Field(16, ge=1, description="LoRA alpha")
+    lora: StrictBool = Field(False, description="train a LoRA adapter instead of all weights")
+    lora_r: WholeNumber = Field(8, ge=1, description="LoRA rank")
+    lora_alpha: WholeNumber = Field(16, ge=1, description="LoRA alpha")
     lora_target_modules: list[str] | str = Field("all-linear", description="LoRA target modules")
-    train_layers: int | Literal["all"] | None = Field(None, description="train only the top N decoder layers; "
+    train_layers: WholeNumber | Literal["all"] | None = Field(None, description="train only the top N decoder layers; "
                                                       "'all'; None = auto (6 for the CPU default on a CPU, else all)")
 
     def layers_to_train(self, cuda: bool) -> int | None:
@@ -42,24 +42,24 @@ class ModelSection(_Section):
 
 
 class GenerationSection(_Section):
-    num_generations: int = Field(2, ge=2, description="G: completions per prompt (one GRPO group)")
-    prompts_per_step: int = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
-    max_completion_length: int = Field(640, ge=8, description="token budget per rollout, tool results included")
-    max_tool_calling_iterations: int = Field(2, ge=1, description="assistant turns that may call tools")
-    temperature: float = Field(1.0, gt=0, description="sampling temperature")
-    top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling")
-    use_vllm: bool = Field(False, description="generate with vLLM (GPU machines); passed to GRPOConfig")
+    num_generations: WholeNumber = Field(2, ge=2, description="G: completions per prompt (one GRPO group)")
+    prompts_per_step: WholeNumber = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
+    max_completion_length: WholeNumber = Field(640, ge=8, description="token budget per rollout, tool results included")
+    max_tool_calling_iterations: WholeNumber = Field(2, ge=1, description="assistant turns that may call tools")
+    temperature: RealNumber = Field(1.0, gt=0, description="sampling temperature")
+    top_p: RealNumber = Field(1.0, gt=0, le=1, description="nucleus sampling")
+    use_vllm: StrictBool = Field(False, description="generate with vLLM (GPU machines); passed to GRPOConfig")
     vllm_mode: Literal["colocate", "server"] = Field("colocate", description="TRL vLLM mode")
     vllm_server_base_url: str | None = Field(None, description="URL of `trl vllm-serve` in server mode")
 
 
 class OptimSection(_Section):
-    max_steps: int = Field(2, ge=1, description="GRPO optimisation steps")
-    learning_rate: float = Field(1e-5, gt=0, description="GRPO learning rate")
-    beta: float = Field(0.0, ge=0, description="KL coefficient (0 = no reference model, as TRL defaults)")
-    seed: int = Field(0, description="seed for sampling, prompt order and GRPO group seeds")
-    save_steps: int = Field(50, ge=1, description="checkpoint every N steps (and always at the end)")
-    trackio: bool = Field(False, description="also log to trackio (local)")
+    max_steps: WholeNumber = Field(2, ge=1, description="GRPO optimisation steps")
+    learning_rate: RealNumber = Field(1e-5, gt=0, description="GRPO learning rate")
+    beta: RealNumber = Field(0.0, ge=0, description="KL coefficient (0 = no reference model, as TRL defaults)")
+    seed: WholeNumber = Field(0, description="seed for sampling, prompt order and GRPO group seeds")
+    save_steps: WholeNumber = Field(50, ge=1, description="checkpoint every N steps (and always at the end)")
+    trackio: StrictBool = Field(False, description="also log to trackio (local)")
     extra_grpo_args: dict[str, Any] = Field(default_factory=dict,
                                             description="any other GRPOConfig keyword, passed through verbatim")
 
@@ -67,25 +67,25 @@ class OptimSection(_Section):
 class SFTSection(_Section):
     # measured with the CPU default (17 demonstrations): after 8 steps it painted none of 8 test paintings (its
     # arguments were wrong or it called nothing), after 40 (2.4 epochs) 3 of 8, rewards 0.07-0.67: GRPO gets signal
-    steps: int = Field(40, ge=1, description="warm-start optimisation steps")
-    learning_rate: float = Field(5e-4, gt=0, description="warm-start learning rate")
-    batch_size: int = Field(1, ge=1, description="warm-start examples per step")
-    train_layers: int | None = Field(6, ge=1, description="train only the top N decoder layers (None: all)")
-    max_length: int = Field(2048, ge=64, description="warm-start sequence cap (tokens)")
+    steps: WholeNumber = Field(40, ge=1, description="warm-start optimisation steps")
+    learning_rate: RealNumber = Field(5e-4, gt=0, description="warm-start learning rate")
+    batch_size: WholeNumber = Field(1, ge=1, description="warm-start examples per step")
+    train_layers: WholeNumber | None = Field(6, ge=1, description="train only the top N decoder layers (None: all)")
+    max_length: WholeNumber = Field(2048, ge=64, description="warm-start sequence cap (tokens)")
     tiers: list[str] = Field(["love", "okay"], description="pool tiers used as demonstrations")
-    auto: bool = Field(True, description="run the warm start first when the policy cannot call tools yet")
+    auto: StrictBool = Field(True, description="run the warm start first when the policy cannot call tools yet")
 
 
 class EnvSection(_Section):
     action_space: str = Field("hf10", description="'hf10', 'full' or a comma-separated list of brush methods")
     urls: list[str] = Field(default_factory=list, description="env server URLs (round-robin); empty = in-process")
-    max_steps: int = Field(16, ge=1, description="tool calls an episode may make (tools mode)")
-    revisions: int = Field(1, ge=0, description="revision rounds (revise mode)")
+    max_steps: WholeNumber = Field(16, ge=1, description="tool calls an episode may make (tools mode)")
+    revisions: WholeNumber = Field(1, ge=0, description="revision rounds (revise mode)")
     hide_tools: list[str] = Field(["beginShape", "vertex", "endShape"],
                                   description="tools not offered to the policy (the compact `shape` tool covers them); "
                                               "every tool's schema is in the prompt of every turn")
-    observation_chars: int = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
-    image_size: int = Field(256, ge=32, le=2048,  # the bounds of the env's reset keyword image_size
+    observation_chars: WholeNumber = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
+    image_size: WholeNumber = Field(256, ge=32, le=2048,  # the bounds of the env's reset keyword image_size
                             description="size rollout images are scored and saved at (the painting, resampled), "
                                         "sent with every episode's reset: in-process and on env servers alike")
 
