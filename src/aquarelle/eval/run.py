@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aquarelle.train.grpo import TRAIN_COMPLETION_CHARS  # where training cuts a completion; eval samples keep it whole
+from aquarelle.train import TRAIN_COMPLETION_CHARS  # where training cuts a completion; eval samples keep it whole
 
 TERMS = ("gate", "length", "judge", "preference")
 

@@ -12,6 +12,11 @@ from typing import Any
 # `activation_checkpointing*`: three FutureWarnings with tracebacks per run that say nothing about the run
 warnings.filterwarnings("ignore", message=r"`(is_)?gradient_checkpointing\w*` is deprecated", category=FutureWarning)
 
+#: The first this many characters of each completion are kept in rollouts.jsonl (``grpo.Recorder.record``); eval
+#: reads a transcript that long as cut short (``aquarelle.eval.run``). Here, not in grpo.py, so that reading a run
+#: does not import the trainer's modules (~0.25 s).
+TRAIN_COMPLETION_CHARS = 6000
+
 __all__ = ["PaintingToolEnv", "ToolError", "make_tool_env", "tool_names"]
 
 _WHERE = {"PaintingToolEnv": "tool_env", "ToolError": "tool_env", "make_tool_env": "tool_env", "tool_names": "tool_env"}

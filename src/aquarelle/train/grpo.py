@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import TRAIN_COMPLETION_CHARS
 from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -29,9 +30,6 @@ METRIC_KEYS = ("step", "reward", "reward_std", "frac_reward_zero_std", "gate_mea
                "preference_mean", "loss", "grad_norm", "step_time", "env_time_share", "tool_calls_mean",
                "completion_len_mean")
 TERMS = ("gate", "length", "judge", "preference")
-#: The first this many characters of each completion are kept in rollouts.jsonl (``Recorder.record``); eval reads a
-#: transcript that long as cut short (``aquarelle.eval.run``).
-TRAIN_COMPLETION_CHARS = 6000
 
 
 @dataclass
