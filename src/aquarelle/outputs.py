@@ -14,8 +14,8 @@ def writable_folder(folder: Path, make: bool = True) -> str | None:
     (for a command that may still fail before it writes, and must not leave empty folders behind)."""
     folder = Path(folder)
     if not make:
-        while not folder.exists() and folder.parent != folder:
-            folder = folder.parent
+        missing = missing_folders(folder)
+        folder = missing[-1].parent if missing else folder
     if folder.exists() and not folder.is_dir():
         return f"{folder} is not a directory"
     try:
@@ -25,3 +25,14 @@ def writable_folder(folder: Path, make: bool = True) -> str | None:
     except OSError as e:
         return f"cannot write to {folder} ({e.strerror or e.__class__.__name__})"
     return None
+
+
+def missing_folders(path: Path) -> list[Path]:
+    """``path`` and its parents up to the first that exists, deepest first: what ``mkdir(parents=True)`` would make
+    (and what a command that failed before writing removes again)."""
+    missing = []
+    path = Path(path).absolute()
+    while not path.exists() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    return missing

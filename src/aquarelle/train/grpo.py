@@ -404,7 +404,9 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
     A start that fails before anything is written to ``out`` (a model that will not load, a warm start that
     fails) leaves none of the folders it made behind: an empty run directory only confused the next look at it.
     """
-    made = _missing_folders(Path(out)) if Procs.from_env().main else []
+    from aquarelle.outputs import missing_folders
+
+    made = missing_folders(Path(out)) if Procs.from_env().main else []
     try:
         return _train(cfg, out, resume=resume, demos=demos, log=log, config_file=config_file)
     except BaseException:
@@ -414,16 +416,6 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
             except OSError:
                 break
         raise
-
-
-def _missing_folders(path: Path) -> list[Path]:
-    """``path`` and its parents up to the first that exists, deepest first: what ``mkdir(parents=True)`` makes."""
-    missing = []
-    path = path.absolute()
-    while not path.exists() and path.parent != path:
-        missing.append(path)
-        path = path.parent
-    return missing
 
 
 def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None, log: Any,
