@@ -41,10 +41,8 @@ def server_reward_config(path: Any = None) -> Any:
     ``train`` refuses it: on a server it made every reward None, found only once episodes were scored. So is a
     judge whose pool is missing (a mistyped ``AQUARELLE_POOL``), with or without a file.
     A bad file raises ``RewardError``, one line naming it."""
-    from aquarelle.rewards.config import RewardError, load_config, missing_pool, missing_service_url
+    from aquarelle.rewards.config import check_services, load_config
 
     cfg = load_config(path)
-    missing = missing_service_url(cfg) or missing_pool(cfg)
-    if missing:
-        raise RewardError(f"{f'reward config {path}: ' if path else ''}{missing[0]}: {missing[1]}")
+    check_services(cfg, path)
     return cfg

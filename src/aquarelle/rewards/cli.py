@@ -40,14 +40,14 @@ def score_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per sketch on stdout."),
 ) -> None:
     """Score sketches with the composite reward (gate, length, pairwise judge, preference)."""
-    from .config import RewardError
+    from .config import RewardError, check_services
 
     cfg = _config(config, preset=preset)
-    from .config import missing_pool, missing_service_url
 
-    missing = missing_service_url(cfg) or missing_pool(cfg)
-    if missing:  # every sketch would be reward None for the same reason: say it once, as serve and train do
-        _fail(f"{f'reward config {config}: ' if config else ''}{missing[0]}: {missing[1]}")
+    try:
+        check_services(cfg, config)  # every sketch would be reward None for one reason: say it once, as serve does
+    except RewardError as e:
+        _fail(str(e))
     from ..brush.action_space import get_space
     from ..brush.commands import CommandError
 

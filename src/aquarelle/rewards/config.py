@@ -191,17 +191,21 @@ def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
 def is_http_url(url: str) -> bool:
     """Whether ``url`` parses as an http(s) URL with a host (and a port, if any, that is a number), with no
     whitespace around it (``urlsplit`` would strip it; an HTTP client need not)."""
+    return url == url.strip() and _http_parts(url) is not None
+
+
+def _http_parts(url: str) -> Any:
+    """``urlsplit(url)`` when it is an http(s) URL with a host and a port that is a number (if any), else None
+    (``urlsplit`` raises on ``http://[bad`` and on a port that is not a number)."""
     from urllib.parse import urlsplit
 
-    if url != url.strip():
-        return False
     try:
         parts = urlsplit(url)
         host = parts.hostname
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(host)
+        return None
+    return parts if parts.scheme in ("http", "https") and host else None
 
 
 def _named_url(url: str) -> str:
@@ -210,6 +214,15 @@ def _named_url(url: str) -> str:
     if "@" in shown:
         shown = "..." + shown[shown.rindex("@"):]
     return repr(shown if len(shown) <= 80 else shown[:77] + "...")
+
+
+def check_services(config: RewardConfig, path: Any = None) -> None:
+    """``RewardError`` (one line, naming the file ``path`` when there is one) when a weighed backend has no usable
+    URL or the judge has no pool: every reward it scored would be None for that one reason, so ``serve`` and
+    ``score`` refuse the config before they start (train's preflight names its own config keys)."""
+    missing = missing_service_url(config) or missing_pool(config)
+    if missing:
+        raise RewardError(f"{f'reward config {path}: ' if path else ''}{missing[0]}: {missing[1]}")
 
 
 def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
@@ -260,16 +273,12 @@ def shown_url(url: str | None) -> str | None:
     "path" to ``urlsplit``; ``http://[bad`` raises) is withheld whole, never raised: it would stop the server."""
     if not url:
         return url
-    from urllib.parse import urlsplit, urlunsplit
+    from urllib.parse import urlunsplit
 
-    try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname
-        port = parts.port
-    except ValueError:
+    parts = _http_parts(url.strip())
+    if parts is None:
         return URL_WITHHELD
-    if parts.scheme not in ("http", "https") or not host:
-        return URL_WITHHELD
+    host, port = parts.hostname, parts.port
     netloc = f"[{host}]" if ":" in host else host
     netloc += f":{port}" if port is not None else ""
     path = parts.path.split(";", 1)[0]
