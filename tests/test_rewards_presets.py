@@ -457,17 +457,23 @@ def test_a_judge_without_references_is_refused_at_load():
     assert cfg.references.love == cfg.references.okay == 0
 
 
+def _score_with_config(tmp_path, config_text: str):
+    """``aquarelle score --json --config`` of a one-line sketch with a reward config of ``config_text``: the file and
+    the CLI's result."""
+    from aquarelle.cli import app
+
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text(config_text)
+    sketch = tmp_path / "s.js"
+    sketch.write_text("function setup() {}\n")
+    return cfg, CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
+
+
 def test_score_with_a_weighed_service_that_has_no_url_is_one_line(tmp_path, monkeypatch):
     """score --config with an openai judge and no URL printed reward None for every sketch (exit 1); serve and
     train refuse the same config in one line."""
-    from aquarelle.cli import app
-
     monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
-    cfg = tmp_path / "r.yaml"
-    cfg.write_text("judge_backend: openai\npreset: judge-led\n")
-    sketch = tmp_path / "s.js"
-    sketch.write_text("function setup() {}\n")
-    r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
+    cfg, r = _score_with_config(tmp_path, "judge_backend: openai\npreset: judge-led\n")
     assert r.exit_code == 2 and r.stdout == "", r.output
     assert r.output.strip() == f"reward config {cfg}: judge_url: the openai judge needs a URL (or AQUARELLE_JUDGE_URL)"
 
@@ -480,7 +486,6 @@ def test_score_with_a_weighed_service_that_has_no_url_is_one_line(tmp_path, monk
 def test_a_service_url_that_is_not_http_with_a_host_is_refused(tmp_path, monkeypatch, url, shown):
     """A judge_url without a scheme loaded, and every judged reward was then None ("judge unreachable ..."):
     score, serve and train refuse it where they refuse a missing URL, naming the field (never a key it holds)."""
-    from aquarelle.cli import app
     from aquarelle.rewards.config import missing_service_url
 
     monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
@@ -497,11 +502,7 @@ def test_a_service_url_that_is_not_http_with_a_host_is_refused(tmp_path, monkeyp
         "preference_url", f"{shown} (from AQUARELLE_HPS_URL) is not an http(s) URL with a host: give one like "
                           "http://hps:8765")
     monkeypatch.setenv("AQUARELLE_JUDGE_URL", url)
-    cfg = tmp_path / "r.yaml"
-    cfg.write_text("judge_backend: openai\n")
-    sketch = tmp_path / "s.js"
-    sketch.write_text("function setup() {}\n")
-    r = CliRunner().invoke(app, ["score", str(sketch), "--json", "--config", str(cfg)])
+    cfg, r = _score_with_config(tmp_path, "judge_backend: openai\n")
     assert r.exit_code == 2 and r.stdout == "", r.output
     assert r.output.strip() == (f"reward config {cfg}: judge_url: {shown} (from AQUARELLE_JUDGE_URL) is not an "
                                 "http(s) URL with a host: give one like http://judge:8000/v1")

@@ -90,25 +90,22 @@ def _got(v: Any) -> str:
     return f"{type(v).__name__} {r if len(r) <= 40 else r[:37] + '...'}"
 
 
-def _real_number(v: Any) -> Any:
-    # pydantic's lax mode read "1" and true as 1.0: {"judge": true} in a reset or a config was weight 1
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise PydanticCustomError("real_number", "must be a number (int or float), got {got}", {"got": _got(v)})
-    return v
+def _number_check(kind: str, what: str) -> Any:
+    """A before-validator refusing what pydantic's lax mode coerced to a number: ``"1"`` and ``true`` were 1 (a
+    weight ``{"judge": true}`` in a reset was weight 1; ``render_size: true`` was refused as "greater than or equal
+    to 32"). A float goes on to pydantic, which takes 8.0 for an integer and refuses 8.5."""
+    def check(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise PydanticCustomError(kind, f"must be {what}, got {{got}}", {"got": _got(v)})
+        return v
 
-
-def _whole_number(v: Any) -> Any:
-    # lax mode read true as 1 ("render_size: true" was refused as "greater than or equal to 32") and "8" as 8;
-    # a float goes on to pydantic, which takes 8.0 and refuses 8.5
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise PydanticCustomError("whole_number", "must be an integer, got {got}", {"got": _got(v)})
-    return v
+    return check
 
 
 #: A number field of a config (or a reset's weights): an int or a float, never a bool or a string.
-RealNumber = Annotated[float, BeforeValidator(_real_number)]
+RealNumber = Annotated[float, BeforeValidator(_number_check("real_number", "a number (int or float)"))]
 #: An integer field of a config: an int (or a whole float), never a bool or a string.
-WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+WholeNumber = Annotated[int, BeforeValidator(_number_check("whole_number", "an integer"))]
 
 
 def _expanded_size(data: Any) -> int | None:
