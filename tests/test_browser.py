@@ -438,6 +438,57 @@ def test_native_fills_draw_as_many_numbers_as_p5_brush(renderer):
     assert ours == js
 
 
+def _off_canvas_program(circle: list) -> Program:
+    """A fill whose circle leaves the canvas, then one on it: what a policy often paints."""
+    return Program.from_calls(
+        [("fill", ["#f39189", 90]), ("fillBleed", [0.2]), ("circle", circle),
+         ("fill", ["#dd9a98", 130]), ("fillBleed", [0.4]), ("circle", [300, 300, 200, 0.5])],
+        seed=1420504616,
+    )
+
+
+@pytest.mark.parametrize("circle", [
+    [1000, 300, 50, 0],  # starts past the walker's bounds (1.5 canvases): every vertex where it stalls, no area
+    [800, 300, 40, 0],  # all off the canvas, and so is the reach of its bleed
+    [850, 300, 100, 0],  # walks, then stalls halfway round: the plot's segment index stops with it
+], ids=["no-area", "reach-off-canvas", "stalls-halfway"])
+def test_a_fill_off_the_canvas_draws_as_p5_brush_so_the_next_shape_matches(renderer, circle):
+    """p5.brush fills a shape that paints nothing all the same, drawing from its stream, and its walker stops
+    reading the plot's segment index where it stalls. Ours skipped such fills and read on, so every shape after
+    one painted with other numbers: a policy's circle off the right edge (``circle(720, 480, 420)``) then
+    covered 0.5% of the canvas natively against 8.9% in the browser, under the gate's 0.5% in one and not the
+    other; 15 of 80 random policy-like programs differed by more than parity's 0.67-1.5 area ratio."""
+    from aquarelle.render.native import render as native_render
+
+    js, ours = _next_fill_draws(renderer, _off_canvas_program(circle))
+    assert ours == js
+    browser = renderer.render(_off_canvas_program(circle))
+    native = native_render(_off_canvas_program(circle))
+    assert np.abs(native.astype(int) - browser).mean() < 1.0
+
+
+def test_a_hatch_with_nothing_to_draw_its_lines_with_stops_the_sketch_in_both_renderers(renderer):
+    """p5.brush draws a hatch's lines with ``line``, which throws without a stroke: ``noStroke(); hatch(10, 45)``
+    then a shape is a sketch error in the browser (and in any exported sketch). Ours painted the fill, warned and
+    scored it; now it refuses the program as the browser does. A hatch whose shape gives it no lines draws none
+    and throws nothing in either."""
+    from aquarelle.render.native import render as native_render
+
+    def prog(*shape):
+        return Program.from_calls([("fill", ["#0e35f8", 60]), ("noStroke", []), ("hatch", [10, 45]), *shape],
+                                  seed=3)
+
+    hatched = prog(("rect", [100, 100, 300, 200]))
+    with pytest.raises(RenderError, match="No brush or color set"):
+        renderer.render(hatched)
+    with pytest.raises(RenderError, match="hatch: no brush or colour set"):
+        native_render(hatched)
+    white = np.array([255, 255, 255])
+    empty = prog(("hatch", [1000, 45]), ("rect", [100, 100, 300, 200]))  # lines 1000 px apart: none cross it
+    assert _painted(renderer.render(empty), white).mean() > 0.05
+    assert _painted(native_render(empty), white).mean() > 0.05
+
+
 def test_a_self_crossing_fill_at_low_bleed_draws_as_p5_brush():
     """At bleed < 0.05 the fill's vertices stay on the polygon's edges, so the trim's bridge is a whole number
     of vertex spacings and its vertex count (a ceil of Math.hypot lengths) can hang on the last bit of the

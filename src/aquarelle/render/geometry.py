@@ -49,6 +49,8 @@ class Plot:
     cum: list = dfield(default_factory=list)
     length: float = 0.0
     origin: tuple | None = None
+    #: the segment index p5.brush's Plot keeps between walks (``this.index``): a walk that stalls keeps it
+    index: int = 0
 
     def add(self, a: float, length: float, pres: float = 1.0, degrees: bool = True) -> None:
         self.extend([length], [_norm(float(a)) if degrees else a], [pres])
@@ -482,7 +484,17 @@ class Walker:
         # p5.brush walks from (x + W/2, y + H/2) and keeps pos - (W/2, H/2): the same frame, so a vertex on a
         # canvas edge rounds as it does there (whether it lies inside a shape decides draws later)
         hw, hh = 0.5 * self.width, 0.5 * self.height
-        xs, ys, idx, _, _, _ = self.walk_plot(plot, x + hw, y + hh, 1.0, nsteps, hw, hh)
+        xs, ys, idx, plotted, _, _ = self.walk_plot(plot, x + hw, y + hh, 1.0, nsteps, hw, hh)
+        # p5.brush reads the plot's segment index only as its walker's last step left it: a step taken outside
+        # the canvas bounds (the walker stalls there for good) or past the plot's end looks nothing up, so from
+        # that step on the index stays where it was (the plot's index from its last walk, if the very first
+        # step stalls). Vertices, and the random draws of the fill they make, follow that index.
+        live = ((xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])) & (plotted <= plot.length)
+        if not live.all():
+            k = int(np.argmin(live))
+            idx = idx.copy()
+            idx[k:] = idx[k - 1] if k > 0 else plot.index
+        plot.index = int(idx[-1])
         _, seg, _, _ = plot.arrays()
         r = rng.random(nsteps) if side > 0 else np.zeros(nsteps)
         v = _select_vertices(xs, ys, idx, seg, float(side), r)

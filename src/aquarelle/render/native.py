@@ -287,7 +287,6 @@ class _Painter:
         ext = float(max(mx[0] - mn[0], mx[1] - mn[1]))
         if ext < 0.5:
             self.warn("fill: shape has no area; not filled")
-            return
         # area the fill can reach, clipped to the canvas
         pad = ext * (0.6 + 1.5 * st.fill.bleed) + 4
         bw = max(0.0, min(self.w, mx[0] + pad) - max(0, mn[0] - pad))
@@ -296,8 +295,9 @@ class _Painter:
         self.budget.spend(self.used, "fill_vertices", len(verts))
         self.budget.spend(self.used, "fill_rows", _edge_rows(verts, self.h, self.rows))
         self.budget.spend(self.used, "fill_area", bw * bh / self.unit)
-        if bw <= 0 or bh <= 0:
-            return
+        # A fill with no area, or whose reach misses the canvas, paints nothing, but it is still run: p5.brush
+        # fills it all the same, drawing from its random stream (and blending the pending mask), and every shape
+        # after it paints with the numbers left. Skipping it moved the next shapes of a painting.
         if self.scratch is None:
             self.scratch = _scratch(self.h, self.w)
         self.mix.begin(False, st.fill.color)
@@ -316,8 +316,11 @@ class _Painter:
             brush, color, weight = h.style
         elif st.stroke.active and st.stroke.color:
             brush, color, weight = st.stroke.brush, st.stroke.color, st.stroke.weight
+        elif len(lines):
+            # p5.brush draws each hatch line with ``line``, which throws without a stroke: the sketch stops there
+            raise RenderError("hatch: no brush or colour set for its lines (call set(brush, color), stroke(color) "
+                              "or hatchStyle(brush, color) first)")
         else:
-            self.warn("hatch: no hatchStyle and no stroke colour; hatch lines not drawn")
             return
         # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style
         self._straight(st, line_rows(np.ascontiguousarray(lines[:, :4])), brush, color, weight, h.style is not None)
