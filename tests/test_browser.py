@@ -489,6 +489,30 @@ def test_a_hatch_with_nothing_to_draw_its_lines_with_stops_the_sketch_in_both_re
     assert _painted(native_render(empty), white).mean() > 0.05
 
 
+def test_an_open_curve_through_two_points_breaks_p5_brush_so_it_is_refused(renderer):
+    """p5.brush curves an open path at each point between two others: through two points, with curvature > 0
+    (``spline``'s default is 0.5), the path is empty. Its fill throws; its stroke paints nothing and the next
+    stroke is lost too (measured here: the marker line after it is missing). Ours painted both, so a policy was
+    scored for a painting p5.brush does not make; it is refused now, in both the spline and the open shape."""
+    marker = [("set", ["marker", "#f68ccb", 3]), ("line", [471, 594, 7, 86])]
+
+    def prog(*calls):
+        return Program.from_calls(list(calls), seed=7)
+
+    bad_stroke = prog(("set", ["charcoal", "#1a42a0", 3]), ("spline", [[[100, 100], [300, 200]], 0.3]), *marker)
+    assert _painted(renderer.render(prog(*marker)), np.array([255, 255, 255])).sum() > 1000
+    assert _painted(renderer.render(bad_stroke), np.array([255, 255, 255])).sum() == 0  # the marker line is lost
+    bad_fill = prog(("noStroke", []), ("fill", ["#3060c0", 150]), ("beginShape", [0.5]), ("vertex", [100, 100]),
+                    ("vertex", [300, 200]), ("endShape", [False]))
+    with pytest.raises(RenderError, match="Cannot read properties of undefined"):
+        renderer.render(bad_fill)
+    from aquarelle.render.native import render as native_render
+
+    for p in (bad_stroke, bad_fill):
+        with pytest.raises(RenderError, match="2 points with curvature .* make an empty path"):
+            native_render(p)
+
+
 def test_a_self_crossing_fill_at_low_bleed_draws_as_p5_brush():
     """At bleed < 0.05 the fill's vertices stay on the polygon's edges, so the trim's bridge is a whole number
     of vertex spacings and its vertex count (a ceil of Math.hypot lengths) can hang on the last bit of the

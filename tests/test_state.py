@@ -98,3 +98,17 @@ def test_the_examples_render_natively():
         res = run_sketch(path.read_text())
         assert res.ok, (path.name, res.reason)
         assert render(res.program, size=64).std() > 0, path.name
+
+
+def test_an_open_two_point_curve_is_refused_only_where_a_fill_or_stroke_would_paint_it():
+    """Two points and curvature > 0 make p5.brush an empty path (see test_browser): refused with a stroke or a
+    fill; harmless (nothing painted, nothing broken) without, closed, or at curvature 0."""
+    two = [[0, 0], [50, 20]]
+    for calls in ([("set", "2B", "blue", 3), ("spline", two, 0.5)],
+                  [("fill", "red", 100), ("beginShape", 0.3), ("vertex", 0, 0), ("vertex", 9, 9), ("endShape", False)]):
+        with pytest.raises(CommandError, match="2 points with curvature 0.[35] make an empty path"):
+            replay(cmds(*calls))
+    for calls in ([("spline", two, 0.5)], [("set", "2B", "blue", 3), ("spline", two, 0)],
+                  [("set", "2B", "blue", 3), ("spline", [*two, [90, 0]], 0.5)],
+                  [("fill", "red", 100), ("beginShape", 0.3), ("vertex", 0, 0), ("vertex", 9, 9), ("endShape", True)]):
+        replay(cmds(*calls))

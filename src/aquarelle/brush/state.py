@@ -144,6 +144,16 @@ class PaintState:
             avail = ", ".join(list(BUILTIN_BRUSHES) + list(self.brushes))
             raise CommandError(f'{method}: brush "{name}" not found (available: {avail})')
 
+    def _empty_curve(self, method: str, points: int, curvature: float) -> None:
+        """p5.brush curves an open path through each point between two others, so two points with curvature > 0
+        make an empty path: its fill throws ("Cannot read properties of undefined") and its stroke paints nothing
+        and loses the stroke drawn after it. Refused whenever a fill or stroke would paint it."""
+        if points == 2 and curvature > 0 and ((self.fill.active and self.fill.color)
+                                              or (self.stroke.active and self.stroke.color)):
+            raise CommandError(f"{method}: 2 points with curvature {curvature:g} make an empty path in p5.brush "
+                               "(its fill throws, its stroke loses the next one); give 3 or more points or "
+                               "curvature 0")
+
     def _op(self, cmd: Command, **geometry: Any) -> DrawOp:
         return DrawOp(cmd, self.snapshot(), geometry)
 
@@ -244,6 +254,8 @@ class PaintState:
             shape, self.shape = self.shape, None
             if len(shape.vertices) < 2:
                 raise CommandError(f"endShape: needs at least 2 vertices, got {len(shape.vertices)}")
+            if not a[0]:
+                self._empty_curve("endShape", len(shape.vertices), shape.curvature)
             return self._op(cmd, vertices=shape.vertices, curvature=shape.curvature, closed=bool(a[0]))
         elif m == "beginStroke":
             self.path = StrokeInProgress(a[0], a[1], a[2])
@@ -259,6 +271,7 @@ class PaintState:
         elif m == "spline":
             if len(a[0]) < 2:
                 raise CommandError(f"spline: needs at least 2 points, got {len(a[0])}")
+            self._empty_curve("spline", len(a[0]), a[1])
             return self._op(cmd)
         elif m == "polygon":
             if len(a[0]) < 3:
