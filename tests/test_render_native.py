@@ -231,6 +231,17 @@ def test_floods_fail_fast_with_render_error():
         render_full(prog(*lines), budget=Budget(steps=50_000))
 
 
+def test_a_dense_mass_that_p5_brush_paints_is_within_the_budget():
+    """A pastel mass over most of the canvas walks 6.5 million brush steps (dense hatching with a wide brush takes
+    6-10 million); p5.brush paints it (in 3-9 s) and so must we (0.3-0.7 s): the step budget was 6 million, so a
+    policy's dense mass or hatch was a render error, the gate's 0, for a painting the browser makes."""
+    p = Program.from_calls([("noFill", []), ("noStroke", []), ("mass", ["pastel", "#f3f582", {"strength": 1.0}]),
+                            ("polygon", [[[210, 249], [333, 28], [718, 767], [169, 726], [99, 798]]])],
+                           width=600, height=600, seed=1242149853)
+    res = render_full(p)
+    assert res.stats["steps"] > 6_000_000 and coverage(res.image) > 0.4
+
+
 def test_stroke_stamps_are_budgeted_before_they_are_made():
     """Steps alone do not bound a stroke: a marker of weight 1e5 (the largest validation lets through) covers the canvas at every step, and a custom
     spray's grain sets the dots per step. Both are refused by the stamp budget before the stroke is stamped (or

@@ -67,7 +67,9 @@ class Budget:
     fill_rows: float = 600.0  # the rows their edges cross, in canvas heights (the most: 43)
     wash_rows: float = 4_000.0  # the rows washes' edges cross (~0.4 ms each for a self-crossing outline; the most: 8)
     vertices: int = 2_000_000  # polygon vertices generated
-    steps: int = 6_000_000  # brush tip steps
+    # brush tip steps: dense hatching (hatch(3, ...) over most of the canvas with a wide brush) takes 6-10 million
+    # and renders in 0.3-0.7 s here, and p5.brush paints it; at 6 million it was refused. ~70 ns a step
+    steps: int = 12_000_000
     hatch_lines: int = 100_000
     hatch_checks: float = 2e9  # scanlines x edges a hatch scans, ~0.7 ns each (the most a reference uses: 35,742)
     mass_checks: float = 1e8  # a mass's lines x its shape's vertices, ~11 ns each (the most a reference uses: 34,551)
