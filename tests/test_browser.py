@@ -513,6 +513,22 @@ def test_an_open_curve_through_two_points_breaks_p5_brush_so_it_is_refused(rende
             native_render(p)
 
 
+def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(renderer):
+    """p5.brush's scaleBrushes scales the brushes that exist when it is called. Ours scaled every custom brush by
+    every call, so a spray added after ``scaleBrushes(0.5)`` painted half the area it paints in the browser."""
+    from aquarelle.render.native import render as native_render
+
+    spray = {"weight": 8, "scatter": 2, "opacity": 200, "spacing": 0.3, "type": "spray"}
+    prog = Program.from_calls([("scaleBrushes", [0.5]), ("add", ["mist", spray]), ("set", ["mist", "#f443e7", 2]),
+                               ("arc", [66, 420, 215, 53, 243]), ("set", ["2B", "#202020", 2]),
+                               ("line", [60, 60, 540, 120])], seed=1361495478)
+    white = np.array([255, 255, 255])
+    browser, native = renderer.render(prog), native_render(prog)
+    assert abs(int(_painted(native, white).sum()) - int(_painted(browser, white).sum())) < 0.05 * _painted(
+        browser, white).sum()
+    assert np.abs(native.astype(int) - browser).mean() < 0.5
+
+
 def test_a_self_crossing_fill_at_low_bleed_draws_as_p5_brush():
     """At bleed < 0.05 the fill's vertices stay on the polygon's edges, so the trim's bridge is a whole number
     of vertex spacings and its vertex count (a ceil of Math.hypot lengths) can hang on the last bit of the

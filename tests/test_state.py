@@ -112,3 +112,15 @@ def test_an_open_two_point_curve_is_refused_only_where_a_fill_or_stroke_would_pa
                   [("set", "2B", "blue", 3), ("spline", [*two, [90, 0]], 0.5)],
                   [("fill", "red", 100), ("beginShape", 0.3), ("vertex", 0, 0), ("vertex", 9, 9), ("endShape", True)]):
         replay(cmds(*calls))
+
+
+def test_scale_brushes_scales_the_brushes_that_exist_when_it_is_called():
+    """p5.brush's scaleBrushes multiplies the sizes of the brushes in its list at that moment: a brush added after
+    it keeps its own size, one added before is scaled, and built-in brushes are scaled by every call."""
+    st, _ = replay(cmds(("add", "early", {"weight": 2}), ("scaleBrushes", 0.5), ("add", "late", {"weight": 2}),
+                        ("scaleBrushes", 3)))
+    assert st.scale_of("early") == pytest.approx(1.5)
+    assert st.scale_of("late") == pytest.approx(3)
+    assert st.scale_of("2B") == pytest.approx(1.5)
+    st, _ = replay(cmds(("scaleBrushes", 0.5), ("add", "2B", {"weight": 2})))  # a custom brush that replaces one
+    assert st.scale_of("2B") == 1

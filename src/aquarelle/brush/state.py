@@ -114,6 +114,9 @@ class PaintState:
     seed: Any = None
     noise_seed: Any = None
     brushes: dict[str, dict] = dfield(default_factory=dict)  # custom brushes from add()
+    #: ``brush_scale`` when each custom brush was added: p5.brush's scaleBrushes scales the brushes that exist
+    #: when it is called, so a brush added after it keeps its own size
+    added_at_scale: dict[str, float] = dfield(default_factory=dict)
     fields: dict[str, list] = dfield(default_factory=dict)  # custom fields from addField()
     shape: ShapeInProgress | None = None
     path: StrokeInProgress | None = None
@@ -123,6 +126,11 @@ class PaintState:
 
     def known_brush(self, name: str) -> bool:
         return name in BUILTIN_BRUSHES or name in self.brushes
+
+    def scale_of(self, name: str) -> float:
+        """How much ``scaleBrushes`` has scaled brush ``name``: every call for a built-in one, the calls since its
+        ``add`` for a custom one."""
+        return self.brush_scale / self.added_at_scale[name] if name in self.brushes else self.brush_scale
 
     def known_field(self, name: str) -> bool:
         return name in BUILTIN_FIELDS or name in self.fields
@@ -192,6 +200,7 @@ class PaintState:
             self.flow.active, self.flow.name, self.flow.wiggle = True, "hand", a[0]
         elif m == "add":
             self.brushes[a[0]] = a[1]
+            self.added_at_scale[a[0]] = self.brush_scale
         elif m == "clip":
             self.clip = list(a[0])
         elif m == "noClip":

@@ -226,7 +226,7 @@ class _Painter:
         flowLine or a hatch's lines. The field is looked up (and generated if new) once a line has length, the
         stroke begins (``Compositor.begin``) once one takes a step, as for each line alone; the steps taken are
         charged to the budget, which refuses a batch that ran past it."""
-        b = brush_params(brush, st.brushes, st.brush_scale)
+        b = brush_params(brush, st.brushes, st.scale_of(brush))
         walks = bool((rows[:, 2] != 0.0).any())
         if walks:
             walker = walker or self.walker(st)
@@ -254,7 +254,7 @@ class _Painter:
         brush = brush or st.stroke.brush
         color = color or st.stroke.color
         weight = st.stroke.weight if weight is None else weight
-        b = brush_params(brush, st.brushes, st.brush_scale)
+        b = brush_params(brush, st.brushes, st.scale_of(brush))
         n = math.floor(plot.length / b.spacing + 0.5)  # JavaScript's Math.round
         if n <= 0:
             return
@@ -334,7 +334,7 @@ class _Painter:
         if not m.brush or not m.color:
             self.warn("mass: no mass brush/colour set; not massed")
             return
-        b = brush_params(m.brush, st.brushes, st.brush_scale)
+        b = brush_params(m.brush, st.brushes, st.scale_of(m.brush))
         opts = m.options
         precision = 0.5 if opts.get("precision") is None else opts["precision"]
         strength = 1 if opts.get("strength") is None else opts["strength"]
