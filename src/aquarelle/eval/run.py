@@ -210,7 +210,7 @@ class Run:
 
         Why not the steps that have rollouts: with generation reuse (``steps_per_generation``, ``num_iterations``)
         the steps that train on buffered rollouts have none, so 4 optimizer steps left rollouts at steps 1 and 3
-        and the run read as 2 steps; ``logging_steps`` above 1 leaves metrics lines at every Nth step only.
+        and the run read as 2 steps; ``logging_steps`` above 1 leaves metrics lines at every Nth step and the last only.
         """
         steps = {int(n) for n in (_num(m.get("step")) for m in self.metrics) if n is not None}
         steps |= {r.step for r in self.rollouts if r.policy is None}
