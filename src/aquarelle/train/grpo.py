@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import TRAIN_COMPLETION_CHARS
+from . import TRAIN_COMPLETION_CHARS, read_summary
 from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -390,11 +390,8 @@ def _finished(run: Path, resume_from: str | None, max_steps: int) -> dict | None
     it starts at max_steps) and moved its checkpoint past the configured end."""
     if not resume_from or int(resume_from.rsplit("-", 1)[-1]) < max_steps:
         return None
-    try:
-        summary = json.loads((run / "summary.json").read_text())
-    except (OSError, ValueError):
-        return None
-    whole = (run / "checkpoint" / "aquarelle.json").is_file() and isinstance(summary, dict)
+    summary = read_summary(run)  # {} when missing or unreadable
+    whole = (run / "checkpoint" / "aquarelle.json").is_file() and bool(summary)
     return summary if whole and summary.get("steps", 0) >= max_steps else None
 
 
