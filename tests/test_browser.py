@@ -606,3 +606,43 @@ def test_render_cli_without_p5_says_the_worker_cannot_start(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert "internal error" not in r.stderr and "render worker could not start" in r.stderr, r.stderr
     assert "AQUARELLE_NODE_MODULES" in r.stderr and not list(tmp_path.glob("*.png"))
+
+
+def test_render_cli_tries_a_worker_that_cannot_start_once_not_once_per_sketch(tmp_path, monkeypatch, capsys):
+    """The worker starts again after a sketch that stopped it, so a start that failed (no p5 here) was tried again for
+    every sketch: 3 sketches, 3 failed launches and the wait of each. Now the first failure answers the rest at once,
+    each still with its line and the same reason, and the exit status says they failed."""
+    import json
+
+    import typer
+
+    from aquarelle.render import cli, worker
+
+    starts = []
+    real_start = worker.Worker.start
+
+    def counted(self):
+        starts.append(self.backend)
+        return real_start(self)
+
+    monkeypatch.setattr(worker.Worker, "start", counted)
+    monkeypatch.setenv("AQUARELLE_NODE_MODULES", str(tmp_path / "none"))
+    src = (Path(__file__).parent.parent / "pool" / "sketches" / "abstract_circles.js").read_text()
+    sketches = []
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.js").write_text(src)
+        sketches.append(tmp_path / f"{name}.js")
+    with pytest.raises(typer.Exit) as e:
+        cli.render_cmd(sketch=sketches, out=None, out_dir=tmp_path / "out", backend="browser", size=64, seed=None,
+                       timeout=10.0, as_json=True)
+    assert e.value.exit_code == 1
+    assert starts == ["browser"]  # one launch for the run
+    out, err = capsys.readouterr()
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert [x["sketch"] for x in lines] == [str(p) for p in sketches]
+    reasons = {x["error"] for x in lines}
+    assert all(not x["ok"] for x in lines) and len(reasons) == 1, lines
+    (reason,) = reasons
+    assert reason.startswith("render worker could not start: ") and "AQUARELLE_NODE_MODULES" in reason
+    assert err.splitlines() == [f"{p}: {reason}" for p in sketches]
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.png"))

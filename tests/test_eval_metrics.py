@@ -75,6 +75,33 @@ def test_a_short_run_under_generation_reuse_names_its_optimizer_steps_and_those_
     plain = evaluate(make_run(tmp_path / "plain", steps=2), samples=0, progress=False)  # without reuse: as before
     assert plain["verdicts"]["improves"]["text"].startswith("Too short to tell: 2 training steps (reward ")
 
+def test_compare_and_the_eval_table_name_the_steps_as_the_report_header_does(tmp_path):
+    """A 4-step run with rollouts at 2 steps: the report's header said "4 steps (2 with rollouts)", but `compare`'s
+    steps column and `eval`'s table title said "4" / "4 steps"."""
+    from rich.console import Console
+
+    from aquarelle.eval import compare, evaluate as evaluate_mod
+    from aquarelle.eval.report import build
+
+    reuse = make_run(tmp_path / "reuse", steps=2)
+    (reuse / "summary.json").write_text(json.dumps({"steps": 4}))  # the optimizer steps, as train writes them
+    plain = make_run(tmp_path / "plain", steps=2, seed=1)
+    ev = evaluate(reuse, samples=0, progress=False)
+    evaluate_mod.write(reuse, ev)
+    assert "4 steps (2 with rollouts)" in build(reuse)
+
+    console = Console(record=True, width=240)
+    evaluate_mod.print_table(ev, console=console)
+    assert "aquarelle eval: reuse (judge-led, 4 steps (2 with rollouts), 16 rollouts)" in console.export_text()
+
+    table = compare.rows([reuse, plain])
+    assert [t["steps"] for t in table] == ["4 steps (2 with rollouts)", "2 steps"]
+    console = Console(record=True, width=400)
+    compare.print_table(table, console=console)
+    assert "4 steps (2 with rollouts)" in console.export_text()
+    assert "4 steps (2 with rollouts)" in compare.build([reuse, plain], table)
+
+
 def test_one_step_and_empty_runs_do_not_raise(tmp_path):
     run = make_run(tmp_path / "one", steps=1, group_size=1)
     ev = evaluate(run, samples=0, progress=False)

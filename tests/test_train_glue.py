@@ -406,3 +406,34 @@ def test_a_metrics_line_times_the_same_steps_it_counts_the_environment_over(tmp_
     assert [m["step_time"] for m in every2] == [2.5, 2.5]  # per-step means over the window (was 1.0, 3.0)
     assert [m["env_time"] for m in every2] == [0.5, 0.25]  # (was 1.0, 0.5)
     assert [m["env_time_share"] for m in every2] == [0.2, 0.1]  # 1 s of 5, 0.5 s of 5 (was 1.0, 0.1667)
+
+
+def test_resume_and_eval_read_a_runs_summary_alike(tmp_path):
+    """`train --resume` (grpo._finished) and eval (run.Run.summary) read summary.json through one function,
+    aquarelle.train.read_summary, which eval imports without the trainer's modules."""
+    import subprocess
+    import sys
+
+    from aquarelle.eval.run import load_run
+    from aquarelle.train import read_summary
+    from aquarelle.train.grpo import _finished
+    from eval_fixtures import make_run
+
+    run = make_run(tmp_path / "run", steps=2)
+    (run / "checkpoint").mkdir()
+    (run / "checkpoint" / "aquarelle.json").write_text("{}")
+    done = str(run / "checkpoints" / "checkpoint-2")
+    for text, want in (('{"steps": 2, "reward_mean": 0.5}', {"steps": 2, "reward_mean": 0.5}), ("[2]", {}),
+                       ('{"steps": 2', {}), ("\udcff".encode("utf-8", "surrogateescape"), {}), (None, {})):
+        f = run / "summary.json"
+        f.unlink(missing_ok=True)
+        if isinstance(text, bytes):
+            f.write_bytes(text)
+        elif text is not None:
+            f.write_text(text)
+        assert read_summary(run) == want and load_run(run).summary == want
+        assert _finished(run, done, 2) == (want or None)
+    assert _finished(run, str(run / "checkpoints" / "checkpoint-1"), 2) is None
+    code = "import sys, aquarelle.eval.run; print(sorted(m for m in sys.modules if m.startswith('aquarelle.train')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['aquarelle.train']"

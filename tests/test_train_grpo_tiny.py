@@ -228,9 +228,9 @@ def test_rollout_steps_and_groups_under_generation_reuse(sun_prompts, tmp_path):
 
 
 def test_a_run_counts_its_optimizer_steps_not_the_steps_that_left_rollouts_or_metrics_lines(sun_prompts, tmp_path):
-    """4 optimizer steps with steps_per_generation=2 leave rollouts at steps 1 and 3, and logging_steps=3 one metrics
-    line (step 3): summary.json said 1 step (its metrics lines), eval.json and the report 2 (the steps with
-    rollouts)."""
+    """4 optimizer steps with steps_per_generation=2 leave rollouts at steps 1 and 3, and logging_steps=3 metrics lines
+    at step 3 and (the last step) 4: summary.json said 1 step (its metrics lines, when step 3 had the only one),
+    eval.json and the report 2 (the steps with rollouts)."""
     from aquarelle.eval import report
     from aquarelle.eval.evaluate import evaluate
     from aquarelle.train.config import load_config
@@ -243,12 +243,43 @@ def test_a_run_counts_its_optimizer_steps_not_the_steps_that_left_rollouts_or_me
     run = tmp_path / "run"
     summary = train(cfg, run)
     assert sorted({json.loads(x)["step"] for x in (run / "rollouts.jsonl").read_text().splitlines()}) == [1, 3]
-    assert [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()] == [3]
+    metrics = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in metrics] == [3, 4]  # step 4 generated nothing: its line has no reward
+    assert metrics[1]["reward"] is None and metrics[1]["rewards_none"] == 0
     assert summary["steps"] == 4 and json.loads((run / "summary.json").read_text())["steps"] == 4
     ev = evaluate(run, samples=0, progress=False)
     assert ev["steps"] == 4 and ev["rollout_steps"] == 2
     assert [p["step"] for p in ev["reward_trend"]["per_step"]] == [1, 3]  # the per-step numbers skip steps 2, 4
     assert "4 steps (2 with rollouts)" in report.build(run)
+
+
+def test_the_last_step_writes_a_metrics_line_whatever_logging_steps_says(sun_prompts, tmp_path):
+    """transformers logs every logging_steps-th step: at 2 of 3 steps, step 3 got a line only from the end-of-training
+    log (TRL adds its pending metrics to it), without loss, grad_norm or learning_rate, and a last step that generated
+    nothing (generation reuse) got none at all. The last step logs as any logged step, over the steps since the
+    previous line; a resumed run adds its own last line without repeating one (step 4 is both a logging step and the
+    last)."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    over = {"model.name": "tiny", "mode": "sketch", "prompts": sun_prompts, "optim.max_steps": 3,
+            "generation.num_generations": 2, "generation.max_completion_length": 16, "env.image_size": 64,
+            "optim.extra_grpo_args": {"logging_steps": 2}}
+    run = tmp_path / "run"
+    summary = train(load_config(None, over), run)
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    rollouts = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in lines] == [2, 3]
+    last = lines[-1]
+    step3 = [r["reward"] for r in rollouts if r["step"] == 3]
+    assert len(step3) == 2 and last["reward"] == pytest.approx(sum(step3) / len(step3))
+    assert last["gate_mean"] is not None and last["rewards_none"] == 0
+    assert last["loss"] is not None and last["grad_norm"] is not None and last["learning_rate"] is not None
+    assert summary["reward_mean"] == pytest.approx(sum(m["reward"] for m in lines) / 2)
+    assert summary["step_time_mean"] == pytest.approx(sum(m["step_time"] for m in lines) / 2)
+
+    train(load_config(None, {**over, "optim.max_steps": 4}), run, resume=True)
+    assert [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()] == [2, 3, 4]
 
 
 @pytest.mark.slow

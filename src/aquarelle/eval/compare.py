@@ -33,7 +33,7 @@ def rows(run_dirs: list[str | Path]) -> list[dict[str, Any]]:
         ev = _eval_of(run.path)
         rt, sa, dv, h, ta = ev["reward_trend"], ev["scorer_agreement"], ev["diversity"], ev["heldout"], ev["tool_adherence"]
         out.append({
-            "run": run.name, "preset": ev.get("preset"), "steps": ev["steps"],
+            "run": run.name, "preset": ev.get("preset"), "steps": evaluate.steps_text(ev),
             "reward by thirds": rt["thirds"]["total"] if rt["thirds"] else None, "t-statistic": rt["trend"]["t_stat"],
             "bad paintings by thirds": ev["bad_rollouts"]["thirds"], "judge change": sa["judge_change"],
             "preference change": sa["preference_change"], "scorer gamed": sa["gamed"],

@@ -252,6 +252,15 @@ def problem(run_dir: str | Path) -> str | None:
     return None
 
 
+def steps_text(ev: dict[str, Any]) -> str:
+    """The run's length: its optimizer steps, and how many of them left rollouts when not all did ("4 steps (2 with
+    rollouts)"; generation reuse: the per-step numbers skip the rest). The report's header, ``eval``'s table title and
+    ``compare``'s steps column all say it so: the last two said "4 steps" beside a header's "4 steps (2 with
+    rollouts)"."""
+    k = ev.get("rollout_steps")
+    return f"{ev['steps']} steps" + (f" ({k} with rollouts)" if isinstance(k, int) and k != ev.get("steps") else "")
+
+
 def print_table(ev: dict[str, Any], console=None) -> None:
     """The eval object as a short rich table: the verdicts and the numbers behind them."""
     from rich.console import Console
@@ -259,7 +268,7 @@ def print_table(ev: dict[str, Any], console=None) -> None:
     from rich.table import Table
 
     console = console or Console()
-    head = Table(title=f"aquarelle eval: {escape(ev['run'])} ({ev.get('preset') or 'custom'}, {ev['steps']} steps, "
+    head = Table(title=f"aquarelle eval: {escape(ev['run'])} ({ev.get('preset') or 'custom'}, {steps_text(ev)}, "
                        f"{ev['rollouts']} rollouts)", show_lines=True)
     head.add_column("question", style="bold", max_width=28)
     head.add_column("answer")

@@ -32,12 +32,6 @@ def _img(png: bytes | None, alt: str, cls: str = "plot") -> str:
     return f'<img class="{cls}" src="{data_uri(png)}" alt="{html.escape(alt)}" loading="eager">'
 
 
-def _rollout_steps(ev: dict[str, Any]) -> str:
-    """How many of the steps left rollouts, when not all did (generation reuse: the per-step numbers skip the rest)."""
-    k = ev.get("rollout_steps")
-    return f" ({k} with rollouts)" if isinstance(k, int) and k != ev.get("steps") else ""
-
-
 def _fmt(v: Any, nd: int = 3) -> str:
     if v is None:
         return '<span class="na">n/a</span>'
@@ -214,7 +208,7 @@ def build(run_dir: str | Path) -> str:
 <title>aquarelle report: {html.escape(run.name)}</title><style>{CSS}</style></head><body>
 <h1>aquarelle report: {html.escape(run.name)}</h1>
 <p class="sub">preset <b>{_fmt(ev.get('preset') or 'custom')}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
-{_fmt(ev.get('action_space'))} &middot; {ev['steps']} steps{_rollout_steps(ev)} &middot; {ev['rollouts']} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
+{_fmt(ev.get('action_space'))} &middot; {html.escape(evaluate.steps_text(ev))} &middot; {ev['rollouts']} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
 <p>Reward = {formula}. The <b>judge</b> compares each painting with reference paintings from the pool (each pair in
 both orders); the <b>preference</b> scorer rates it alone. A gate failure scores 0.</p>
 <h2 id="verdicts">Verdicts</h2>{_verdict_html(ev)}

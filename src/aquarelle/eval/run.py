@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aquarelle.train import TRAIN_COMPLETION_CHARS  # where training cuts a completion; eval samples keep it whole
+from aquarelle.train import read_summary
 
 TERMS = ("gate", "length", "judge", "preference")
 
@@ -210,7 +211,7 @@ class Run:
 
         Why not the steps that have rollouts: with generation reuse (``steps_per_generation``, ``num_iterations``)
         the steps that train on buffered rollouts have none, so 4 optimizer steps left rollouts at steps 1 and 3
-        and the run read as 2 steps; ``logging_steps`` above 1 leaves metrics lines at every Nth step only.
+        and the run read as 2 steps; ``logging_steps`` above 1 leaves metrics lines at every Nth step and the last only.
         """
         steps = {int(n) for n in (_num(m.get("step")) for m in self.metrics) if n is not None}
         steps |= {r.step for r in self.rollouts if r.policy is None}
@@ -352,16 +353,7 @@ def load_run(path: str | Path) -> Run:
         raise RunError(f"{p / 'rollouts.jsonl'}: none of its {bad_r} lines is a readable rollout")
     rollouts = [Rollout.from_dict(d, i) for i, d in enumerate(rows)]
     return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r,
-               summary=_summary(p / "summary.json"))
-
-
-def _summary(path: Path) -> dict[str, Any]:
-    """summary.json as a dict; {} when it is missing (a run cut short) or unreadable (it only adds a step count)."""
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-    return d if isinstance(d, dict) else {}
+               summary=read_summary(p))  # {} when missing or unreadable: it only adds a step count
 
 
 def load_samples(path: Path) -> list[Rollout]:

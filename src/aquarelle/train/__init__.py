@@ -6,6 +6,7 @@ Import-light (no torch here): names resolve lazily from their modules.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 # TRL 1.16 still sets and calls transformers' `gradient_checkpointing*` names, which transformers 5.24 renamed to
@@ -16,6 +17,20 @@ warnings.filterwarnings("ignore", message=r"`(is_)?gradient_checkpointing\w*` is
 #: reads a transcript that long as cut short (``aquarelle.eval.run``). Here, not in grpo.py, so that reading a run
 #: does not import the trainer's modules (~0.25 s).
 TRAIN_COMPLETION_CHARS = 6000
+
+
+def read_summary(run: str | Path) -> dict[str, Any]:
+    """A run's summary.json (``grpo._fit`` writes it when training finishes) as a dict; {} when it is missing (a run
+    cut short) or unreadable. Here so that ``train --resume`` (``grpo._finished``) and eval (``aquarelle.eval.run``)
+    read it alike without eval importing the trainer's modules."""
+    import json
+
+    try:
+        d = json.loads((Path(run) / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return d if isinstance(d, dict) else {}
+
 
 __all__ = ["PaintingToolEnv", "ToolError", "make_tool_env", "tool_names"]
 

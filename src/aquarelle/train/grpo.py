@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import TRAIN_COMPLETION_CHARS
+from . import TRAIN_COMPLETION_CHARS, read_summary
 from .config import TrainConfig
 from .data import extract_sketch, load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -293,8 +293,8 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
     from transformers import TrainerCallback
 
     class MetricsCallback(TrainerCallback):
-        """One metrics.jsonl line per logged step (every ``logging_steps``): TRL's numbers plus ours, each over the
-        steps since the previous line (the window).
+        """One metrics.jsonl line per logged step (every ``logging_steps``th and the last, ``_last_step_logs``): TRL's
+        numbers plus ours, each over the steps since the previous line (the window).
 
         Why the step time is summed over the window: the environment time and the rollouts are taken over it, and a
         step time of the last step alone made ``env_time_share`` the window's environment seconds over one step's
@@ -358,6 +358,27 @@ def _metrics_callback(run: Path, recorder: Recorder, timer: EnvTimer, trackio_ru
     return MetricsCallback()
 
 
+def _last_step_logs() -> Any:
+    """A callback that makes the last optimizer step write a metrics line whatever ``logging_steps`` says.
+
+    Why: transformers logs every ``logging_steps``th step only, so at 4 steps and ``logging_steps`` 3 step 4's line
+    came only from the end-of-training log (TRL adds its pending metrics to it), with no loss, grad_norm or
+    learning_rate, and a step 4 that generated nothing (generation reuse) was in no line at all, nor in summary.json's
+    means (taken over the lines). The last step's line covers the steps since the previous one, as any line does
+    (transformers' loss and TRL's metrics are windowed the same way); a step that is a logging step anyway logs once
+    (transformers logs a step at most once).
+    """
+    from transformers import TrainerCallback
+
+    class LastStepLogs(TrainerCallback):
+        def on_step_end(self, args, state, control, **kw):
+            if state.max_steps and state.global_step >= state.max_steps:
+                control.should_log = True
+            return control
+
+    return LastStepLogs()
+
+
 def _last_checkpoint(run: Path) -> str | None:
     ck = sorted((run / "checkpoints").glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
     return str(ck[-1]) if ck else None
@@ -369,11 +390,8 @@ def _finished(run: Path, resume_from: str | None, max_steps: int) -> dict | None
     it starts at max_steps) and moved its checkpoint past the configured end."""
     if not resume_from or int(resume_from.rsplit("-", 1)[-1]) < max_steps:
         return None
-    try:
-        summary = json.loads((run / "summary.json").read_text())
-    except (OSError, ValueError):
-        return None
-    whole = (run / "checkpoint" / "aquarelle.json").is_file() and isinstance(summary, dict)
+    summary = read_summary(run)  # {} when missing or unreadable
+    whole = (run / "checkpoint" / "aquarelle.json").is_file() and bool(summary)
     return summary if whole and summary.get("steps", 0) >= max_steps else None
 
 
@@ -597,7 +615,7 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     callback = _metrics_callback(run, recorder, env_timer, trackio_run, procs)
     trainer = GRPOTrainer(model=policy.model, reward_funcs=[reward_fn], args=grpo_args, train_dataset=ds,
                           processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
-                          callbacks=[callback])
+                          callbacks=[callback, _last_step_logs()])
     t0 = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
     wall = time.perf_counter() - t0
@@ -617,7 +635,8 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
             pass
     mpath = run / "metrics.jsonl"
     lines = [json.loads(x) for x in mpath.read_text().splitlines()] if mpath.exists() else []
-    # the optimizer steps trained, not the metrics lines: logging_steps above 1 writes a line every Nth step only
+    # the optimizer steps trained, not the metrics lines: logging_steps above 1 writes a line every Nth step (and the
+    # last) only
     summary = {"run": str(run), "steps": trainer.state.global_step, "seconds": round(wall, 1),
                "step_time_mean": _mean([m["step_time"] for m in lines]),
                "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
