@@ -100,6 +100,7 @@ def test_compare_and_the_eval_table_name_the_steps_as_the_report_header_does(tmp
     compare.print_table(table, console=console)
     assert "4 steps (2 with rollouts)" in console.export_text()
     assert "4 steps (2 with rollouts)" in compare.build([reuse, plain], table)
+    assert evaluate_mod.steps_text({"steps": 1, "rollout_steps": 1}) == "1 step"
 
 
 def test_one_step_and_empty_runs_do_not_raise(tmp_path):

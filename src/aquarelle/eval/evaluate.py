@@ -257,8 +257,8 @@ def steps_text(ev: dict[str, Any]) -> str:
     rollouts)"; generation reuse: the per-step numbers skip the rest). The report's header, ``eval``'s table title and
     ``compare``'s steps column all say it so: the last two said "4 steps" beside a header's "4 steps (2 with
     rollouts)"."""
-    k = ev.get("rollout_steps")
-    return f"{ev['steps']} steps" + (f" ({k} with rollouts)" if isinstance(k, int) and k != ev.get("steps") else "")
+    k, n = ev.get("rollout_steps"), ev["steps"]
+    return f"{n} step{'' if n == 1 else 's'}" + (f" ({k} with rollouts)" if isinstance(k, int) and k != n else "")
 
 
 def print_table(ev: dict[str, Any], console=None) -> None:
