@@ -19,7 +19,7 @@ function draw() {
       for (let r = 0; r < field[c].length; r++) field[c][r] = (c * 3 + r * 2 + t * 10) % 360;
     return field;
   });
-  brush.add("dots", { type: "custom", weight: 8, scatter: 1, opacity: 120, spacing: 2,
+  brush.add("dots", { type: "custom", weight: 8, scatter: 1, opacity: 120, spacing: 2, pressure: [1, 1],
     tip: (g) => { g.fill(0); g.circle(-20, 0, 30); g.circle(20, 0, 30); } });
   brush.add("soft", { type: "spray", weight: 4, scatter: 2, opacity: 60, spacing: 1, pressure: [1.2, 0.6] });
 
@@ -43,13 +43,15 @@ function draw() {
   brush.noHatch();
   brush.hatch(4, 120);
   brush.hatchStyle("pen", "#e63946", 0.8);
-  brush.hatchArray([[[380, 300], [460, 300], [420, 380]], [[480, 300], [560, 320], [520, 400]]]);
+  // hatchArray and massArray take brush.Polygon objects (p5.brush throws on plain point lists there)
+  brush.hatchArray([new brush.Polygon([[380, 300], [460, 300], [420, 380]]),
+    new brush.Polygon([[480, 300], [560, 320], [520, 400]])]);
   brush.noHatch();
 
   // mass under a circle and a triangle (massArray needs a mass set, as in p5.brush)
   brush.mass("charcoal", "#6d6875", { precision: 2, strength: 1, outline: true });
   brush.circle(150, 420, 60, 0.4);
-  brush.massArray([[[240, 500], [300, 470], [330, 560]]]);
+  brush.massArray([new brush.Polygon([[240, 500], [300, 470], [330, 560]])]);
   brush.noMass();
 
   // strokes through the field

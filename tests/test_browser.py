@@ -529,6 +529,40 @@ def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(rendere
     assert np.abs(native.astype(int) - browser).mean() < 0.5
 
 
+def test_sketches_our_sandbox_takes_run_in_p5_brush_itself(renderer):
+    """A sketch is the model's own code: what the sandbox takes should run where p5.brush runs. Calls passed here
+    and threw inside the real p5.brush (so did our own examples/study.js): hatchArray/massArray with plain point
+    lists (p5.brush wants brush.Polygon objects) and a brush added without a pressure (p5.brush reads it at every
+    stroke's start); a brush added without scatter or opacity painted here and nothing in p5.brush. Each is
+    refused now with a line saying what p5.brush needs, and the corrected sketch runs in both."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    def sketch(body: str) -> str:
+        return ("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
+                "function draw() {\n  translate(-width / 2, -height / 2);\n  background('#ffffff');\n"
+                f"  {body}\n}}\n")
+
+    plain = sketch("brush.hatch(6, 30); brush.hatchStyle('2H', '#1d3557', 1);"
+                   "brush.hatchArray([[[380, 300], [460, 300], [420, 380]]]);")
+    no_pressure = sketch("brush.add('dots', {type: 'custom', weight: 8, spacing: 2, tip: (g) => { g.fill(0); "
+                         "g.circle(0, 0, 60); }}); brush.set('dots', '#2a9d8f', 1); brush.line(100, 100, 500, 300);")
+    for bad, why in ((plain, "p5.brush needs brush.Polygon objects"), (no_pressure, "needs pressure, scatter, opacity")):
+        with pytest.raises(RenderError, match="Cannot read properties of undefined"):
+            renderer.render_sketch(bad)
+        res = run_sketch(bad)
+        assert not res.ok and why in res.reason, res.reason
+    # with a pressure but no scatter or opacity, p5.brush paints nothing with the brush: refused too
+    no_opacity = no_pressure.replace("spacing: 2,", "spacing: 2, pressure: [1, 1], scatter: 1,")
+    assert _painted(renderer.render_sketch(no_opacity), np.array([255, 255, 255])).sum() == 0
+    assert "needs opacity" in run_sketch(no_opacity).reason
+    fixed = [plain.replace("[[[380, 300], [460, 300], [420, 380]]]", "[new brush.Polygon([[380, 300], [460, 300], "
+                           "[420, 380]])]"), no_opacity.replace("scatter: 1,", "scatter: 1, opacity: 150,")]
+    for good in fixed:
+        assert run_sketch(good).ok
+        assert _painted(renderer.render_sketch(good), np.array([255, 255, 255])).sum() > 200
+    assert _painted(renderer.render_sketch((ROOT / "examples" / "study.js").read_text()), CREAM).mean() > 0.05
+
+
 def test_a_self_crossing_fill_at_low_bleed_draws_as_p5_brush():
     """At bleed < 0.05 the fill's vertices stay on the polygon's edges, so the trim's bridge is a whole number
     of vertex spacings and its vertex count (a ceil of Math.hypot lengths) can hang on the last bit of the

@@ -254,7 +254,7 @@ def test_objects_with_keys_object_prototype_has_are_copied_as_data(runner):
     its prototype)."""
     got = calls(runner.run(skeleton(
         "brush.addField('toString', (t, f) => f); brush.field('toString'); brush.refreshField(1);"
-        "brush.add('constructor', {type: 'marker', weight: 2}); brush.set('constructor', 'red', 1);")))[2:]
+        "brush.add('constructor', {type: 'marker', weight: 2, pressure: [1, 1], scatter: 1, opacity: 150}); brush.set('constructor', 'red', 1);")))[2:]
     assert [m for m, _ in got] == ["addField", "field", "addField", "refreshField", "add", "set"]
     assert got[1] == ("field", ["toString"]) and got[5] == ("set", ["constructor", "#ff0000", 1])
     # `__proto__` is copied as a key (and refused as an option), not taken as the copy's prototype and dropped

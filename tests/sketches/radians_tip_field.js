@@ -14,7 +14,7 @@ function draw() {
     return field;
   });
   brush.field("diag");
-  brush.add("dot", { type: "custom", weight: 6, tip: (g) => { g.fill(0); g.circle(0, 0, 100); } });
+  brush.add("dot", { type: "custom", weight: 6, pressure: [1, 1], scatter: 0, opacity: 150, tip: (g) => { g.fill(0); g.circle(0, 0, 100); } });
   const names = brush.box();
   brush.set(names[names.length - 1], "#3d5a80", 1);
   brush.beginStroke("curve", 100, 100);

@@ -290,6 +290,9 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
             except CommandError as e:
                 error = f"invalid call: {_one_line(e)}"
                 break
+            if method == "add" and (gap := _add_gap(args[1])):
+                error = f"invalid call: add: brush {commands[-1].args[0]!r} {gap}"
+                break
     program = None
     if error is None and not violations:
         canvas = data["canvas"]
@@ -305,6 +308,26 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         except ValueError as e:
             error, program = f"invalid program: {_one_line(e)}", None
     return SketchResult(program, violations, error, (time.perf_counter() - t0) * 1000, limit)
+
+
+def _add_gap(params: dict) -> str | None:
+    """What a sketch's ``brush.add`` leaves out that p5.brush 2.2.2 needs, measured in Chromium: without a pressure
+    every stroke of the brush throws ("Cannot read properties of undefined (reading 'type')"); without scatter or
+    opacity (and, for a default-type brush, sharpness) it paints nothing. Our renderer fills those in, so such a
+    sketch painted here and not in p5.brush. (A program's ``add`` is exported with every parameter filled in, so
+    tools-mode calls may leave them out.)"""
+    def given(*keys: str) -> bool:
+        return any(params.get(k) is not None for k in keys)
+
+    missing = [] if params.get("pressure") else ["pressure"]
+    missing += [k for k, keys in (("scatter", ("scatter", "vibration")), ("opacity", ("opacity",))) if not given(*keys)]
+    if params.get("type") not in ("marker", "spray", "custom") and not given("sharpness", "definition"):
+        missing.append("sharpness")
+    if not missing:
+        return None
+    why = ("p5.brush throws at the first stroke of a brush without a pressure" if "pressure" in missing else
+           "p5.brush paints nothing with a brush that lacks one")
+    return f"needs {', '.join(missing)} (e.g. pressure: [1, 1], scatter: 1, opacity: 150, sharpness: 0.5): {why}"
 
 
 def _pack(res: SketchResult) -> tuple:

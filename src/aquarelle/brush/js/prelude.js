@@ -453,6 +453,18 @@
   function polyPoints(p) {
     return tpoints(p !== null && typeof p === "object" && !isArray(p) && isArray(p.a) ? p.a : p);
   }
+  // in a sketch, what p5.brush takes: a plain point list passes here but throws inside the real p5.brush ("Cannot
+  // read properties of undefined (reading 'length')"), so a sketch that paints here would fail anywhere else
+  function polygonsArg(method, v) {
+    if (!isArray(v)) return v;  // validation names what is wrong with it
+    return v.map((p) => {
+      if (isArray(p)) {
+        throw new ErrorC(method + ": p5.brush needs brush.Polygon objects here (" + method +
+          "([new brush.Polygon(points), ...])); a plain list of points throws inside it");
+      }
+      return polyPoints(p);
+    });
+  }
 
   // per-method argument transforms (args already plain)
   const XF = {
@@ -463,8 +475,8 @@
     endStroke(a) { a[0] = tangle(a[0]); },
     spline(a) { a[0] = tpoints(a[0]); },
     polygon(a) { a[0] = tpoints(a[0]); },
-    hatchArray(a) { if (isArray(a[0])) a[0] = a[0].map(polyPoints); },
-    massArray(a) { if (isArray(a[0])) a[0] = a[0].map(polyPoints); },
+    hatchArray(a) { a[0] = polygonsArg("hatchArray", a[0]); },
+    massArray(a) { a[0] = polygonsArg("massArray", a[0]); },
     circle(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); },
     arc(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); a[3] = tangle(a[3]); a[4] = tangle(a[4]); },
     vertex(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; },
