@@ -31,6 +31,7 @@ BENCHMARKS: list[tuple[str, Callable[[Path], list[str]], list[str]]] = [
     ("render_bench", lambda d: ["--results", str(d)], ["--repeat", "1", "--no-pool"]),
     ("reward_bench", lambda d: ["--results", str(d)], []),
     ("parity_bench", lambda d: ["--out", str(d)], ["--limit", "4", "--no-baseline", "--no-calibration"]),
+    ("parity_fuzz", lambda d: ["--out", str(d)], ["--n", "2"]),
     ("env_bench", lambda d: ["--out", str(d / "env.json")], ["--sessions", "1,8", "--cycles", "100"]),
     ("train_bench", lambda d: ["--results", str(d)], ["--gs", "2", "--steps", "1"]),
     ("soak_bench", lambda d: ["--out", str(d / "soak.json")], ["--minutes", "2", "--sessions", "8"]),

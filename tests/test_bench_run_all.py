@@ -45,3 +45,20 @@ def test_a_quick_run_writes_its_results_where_told_and_leaves_the_committed_ones
     assert (tmp_path / "render_native.png").exists()
     assert "render_bench   ok" in r.stdout
     assert (committed.read_bytes() if committed.exists() else None) == before
+
+
+def test_the_parity_fuzz_draws_the_same_valid_programs_for_a_seed_and_sorts_refusals():
+    """bench/parity_fuzz.py: a seed names its programs (so a parted one can be looked at again), another seed
+    draws others; a refusal the native renderer makes by design is not counted as a mismatch."""
+    from bench.parity_fuzz import FAMILIES, classify, programs
+
+    for family in FAMILIES:
+        a, b = programs(family, 3, 0), programs(family, 3, 0)
+        assert [p.model_dump() for p in a] == [p.model_dump() for p in b] and all(p.commands for p in a)
+        assert [p.model_dump() for p in programs(family, 3, 1)] != [p.model_dump() for p in a]
+    guard = {"native_error": "program is over the render budget: more than 1.2e+07 steps"}
+    assert classify(guard) == "native_guard"
+    assert classify({"native_error": "render: boom"}) == "refusal_mismatch"
+    assert classify({"native_error": "x", "browser_error": "y"}) == "both_refuse"
+    faint = {"coverage_native": 0.001, "coverage_browser": 0.002, "verdicts": {}}
+    assert classify(faint) == "both_faint"
