@@ -41,13 +41,14 @@ from typing import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from aquarelle.rewards.gate import MIN_COVERAGE  # noqa: E402
 from bench.parity_bench import GOALS, compare, contact_sheet, verdicts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SIZE = 600
-#: the gate's coverage floor (rewards/gate.py): below it a painting scores 0 whatever it looks like
-GATE_COVERAGE = 0.005
+#: the gate's coverage floor: below it a painting scores 0 whatever it looks like
+GATE_COVERAGE = MIN_COVERAGE
 BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
 FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
 #: native refusals that are meant (see RELIABILITY.md): the render budget, and an open two-point curve, which
