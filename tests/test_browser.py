@@ -563,6 +563,26 @@ def test_sketches_our_sandbox_takes_run_in_p5_brush_itself(renderer):
     assert _painted(renderer.render_sketch((ROOT / "examples" / "study.js").read_text()), CREAM).mean() > 0.05
 
 
+@pytest.mark.parametrize("call", ["brush.fill(200, 40, 60);", "brush.fill(color(20, 90, 200, 100));",
+                                  "brush.wash(40, 160, 90);"])
+def test_fill_and_wash_take_their_opacity_as_p5_brush_does(renderer, call):
+    """p5.brush takes the opacity as ``(arguments.length < 4 ? b : d)``: ``fill(200, 40, 60)`` paints at opacity 40
+    (its green), and a colour's own alpha is not read. We painted the first at 150 (8.7% of the canvas against
+    p5.brush's 0.01%) and the second at its alpha, 100 (5.7% against 10%)."""
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.render.native import render as native_render
+
+    src = ("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
+           "function draw() {\n  translate(-width / 2, -height / 2);\n  background('#ffffff');\n  brush.seed(5);\n"
+           f"  brush.noStroke();\n  {call}\n  brush.circle(300, 300, 120);\n}}\n")
+    white = np.array([255, 255, 255])
+    raw = _painted(renderer.render_sketch(src), white).mean()
+    res = run_sketch(src)
+    assert res.ok, res.reason
+    ours = _painted(native_render(res.program), white).mean()
+    assert abs(ours - raw) < 0.2 * raw + 0.001, (ours, raw)
+
+
 def test_a_self_crossing_fill_at_low_bleed_draws_as_p5_brush():
     """At bleed < 0.05 the fill's vertices stay on the polygon's edges, so the trim's bridge is a whole number
     of vertex spacings and its vertex count (a ceil of Math.hypot lengths) can hang on the last bit of the

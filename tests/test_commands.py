@@ -95,6 +95,12 @@ def test_canonical_forms():
     assert validate("fill", ["red"]).args == ["#ff0000", 150]
     assert validate("fill", [255, 0, 0, 90]).args == ["#ff0000", 90]
     assert validate("fill", ["#f00", 0]).args == ["#ff0000", 150]  # p5.brush treats 0 as the default
+    # p5.brush's opacity is the second argument unless there are four, and a colour's own alpha is not read
+    assert validate("fill", [200, 40, 60]).args == ["#c8283c", 40]
+    assert validate("wash", [200, 40, 60]).args == ["#c8283c", 40]
+    assert validate("fill", [[20, 90, 200, 100]]).args == ["#145ac8", 150]
+    assert validate("fill", ["#cc336680"]).args == ["#cc3366", 150]
+    assert validate("wash", ["#cc336680"]).args == ["#cc3366", 150]
     assert validate("stroke", ["steelblue"]).args == ["#4682b4"]
     assert validate("circle", [1, 2, 3, True]).args == [1, 2, 3, 1]
     assert validate("add", ["b", {"weight": 2, "vibration": 1}]).args[1]["scatter"] == 1
