@@ -423,7 +423,12 @@
       record("refreshField", t === undefined ? [] : [plain(t, 0)]);
     },
     rect(x, y, w, h, mode) {
-      if (!axisAligned() && isNum(x) && isNum(y) && isNum(w) && isNum(h)) {
+      // p5.brush's rect is beginShape(0), four vertices in this order, endShape(true): rotated, or with a side
+      // that is negative on the canvas (a negative size, a mirroring scale), the same shape is recorded, in the
+      // same vertex order (it decides where the fill starts and which way it bleeds; a rect command's sides are
+      // non-negative)
+      if ((!axisAligned() || (isNum(w) && w * mat[0] < 0) || (isNum(h) && h * mat[3] < 0)) &&
+          isNum(x) && isNum(y) && isNum(w) && isNum(h)) {
         let x0 = x, y0 = y;
         if (mode === "center") { x0 = x - w / 2; y0 = y - h / 2; }
         record("beginShape", [0]);
@@ -435,12 +440,7 @@
       const a = argsOf(arguments).map((v) => plain(v, 0));
       if (isNum(a[0]) && isNum(a[1])) {
         let X = tx(a[0], a[1]), Y = ty(a[0], a[1]);
-        if (isNum(a[2]) && isNum(a[3])) {
-          let W = a[2] * mat[0], H = a[3] * mat[3];
-          if (W < 0) { W = -W; if (a[4] !== "center") X -= W; }
-          if (H < 0) { H = -H; if (a[4] !== "center") Y -= H; }
-          a[2] = W; a[3] = H;
-        }
+        if (isNum(a[2]) && isNum(a[3])) { a[2] *= mat[0]; a[3] *= mat[3]; }  // both >= 0 here (see above)
         a[0] = X; a[1] = Y;
       }
       record("rect", a);
