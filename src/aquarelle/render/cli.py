@@ -45,21 +45,15 @@ def render_cmd(
     _check_outputs(sketch, pngs, "-o" if out is not None else "--out-dir" if out_dir is not None else None)
     worker = Worker(backend)
     failed = 0
-    # Why kept: the worker starts again after a sketch that timed out or crashed it, so a start that failed (no p5 in
-    # AQUARELLE_NODE_MODULES, no Chromium) was tried again for every sketch: N failed launches, N times the wait
-    start_error: str | None = None
     try:
         for path, png in zip(sketch, pngs):
             if path.is_dir():
                 res = {"ok": False, "error": "is a directory", "ms": None}
             elif not path.is_file():
                 res = {"ok": False, "error": "no such file", "ms": None}
-            else:
-                if start_error is None and worker.proc is None:
-                    start_error = worker.start()
-                res = {"ok": False, "error": start_error, "ms": None} if start_error else \
-                    worker.run({"sketch": str(path), "png": str(png), "size": size, "seed": seed,
-                                "timeout": timeout}, timeout)
+            else:  # a worker that could not start answers every sketch with why, launched once (Worker.run)
+                res = worker.run({"sketch": str(path), "png": str(png), "size": size, "seed": seed,
+                                  "timeout": timeout}, timeout)
             line = {"sketch": str(path), "ok": bool(res.get("ok")), "png": res.get("png"), "ms": res.get("ms"),
                     "coverage": res.get("coverage"), "error": res.get("error")}
             if not line["ok"]:

@@ -130,6 +130,10 @@ class Worker:
         self.start_timeout = start_timeout
         self.proc = None
         self.conn = None
+        #: why the worker could not start, once it could not: ``run`` answers every later job with it instead of
+        #: launching again (it starts again after a job that timed out or crashed it, so a start that fails, no p5
+        #: in AQUARELLE_NODE_MODULES or no Chromium, was tried again for every sketch: N launches, N waits)
+        self.start_error: str | None = None
 
     def start(self) -> str | None:
         ctx = mp.get_context("spawn")
@@ -152,9 +156,9 @@ class Worker:
 
     def run(self, job: dict, timeout: float) -> dict:
         if self.proc is None:
-            err = self.start()
-            if err:
-                return {"ok": False, "error": err, "ms": None}
+            self.start_error = self.start_error or self.start()
+            if self.start_error:
+                return {"ok": False, "error": self.start_error, "ms": None}
         self.conn.send(job)
         if self.conn.poll(timeout):
             try:
