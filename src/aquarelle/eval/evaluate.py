@@ -258,7 +258,7 @@ def steps_text(ev: dict[str, Any]) -> str:
     ``compare``'s steps column all say it so: the last two said "4 steps" beside a header's "4 steps (2 with
     rollouts)"."""
     k, n = ev.get("rollout_steps"), ev["steps"]
-    return f"{n} step{'' if n == 1 else 's'}" + (f" ({k} with rollouts)" if isinstance(k, int) and k != n else "")
+    return verdicts._plural(n, "step") + (f" ({k} with rollouts)" if isinstance(k, int) and k != n else "")
 
 
 def print_table(ev: dict[str, Any], console=None) -> None:
