@@ -439,9 +439,9 @@
       }
       const a = argsOf(arguments).map((v) => plain(v, 0));
       if (isNum(a[0]) && isNum(a[1])) {
-        let X = tx(a[0], a[1]), Y = ty(a[0], a[1]);
+        const p = tpoint([a[0], a[1]]);
+        a[0] = p[0]; a[1] = p[1];
         if (isNum(a[2]) && isNum(a[3])) { a[2] *= mat[0]; a[3] *= mat[3]; }  // both >= 0 here (see above)
-        a[0] = X; a[1] = Y;
       }
       record("rect", a);
     },
