@@ -262,6 +262,8 @@ def run(families: list[str], n: int, seed: int, out_dir: Path, keep: Path | None
     rows: list[dict] = []
     images: dict[str, tuple] = {}
     t_start = time.time()
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
     browser = BrowserRenderer(pool_size=1, timeout_s=90)
     try:
         with Progress(console=err, transient=True) as prog:
@@ -272,7 +274,6 @@ def run(families: list[str], n: int, seed: int, out_dir: Path, keep: Path | None
                 row: dict = {"name": name, "source": family, "seed": program.seed,
                              "commands": len(program.commands)}
                 if keep is not None:
-                    keep.mkdir(parents=True, exist_ok=True)
                     (keep / f"{name}.json").write_text(program.model_dump_json(), encoding="utf-8")
                 nat = bro = None
                 try:
