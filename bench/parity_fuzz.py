@@ -223,9 +223,8 @@ def programs(family: str, n: int, seed: int) -> list:
 
     rng = random.Random(f"{family}:{seed}")
     out = []
-    while len(out) < n:
-        d = Draw(rng)
-        calls = FAMILIES[family](d)
+    for _ in range(n):
+        calls = FAMILIES[family](Draw(rng))
         out.append(Program.from_calls(calls, width=SIZE, height=SIZE, seed=rng.randrange(1 << 31)))
     return out
 
