@@ -21,7 +21,7 @@ function draw() {
   });
   brush.add("dots", { type: "custom", weight: 8, scatter: 1, opacity: 120, spacing: 2, pressure: [1, 1],
     tip: (g) => { g.fill(0); g.circle(-20, 0, 30); g.circle(20, 0, 30); } });
-  brush.add("soft", { type: "spray", weight: 4, scatter: 2, opacity: 60, spacing: 1, pressure: [1.2, 0.6] });
+  brush.add("soft", { type: "spray", weight: 4, scatter: 2, opacity: 60, spacing: 1, grain: 1, pressure: [1.2, 0.6] });
 
   // washed blocks, clipped to the left half
   brush.clip([0, 0, 300, 600]);

@@ -555,8 +555,14 @@ def test_sketches_our_sandbox_takes_run_in_p5_brush_itself(renderer):
     no_opacity = no_pressure.replace("spacing: 2,", "spacing: 2, pressure: [1, 1], scatter: 1,")
     assert _painted(renderer.render_sketch(no_opacity), np.array([255, 255, 255])).sum() == 0
     assert "needs opacity" in run_sketch(no_opacity).reason
+    # a spray without a grain stamps ceil(undefined / pressure) dots a step in p5.brush, none (study.js's did)
+    no_grain = sketch("brush.add('mist', {type: 'spray', weight: 4, scatter: 2, opacity: 60, spacing: 1, pressure: [1, 1]});"
+                      " brush.set('mist', '#bc4749', 2); brush.line(100, 100, 500, 500);")
+    assert _painted(renderer.render_sketch(no_grain), np.array([255, 255, 255])).sum() == 0
+    assert "needs grain" in run_sketch(no_grain).reason
     fixed = [plain.replace("[[[380, 300], [460, 300], [420, 380]]]", "[new brush.Polygon([[380, 300], [460, 300], "
-                           "[420, 380]])]"), no_opacity.replace("scatter: 1,", "scatter: 1, opacity: 150,")]
+                           "[420, 380]])]"), no_opacity.replace("scatter: 1,", "scatter: 1, opacity: 150,"),
+             no_grain.replace("spacing: 1,", "spacing: 1, grain: 1,")]
     for good in fixed:
         assert run_sketch(good).ok
         assert _painted(renderer.render_sketch(good), np.array([255, 255, 255])).sum() > 200

@@ -313,7 +313,8 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
 def _add_gap(params: dict) -> str | None:
     """What a sketch's ``brush.add`` leaves out that p5.brush 2.2.2 needs, measured in Chromium: without a pressure
     every stroke of the brush throws ("Cannot read properties of undefined (reading 'type')"); without scatter or
-    opacity (and, for a default-type brush, sharpness) it paints nothing. Our renderer fills those in, so such a
+    opacity (and, for a default-type brush, sharpness; for a spray, grain: its dots per step) it paints nothing.
+    Our renderer fills those in, so such a
     sketch painted here and not in p5.brush. (A program's ``add`` is exported with every parameter filled in, so
     tools-mode calls may leave them out.)"""
     def given(*keys: str) -> bool:
@@ -323,11 +324,14 @@ def _add_gap(params: dict) -> str | None:
     missing += [k for k, keys in (("scatter", ("scatter", "vibration")), ("opacity", ("opacity",))) if not given(*keys)]
     if params.get("type") not in ("marker", "spray", "custom") and not given("sharpness", "definition"):
         missing.append("sharpness")
+    if params.get("type") == "spray" and not given("grain", "quality"):
+        missing.append("grain")
     if not missing:
         return None
     why = ("p5.brush throws at the first stroke of a brush without a pressure" if "pressure" in missing else
            "p5.brush paints nothing with a brush that lacks one")
-    return f"needs {', '.join(missing)} (e.g. pressure: [1, 1], scatter: 1, opacity: 150, sharpness: 0.5): {why}"
+    return (f"needs {', '.join(missing)} (e.g. pressure: [1, 1], scatter: 1, opacity: 150, sharpness: 0.5, grain: 1):"
+            f" {why}")
 
 
 def _pack(res: SketchResult) -> tuple:
