@@ -17,6 +17,7 @@ function ridge(baseY, amp, freq, phase) {
 function draw() {
   translate(-width / 2, -height / 2);
   background("#fdf0d5");
+  randomSeed(4);
   noiseSeed(4);
 
   brush.noStroke();

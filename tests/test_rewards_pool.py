@@ -148,3 +148,15 @@ def test_pool_cli_validate_with_an_unreachable_scorer_is_one_line(tmp_path, conf
     r = CliRunner().invoke(app, ["pool", "validate", "--pool", str(root), "--config", str(cfg), "--json"])
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     assert len(r.output.strip().splitlines()) == 1 and needle in r.output, r.output
+
+
+def test_a_sandbox_that_makes_other_programs_redraws_the_pool_and_changes_its_digest(monkeypatch, pool):
+    """The references are the programs the sandbox makes of the pool's sketches: when it makes other ones (its
+    ``PROGRAM_VERSION``), the cached renders of both backends are stale and a server's pool is not the run's."""
+    import aquarelle.rewards.pool as pool_mod
+
+    e = pool.entries[0]
+    keys, digest = [pool._key(e, b) for b in ("native", "browser")], pool_mod.pool_digest()
+    monkeypatch.setattr(pool_mod, "PROGRAM_VERSION", pool_mod.PROGRAM_VERSION + 1)
+    assert all(pool._key(e, b) != k for b, k in zip(("native", "browser"), keys))
+    assert pool_mod.pool_digest() != digest

@@ -1,5 +1,6 @@
 """The sketch runner: published-skeleton sketches become programs; violations and limits reject them."""
 
+import math
 import time
 from pathlib import Path
 
@@ -95,6 +96,72 @@ def test_random_forms_and_noise(runner):
     again = calls(runner.run(skeleton(
         "randomSeed(5); const a = random(); brush.circle(1 + a, 1, 1);")))
     assert again[-1][1][0] == c1[0]
+
+
+def _p5_lcg(seed: int):
+    """p5.js 2.x's random(): its linear congruential generator (Numerical Recipes constants), seeded seed >>> 0."""
+    z = seed % 2**32
+    while True:
+        z = (1664525 * z + 1013904223) % 2**32
+        yield z / 2**32
+
+
+def _p5_noise1(table: list[float], x: float, octaves: int = 4, falloff: float = 0.5) -> float:
+    """p5's noise(x) along y = z = 0 (where its y and z lerps add nothing)."""
+    xi, xf, r, ampl = math.floor(x), x - math.floor(x), 0.0, 0.5
+    for _ in range(octaves):
+        f = 0.5 * (1.0 - math.cos(xf * math.pi))
+        n = table[xi & 4095]
+        r += (n + f * (table[(xi + 1) & 4095] - n)) * ampl
+        ampl *= falloff
+        xi, xf = xi << 1, xf * 2
+        if xf >= 1.0:
+            xi, xf = xi + 1, xf - 1
+    return r
+
+
+def test_random_and_noise_draw_p5s_own_numbers(runner):
+    """The model's sketch is code that runs anywhere: seeded, it must draw in p5.js the numbers its program was made
+    with, so random, randomGaussian, shuffle and noise are p5's generators, not merely seeded ones."""
+    res = runner.run(skeleton(
+        "randomSeed(5); brush.circle(1 + random(), 1 + random(3, 1), 1 + random(10));"
+        "const s = shuffle([1, 2, 3, 4]); brush.circle(s[0], s[1], s[2] + s[3] * 10);"
+        "const g = randomGaussian(50, 2); brush.circle(g, 5, 5);"
+        "noiseSeed(7); brush.circle(1 + 100 * noise(0.3), 1 + 100 * noise(5.7), 5);"
+        "noiseDetail(2); brush.circle(1 + 100 * noise(0.3), 1 + 100 * noise(1000.25), 5);"
+        "randomSeed(5); brush.circle(1 + random(), 1 + Math.random() * 0, 5 + random(10));"))
+    c1, c2, c3, c4, c5, c6 = (args[:3] for m, args in calls(res) if m == "circle")
+    r = _p5_lcg(5)
+    a, b, c = next(r), next(r), next(r)
+    assert c1 == pytest.approx([1 + a, 1 + b * 2 + 1, 1 + c * 10], abs=1e-9)  # random(3, 1) is random(1, 3)
+    deck = [1, 2, 3, 4]
+    for i in range(3, 0, -1):  # p5's Fisher-Yates, from the top
+        j = int(next(r) * (i + 1))
+        deck[i], deck[j] = deck[j], deck[i]
+    assert c2 == [deck[0], deck[1], deck[2] + deck[3] * 10]
+    while True:  # p5's polar method
+        x1, x2 = next(r) * 2 - 1, next(r) * 2 - 1
+        w = x1 * x1 + x2 * x2
+        if w < 1:
+            break
+    assert c3[0] == pytest.approx(50 + 2 * x1 * math.sqrt(-2 * math.log(w) / w), abs=1e-9)
+    nz = _p5_lcg(7)
+    table = [next(nz) for _ in range(4096)]
+    assert c4[:2] == pytest.approx([1 + 100 * _p5_noise1(table, 0.3), 1 + 100 * _p5_noise1(table, 5.7)], abs=1e-9)
+    assert c5[:2] == pytest.approx([1 + 100 * _p5_noise1(table, 0.3, 2), 1 + 100 * _p5_noise1(table, 1000.25, 2)],
+                                   abs=1e-9)  # noiseDetail without a falloff: p5's 0.5
+    # Math.random is a stream of its own, as in p5: a reseed repeats random()'s numbers with it drawn in between
+    assert c6[0] == c1[0] and c6[2] == pytest.approx(5 + b * 10, abs=1e-9)
+
+
+def test_an_unseeded_sketch_draws_as_if_seeded_with_the_run_seed(runner):
+    """Without randomSeed/noiseSeed p5 draws from Math.random; the sandbox starts p5's generators at the run's seed,
+    which is what the program's export (opening with randomSeed(seed) and noiseSeed(seed)) does."""
+    unseeded = runner.run(skeleton("brush.circle(1 + 100 * random(), 1 + 100 * noise(2.5), 5);"), seed=42)
+    seeded = runner.run(skeleton("randomSeed(42); noiseSeed(42); brush.circle(1 + 100 * random(), 1 + 100 * noise(2.5), 5);"),
+                        seed=42)
+    assert calls(unseeded)[-1] == calls(seeded)[-1]
+    assert calls(unseeded)[-1][1][0] == pytest.approx(1 + 100 * next(_p5_lcg(42)), abs=1e-9)
 
 
 def test_transforms_are_applied_to_brush_coordinates(runner):

@@ -150,7 +150,8 @@ def test_custom_reward_weights_reach_the_tool_env():
     assert env.state.weights == w and out.breakdown["gate"] == 1.0 and out.reward == 1.0
 
 
-def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_other_tool_text():
+def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_other_tool_text(monkeypatch):
+    import aquarelle.train.sft as sft
     from aquarelle.train.config import load_config
     from aquarelle.train.envglue import env_class
     from aquarelle.train.sft import warm_start_dir
@@ -162,6 +163,8 @@ def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_ot
     local = where()
     assert where(**{"env.urls": ["http://127.0.0.1:8000"]}) == local  # 20 CPU minutes not spent again
     assert where(**{"env.observation_chars": 60}) != local  # the observations it learns from differ
+    monkeypatch.setattr(sft, "PROGRAM_VERSION", sft.PROGRAM_VERSION + 1)
+    assert where() != local  # the pool's sketches make other programs, so other transcripts
 
 
 def test_partial_reward_weights_override_the_configured_preset():

@@ -28,7 +28,10 @@ Notes on the harder p5.brush functions:
 
 Frame: coordinates, radii, lengths and hatch spacing go through the current transform (a
 rotated rect becomes beginShape/vertex/endShape); brush weights do not; angles are stored in
-degrees. Determinism: random(), Math.random, noise and the clock follow ``seed``. Frozen
+degrees. Determinism: random(), Math.random, noise and the clock follow ``seed``. random,
+randomGaussian, shuffle and noise are p5's own (its linear congruential generator and Perlin
+table), so a sketch that seeds them draws the same numbers run raw in p5.js; without a
+``randomSeed``/``noiseSeed`` they start as if seeded with ``seed``. Frozen
 built-ins mean a sketch cannot patch prototypes (assignments to e.g. ``Array.prototype.push``
 are ignored, or throw in strict code).
 
@@ -58,6 +61,10 @@ KILL_GRACE_S = 0.7
 START_TIMEOUT_S = 60.0
 #: Seconds allowed for host-side validation after the JavaScript has finished.
 VALIDATE_TIMEOUT_S = 60.0
+#: Changes whenever the sandbox makes another program of the same sketch, so what is cached from sketches
+#: (the reference pool's renders, warm starts learnt from its programs) is made again. 2: p5's own random and
+#: noise generators instead of mulberry32 (2026-12-02).
+PROGRAM_VERSION = 2
 
 
 class SandboxError(RuntimeError):

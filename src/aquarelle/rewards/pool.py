@@ -19,6 +19,7 @@ from typing import Iterable, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..brush.sandbox import PROGRAM_VERSION
 from ..render import NATIVE_LOOK
 from .config import RewardError
 
@@ -41,12 +42,13 @@ def pool_digest(root: str | Path | None = None) -> str | None:
 
     Why: the judge's references are the pool's paintings, rendered from their sketches; an environment server
     whose pool differs from the run's (another ``AQUARELLE_POOL``, an older checkout) judges against other
-    references, so a run compares this to refuse it (``scoring_differences``)."""
+    references, so a run compares this to refuse it (``scoring_differences``). The sandbox's ``PROGRAM_VERSION``
+    is part of it: a server whose sandbox makes other programs of the same sketches paints other references."""
     base = Path(root) if root else default_pool_dir()
     index = base / "pool.json"
     if not index.is_file():
         return None
-    h = hashlib.sha1(index.read_bytes())
+    h = hashlib.sha1(index.read_bytes() + f"|programs-v{PROGRAM_VERSION}".encode())
     sketches = base / "sketches"
     for f in sorted(sketches.glob("*.js")) if sketches.is_dir() else []:
         h.update(f.name.encode() + b"\0" + f.read_bytes())
@@ -131,7 +133,7 @@ class Pool:
     def _key(self, e: PoolEntry, backend: str) -> str:
         h = hashlib.sha1(self.source(e).encode("utf-8"))
         look = NATIVE_LOOK if backend == "native" else 0  # a new native look redraws the cache
-        h.update(f"|{backend}|{RENDER_SIZE}|hf10={e.hf10}|look={look}".encode())
+        h.update(f"|{backend}|{RENDER_SIZE}|hf10={e.hf10}|look={look}|program={PROGRAM_VERSION}".encode())
         return h.hexdigest()[:16]
 
     def image_path(self, e: PoolEntry) -> Path:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..brush.sandbox import PROGRAM_VERSION
 from .config import ConfigError, SFTSection
 from .data import (MARKUP_TOKENS, TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
                    revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
@@ -205,7 +206,7 @@ def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, bu
            # where the env runs changes no text it shows: env containers reuse the in-process warm start
            + json.dumps({k: v for k, v in getattr(env_cls, "_config", {}).items() if k != "env_urls"},
                         sort_keys=True, default=str)
-           + f"transcripts-v{TRANSCRIPT_VERSION}")
+           + f"transcripts-v{TRANSCRIPT_VERSION}-programs-v{PROGRAM_VERSION}")  # the pool's sketches' programs
     return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
 
 

@@ -67,8 +67,17 @@
     for (let i = 0; i < str.length; i++) { h ^= str.charCodeAt(i); h = M.imul(h, 16777619); }
     return h | 0;
   }
-  let rng = mulberry32(0);
+  // p5's own generator for random/randomGaussian/shuffle and for noise's table: the linear congruential
+  // generator of p5.js 2.x (Numerical Recipes constants; the state an unsigned 32-bit integer, the product
+  // exact in doubles), seeded as p5 seeds it (seed >>> 0). A seeded sketch run raw in p5.js then draws the
+  // numbers its program was made with. Unseeded, p5 draws from Math.random; the sandbox from the run's seed.
+  function p5Lcg(seed) {
+    let z = (seed == null ? 0 : seed) >>> 0;
+    return function () { z = (1664525 * z + 1013904223) % 4294967296; return z / 4294967296; };
+  }
+  let rng = p5Lcg(0);
   let queryRng = mulberry32(1);
+  let mathRng = mulberry32(3);  // Math.random: a stream of its own, as in p5, where it is not random()'s
   let gaussSpare = null;
 
   const PERLIN_YWRAPB = 4, PERLIN_YWRAP = 1 << PERLIN_YWRAPB;
@@ -76,7 +85,7 @@
   const PERLIN_SIZE = 4095;
   let perlinOctaves = 4, perlinFalloff = 0.5;
   let perlin = null;
-  let noiseRng = mulberry32(2);
+  let noiseRng = p5Lcg(0);
   const scaledCos = (i) => 0.5 * (1.0 - M.cos(i * M.PI));
   function noise(x, y, z) {
     x = +x || 0; y = +y || 0; z = +z || 0;
@@ -564,11 +573,11 @@
   });
   def("mag", (x, y) => M.hypot(x, y));
   def("norm", (v, a, b) => (v - a) / (b - a));
-  def("random", function (a, b) {
+  def("random", function (a, b) {  // p5's argument forms, bounds swapped when min > max as p5 does
     const r = rng();
-    if (arguments.length === 0) return r;
-    if (isArray(a)) return a[M.floor(r * a.length)];
-    if (arguments.length === 1) return r * a;
+    if (a === undefined) return r;
+    if (b === undefined) return isArray(a) ? a[M.floor(r * a.length)] : r * a;
+    if (a > b) { const t = a; a = b; b = t; }
     return r * (b - a) + a;
   });
   // p5.brush's p5 add-on hooks randomSeed/noiseSeed to reseed p5.brush itself. A whole-number randomSeed before
@@ -584,24 +593,29 @@
     if (method === "noiseSeed" && nRecorded === 0 && v === (leadSeed === null ? cfg.seed : leadSeed)) return;
     record(method === "seed" ? "p5.randomSeed" : "p5.noiseSeed", [v]);  // p5's own: outside any action space
   }
-  def("randomSeed", (s) => { rng = mulberry32(seedInt(s)); gaussSpare = null; brushSeed("seed", s); });
+  def("randomSeed", (s) => { rng = p5Lcg(s); gaussSpare = null; brushSeed("seed", s); });
   def("randomGaussian", (mean, sd) => {
     let y;
     if (gaussSpare !== null) { y = gaussSpare; gaussSpare = null; } else {
       let x1, x2, w;
+      // p5's polar method (it loops on w >= 1 only; w == 0, a NaN there, is drawn again here)
       do { x1 = rng() * 2 - 1; x2 = rng() * 2 - 1; w = x1 * x1 + x2 * x2; } while (w >= 1 || w === 0);
       w = M.sqrt((-2 * M.log(w)) / w); y = x1 * w; gaussSpare = x2 * w;
     }
     return y * (sd === undefined ? 1 : sd) + (mean === undefined ? 0 : mean);
   });
-  def("shuffle", (arr) => {
-    const a = arr.slice();
+  def("shuffle", (arr, modify) => {  // p5's Fisher-Yates: the same draws, a copy unless ``modify``
+    const a = modify ? arr : arr.slice();
     for (let i = a.length - 1; i > 0; i--) { const j = M.floor(rng() * (i + 1)); const t = a[i]; a[i] = a[j]; a[j] = t; }
     return a;
   });
   def("noise", noise);
-  def("noiseSeed", (s) => { noiseRng = mulberry32(seedInt(s)); perlin = null; brushSeed("noiseSeed", s); });
-  def("noiseDetail", (lod, falloff) => { if (lod > 0) perlinOctaves = M.min(lod | 0, 16); if (falloff > 0) perlinFalloff = falloff; });
+  def("noiseSeed", (s) => { noiseRng = p5Lcg(s); perlin = null; brushSeed("noiseSeed", s); });
+  def("noiseDetail", (lod, falloff) => {  // p5 2.x: an omitted falloff is 0.5
+    if (lod > 0) perlinOctaves = M.min(lod | 0, 16);
+    if (falloff === undefined) falloff = 0.5;
+    if (falloff > 0) perlinFalloff = falloff;
+  });
   def("int", (v) => parseInt(v, 10));
   def("float", (v) => parseFloat(v));
   def("str", (v) => StringC(v));
@@ -718,9 +732,11 @@
       once("init");
       const c = JSON.parse(json);
       cfg = c;
-      rng = mulberry32(seedInt(c.seed));
+      // as if the sketch opened with randomSeed(seed) and noiseSeed(seed), as its export does
+      rng = p5Lcg(c.seed);
       queryRng = mulberry32(seedInt(c.seed) ^ 0x5bd1e995);
-      noiseRng = mulberry32(seedInt(c.seed) ^ 0x27d4eb2f);
+      mathRng = mulberry32(seedInt(c.seed) ^ 0x68e31da4);
+      noiseRng = p5Lcg(c.seed);
       perlin = null;
       for (let i = 0; i < c.static.length; i++) violate(c.static[i]);
     },
@@ -759,7 +775,7 @@
 
   // ------------------------------------------------------------------ determinism
   // Math.random and the clock are the sketch's seed too: same seed, same program.
-  defineProperty(M, "random", { value: () => rng(), writable: false, configurable: false });
+  defineProperty(M, "random", { value: () => mathRng(), writable: false, configurable: false });
   const RealDate = Date;
   class FixedDate extends RealDate {
     constructor(...a) { if (a.length === 0) super(0); else super(...a); }
