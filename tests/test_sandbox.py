@@ -164,6 +164,22 @@ def test_an_unseeded_sketch_draws_as_if_seeded_with_the_run_seed(runner):
     assert calls(unseeded)[-1][1][0] == pytest.approx(1 + 100 * next(_p5_lcg(42)), abs=1e-9)
 
 
+def test_color_reads_every_css_name_and_functional_form_as_p5_does(runner):
+    """``brush.fill('darkorange')`` worked but ``color('darkorange')`` threw "unknown colour" (the sandbox knew 40
+    names), as did ``color('hsl(...)')`` and percentages: valid p5 code scored 0. Channels as p5.js 2.3.4 gives them in
+    Chromium (checked there for all 148 names and these forms; p5 keeps them unrounded)."""
+    forms = {"darkorange": [255, 140, 0, 255], " RebeccaPurple ": [102, 51, 153, 255],
+             "hsl(120, 50%, 50%)": [63.75, 191.25, 63.75, 255], "hsl(725deg, 30%, 90%)": [237.15, 223.125, 221.85, 255],
+             "rgb(100%, 0%, 50%)": [255, 0, 127.5, 255], "rgba(10, 20, 30, 0.25)": [10, 20, 30, 63.75]}
+    body = 'brush.set("2B", "#000", 1);' + "".join(
+        f"{{ const c = color({s!r}); brush.line(red(c), green(c), blue(c), alpha(c)); }}" for s in forms)
+    got = [args for m, args in calls(runner.run(skeleton(body))) if m == "line"]
+    assert got == [pytest.approx(v) for v in forms.values()]
+    for not_a_colour in ("constructor", "__proto__", "darkorang"):
+        bad = runner.run(skeleton(f"brush.fill(color({not_a_colour!r})); brush.circle(5, 5, 5);"))
+        assert not bad.ok and "unknown colour" in bad.reason, bad.reason
+
+
 def test_transforms_are_applied_to_brush_coordinates(runner):
     got = approx_calls(runner.run((SKETCHES / "transforms.js").read_text()))
     assert got[0] == ("background", ["#ffffff"])

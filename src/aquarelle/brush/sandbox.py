@@ -157,10 +157,18 @@ def _check_state_class() -> type:
 _PRELUDE: str | None = None
 
 
+def _css_names() -> str:
+    """Every CSS colour name as JSON ``{name: [r, g, b]}``, from Pillow's table (the one ``colors.py`` parses
+    ``brush.fill('darkorange')`` with), so a sketch's ``color('darkorange')`` works as it does in p5."""
+    from PIL import ImageColor
+
+    return json.dumps({k: list(ImageColor.getrgb(k)[:3]) for k in sorted(ImageColor.colormap)}, separators=(",", ":"))
+
+
 def _prelude() -> str:
     global _PRELUDE
     if _PRELUDE is None:
-        _PRELUDE = (JS_DIR / "prelude.js").read_text(encoding="utf-8")
+        _PRELUDE = (JS_DIR / "prelude.js").read_text(encoding="utf-8").replace("/*CSS_NAMES*/{}", _css_names())
     return _PRELUDE
 
 

@@ -180,18 +180,11 @@
   }
 
   // ------------------------------------------------------------------ colours
-  const NAMES = {
-    black: [0, 0, 0], white: [255, 255, 255], red: [255, 0, 0], green: [0, 128, 0], blue: [0, 0, 255],
-    yellow: [255, 255, 0], orange: [255, 165, 0], purple: [128, 0, 128], pink: [255, 192, 203],
-    gray: [128, 128, 128], grey: [128, 128, 128], brown: [165, 42, 42], cyan: [0, 255, 255],
-    magenta: [255, 0, 255], navy: [0, 0, 128], teal: [0, 128, 128], olive: [128, 128, 0],
-    maroon: [128, 0, 0], lime: [0, 255, 0], gold: [255, 215, 0], crimson: [220, 20, 60],
-    indigo: [75, 0, 130], violet: [238, 130, 238], beige: [245, 245, 220], ivory: [255, 255, 240],
-    coral: [255, 127, 80], salmon: [250, 128, 114], tan: [210, 180, 140], khaki: [240, 230, 140],
-    skyblue: [135, 206, 235], steelblue: [70, 130, 180], forestgreen: [34, 139, 34],
-    darkgreen: [0, 100, 0], seagreen: [46, 139, 87], sienna: [160, 82, 45], chocolate: [210, 105, 30],
-    lavender: [230, 230, 250], turquoise: [64, 224, 208], silver: [192, 192, 192], wheat: [245, 222, 179],
-  };
+  // every CSS colour name p5 knows (the host fills the table in from Pillow's, which colors.py reads too), in an
+  // object without a prototype so that "constructor" is no colour
+  const NAMES = bare();
+  const cssNames = /*CSS_NAMES*/{};
+  for (const k of objKeys(cssNames)) NAMES[k] = cssNames[k];
   const colorTag = {};
   function makeColor(r, g, b, a) {
     const c = { r: r, g: g, b: b, a: a };
@@ -201,6 +194,14 @@
   }
   const isColor = (v) => v !== null && typeof v === "object" && v.__aq === colorTag;
   const clamp255 = (v) => M.max(0, M.min(255, v));
+  // a CSS number or percentage, the percentage of ``full``
+  const cssPart = (t, full) => (t[t.length - 1] === "%" ? (parseFloat(t) / 100) * full : +t);
+  function hslRgb(h, s, l) {  // CSS Color 4's hsl-to-rgb, channels 0-255 unrounded as p5 keeps them
+    h = (((h % 360) + 360) % 360) / 30;
+    const a = s * M.min(l, 1 - l);
+    const f = (n) => { const k = (n + h) % 12; return (l - a * M.max(-1, M.min(k - 3, 9 - k, 1))) * 255; };
+    return [f(0), f(8), f(4)];
+  }
   function parseColorArgs(args) {
     const n = args.length;
     if (n === 1 && isColor(args[0])) return args[0];
@@ -223,8 +224,15 @@
           return makeColor(parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16), a);
         }
       }
-      m = /^rgba?\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*(?:,\s*([\d.]+)\s*)?\)$/.exec(s);
-      if (m) return makeColor(+m[1], +m[2], +m[3], m[4] === undefined ? 255 : M.round(+m[4] * 255));
+      // rgb()/rgba() with numbers or percentages, hsl()/hsla(): CSS's functional forms, as p5 reads them
+      m = /^rgba?\(\s*([\d.]+%?)\s*,\s*([\d.]+%?)\s*,\s*([\d.]+%?)\s*(?:,\s*([\d.]+%?)\s*)?\)$/.exec(s);
+      if (m) return makeColor(clamp255(cssPart(m[1], 255)), clamp255(cssPart(m[2], 255)), clamp255(cssPart(m[3], 255)),
+                              m[4] === undefined ? 255 : clamp255(cssPart(m[4], 1) * 255));
+      m = /^hsla?\(\s*([\d.]+)(?:deg)?\s*,\s*([\d.]+)%\s*,\s*([\d.]+)%\s*(?:,\s*([\d.]+%?)\s*)?\)$/.exec(s);
+      if (m) {
+        const rgb = hslRgb(+m[1], M.min(+m[2], 100) / 100, M.min(+m[3], 100) / 100);
+        return makeColor(rgb[0], rgb[1], rgb[2], m[4] === undefined ? 255 : clamp255(cssPart(m[4], 1) * 255));
+      }
       const nm = NAMES[s];
       if (nm) return makeColor(nm[0], nm[1], nm[2], n === 2 && isNum(args[1]) ? clamp255(args[1]) : 255);
       throw new ErrorC("color(): unknown colour " + stringify(args[0]));
