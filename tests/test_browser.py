@@ -115,6 +115,61 @@ def test_a_seeded_sketch_run_raw_in_p5_paints_its_program(renderer):
     assert np.abs(raw.astype(int) - renderer.render(res.program)).mean() < 0.01
 
 
+def _in_p5(exprs: list[str]) -> list[str]:
+    """Each expression's ``String(...)`` evaluated in order in the real p5.js (global mode, angleMode DEGREES) in
+    Chromium, offline: p5 inlined into the page."""
+    from playwright.sync_api import sync_playwright
+
+    from aquarelle.render.browser import find_chromium, find_node_modules
+
+    p5 = (find_node_modules() / "p5" / "lib" / "p5.min.js").read_text(encoding="utf-8")
+    body = "".join(f"try {{ __v.push(String({e})); }} catch (err) {{ __v.push('error: ' + err.message); }}\n"
+                   for e in exprs)
+    html = (f'<html><head><meta charset="utf-8"><script>{p5}</script><script>window.__v = [];\n'
+            f"function setup() {{ createCanvas(10, 10); angleMode(DEGREES);\n{body} window.__done = true; }}"
+            "</script></head><body></body></html>")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.set_content(html)
+            page.wait_for_function("window.__done === true", timeout=30_000)
+            return page.evaluate("window.__v")
+        finally:
+            browser.close()
+
+
+def test_the_sandboxs_p5_helpers_give_p5s_own_values():
+    """What a sketch computes with p5 decides its program, so the sandbox's p5 functions must give p5.js 2.3.4's
+    values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
+    object), colour names and forms, hue/saturation/lightness (undefined before). Each expression runs in order in
+    both, as one sketch, so seeded state carries as it does in p5."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    exprs = [
+        "randomSeed(5)", "random()", "random(3, 1)", "random([10, 20, 30])", "randomGaussian(50, 2)",
+        "shuffle([1, 2, 3, 4, 5])", "noiseSeed(7)", "noise(0.3)", "noise(1.5, 2.25)", "noise(3.1, 0.2, 9.9)",
+        "noiseDetail(2, 0.7)", "noise(4.2)", "createVector(1, 2).add(createVector(3, 4))", "createVector(1, 2).add(5)",
+        "createVector(1, 2, 3).add(createVector(1, 1))", "createVector(4, 6).div(0)", "createVector()",
+        "(() => { const v = createVector(1, 2); v.z = 5; return v; })()", "createVector(1, 1).heading()",
+        "createVector(1, 0).rotate(30)", "createVector(30, 40).limit(5)", "createVector(3, 4).setMag(10)",
+        "createVector(1, 0).setHeading(90)", "createVector(1, 0).angleBetween(createVector(0, -1))",
+        "createVector(1, 2, 3).cross(createVector(4, 5, 6))", "createVector(0, 0, 0).lerp(10, 20, 30, 0.5)",
+        "p5.Vector.fromAngle(90)", "p5.Vector.rotate(createVector(1, 0), 90)",
+        "p5.Vector.lerp(createVector(0, 0), createVector(10, 10), 0.3)", "new p5.Vector(1, 0).rotate(HALF_PI)",
+        "[red, green, blue].map((f) => f(lerpColor(color('darkorange'), color('hsl(200, 60%, 40%)'), 0.3)))",
+        "[red, green, blue, alpha].map((f) => f(lerpColor(color(255, 0, 0, 100), color(0, 0, 255, 200), 1.5)))",
+        "red(color('rgb(100%, 0%, 50%)'))",
+        "hue(color(77, 199, 7))", "saturation(color(200, 100, 50))", "lightness(color(200, 100, 50))",
+        "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
+    ]
+    res = run_sketch("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
+                     "function draw() {\n" + "".join(f"  brush.seed(String({e}));\n" for e in exprs) + "}\n")
+    assert res.ok, res.reason
+    ours = [c.args[0] for c in res.program.commands if c.method == "seed"]
+    assert ours == _in_p5(exprs)
+
+
 def test_more_threads_than_pages_all_get_their_render(renderer):
     out: dict[int, object] = {}
 

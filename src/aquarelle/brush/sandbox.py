@@ -28,10 +28,13 @@ Notes on the harder p5.brush functions:
 
 Frame: coordinates, radii, lengths and hatch spacing go through the current transform (a
 rotated rect becomes beginShape/vertex/endShape); brush weights do not; angles are stored in
-degrees. Determinism: random(), Math.random, noise and the clock follow ``seed``. random,
-randomGaussian, shuffle and noise are p5's own (its linear congruential generator and Perlin
-table), so a sketch that seeds them draws the same numbers run raw in p5.js; without a
-``randomSeed``/``noiseSeed`` they start as if seeded with ``seed``. Frozen
+degrees. ``createVector`` makes p5 2.x's ``p5.Vector`` (its methods and statics, with p5's
+quirks: a 2-D vector drops writes to z). Determinism: random(), Math.random, noise and the
+clock follow ``seed``. random, randomGaussian, shuffle and noise are p5's own (its linear
+congruential generator and Perlin table), so a sketch that seeds them draws the same numbers
+run raw in p5.js; without a ``randomSeed``/``noiseSeed`` they start as if seeded with
+``seed``. The p5 helpers give p5.js 2.3.4's values to the last bit (``test_browser`` checks
+them in Chromium). Frozen
 built-ins mean a sketch cannot patch prototypes (assignments to e.g. ``Array.prototype.push``
 are ignored, or throw in strict code).
 
@@ -63,8 +66,9 @@ START_TIMEOUT_S = 60.0
 VALIDATE_TIMEOUT_S = 60.0
 #: Changes whenever the sandbox makes another program of the same sketch, so what is cached from sketches
 #: (the reference pool's renders, warm starts learnt from its programs) is made again. 2: p5's own random and
-#: noise generators instead of mulberry32 (2026-12-02).
-PROGRAM_VERSION = 2
+#: noise generators instead of mulberry32; 3: lerpColor as p5 2.x mixes (0-1 units, the amount unclamped) (both
+#: 2026-12-02).
+PROGRAM_VERSION = 3
 
 
 class SandboxError(RuntimeError):

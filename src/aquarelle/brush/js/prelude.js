@@ -239,7 +239,8 @@
     }
     throw new ErrorC("color(): cannot make a colour from " + stringify(plain(args, 0)));
   }
-  const hex2 = (v) => { const s = M.round(v).toString(16); return s.length < 2 ? "0" + s : s; };
+  // channels past 0-255 (lerpColor beyond its ends) are clamped when the colour is painted, as a canvas does
+  const hex2 = (v) => { const s = M.round(clamp255(v)).toString(16); return s.length < 2 ? "0" + s : s; };
   const colorHex = (c) => "#" + hex2(c.r) + hex2(c.g) + hex2(c.b) + (c.a < 255 ? hex2(c.a) : "");
 
   // ------------------------------------------------------------------ plain data
@@ -627,19 +628,209 @@
   def("int", (v) => parseInt(v, 10));
   def("float", (v) => parseFloat(v));
   def("str", (v) => StringC(v));
-  def("createVector", (x, y, z) => ({ x: x || 0, y: y || 0, z: z || 0 }));
+  // p5.Vector as p5 2.x behaves, written from its documented and observed behaviour: a vector holds n values
+  // (createVector(1, 2) is 2-D: its z reads 0 and a write to it is dropped; createVector() is 3-D zeros); add/sub
+  // take a vector, an array or numbers and shrink the vector to the smaller dimension (add(5) leaves a 1-D
+  // vector), mult/div/rem also take one number (div by 0 does nothing); non-finite arguments do nothing.
+  // heading, rotate and angleBetween follow the sketch's angleMode for createVector's vectors, while
+  // setHeading and the static fromAngle take radians; random2D/random3D draw from Math.random, as p5's do.
+  const allFinite = (a) => { for (let i = 0; i < a.length; i++) if (typeof a[i] !== "number" || !isFinite_(a[i])) return false; return true; };
+  const IN_SKETCH = {};  // the marker createVector passes: its vectors convert angles with angleMode
+  function vecArgs(v, args, solo) {  // the operand as p5's argument check makes it, or null for "do nothing"
+    if (args.length === 0) return null;
+    let a = args;
+    if (args[0] instanceof Vector) a = args[0].values;
+    else if (isArray(args[0])) a = args[0];
+    else if (args.length === 1 && solo) a = args[0];
+    if (isArray(a) ? !allFinite(a) : typeof a !== "number" || !isFinite_(a)) return null;
+    return a;
+  }
+  function shrink(v, a) {  // to the smaller dimension; a single number (no length) leaves it as it is
+    const d = M.min(v.values.length, a.length);
+    while (v.values.length > d) v.values.pop();
+  }
+  class Vector {
+    constructor(...args) {
+      const inSketch = args[0] === IN_SKETCH;
+      if (inSketch) args.shift();
+      this.values = allFinite(args) ? args : [];
+      this.isPInst = inSketch;
+      this.isVector = true;
+    }
+    get dimensions() { return this.values.length; }
+    get x() { return this.values[0] || 0; }
+    set x(v) { if (this.values.length > 1) this.values[0] = v; }
+    get y() { return this.values[1] || 0; }
+    set y(v) { if (this.values.length > 1) this.values[1] = v; }
+    get z() { return this.values[2] || 0; }
+    set z(v) { if (this.values.length > 2) this.values[2] = v; }
+    get w() { return this.values[3] || 0; }
+    set w(v) { if (this.values.length > 3) this.values[3] = v; }
+    toString() { return "vector[" + this.values.join(", ") + "]"; }
+    set(...args) {
+      if (args[0] instanceof Vector) this.values = args[0].values.slice();
+      else this.values = (isArray(args[0]) ? args[0] : args).map((u) => u || 0);
+      return this;
+    }
+    copy() { return this.isPInst ? new Vector(IN_SKETCH, ...this.values) : new Vector(...this.values); }
+    add(...args) {
+      const a = vecArgs(this, args, false);
+      if (a === null) return this;
+      shrink(this, a);
+      for (let i = 0; i < this.values.length; i++) this.values[i] += a[i];
+      return this;
+    }
+    sub(...args) {
+      const a = vecArgs(this, args, false);
+      if (a === null) return this;
+      shrink(this, a);
+      for (let i = 0; i < this.values.length; i++) this.values[i] -= a[i];
+      return this;
+    }
+    mult(...args) {
+      const a = vecArgs(this, args, true);
+      if (a === null) return this;
+      shrink(this, a);
+      for (let i = 0; i < this.values.length; i++) this.values[i] *= isArray(a) ? a[i] : a;
+      return this;
+    }
+    div(...args) {
+      const a = vecArgs(this, args, true);
+      if (a === null) return this;
+      if (isArray(a)) {
+        for (let i = 0; i < M.min(this.values.length, a.length); i++) if (a[i] === 0) return this;
+      } else if (a === 0) return this;
+      shrink(this, a);
+      for (let i = 0; i < this.values.length; i++) this.values[i] /= isArray(a) ? a[i] : a;
+      return this;
+    }
+    rem(...args) {
+      const a = vecArgs(this, args, true);
+      if (a === null) return this;
+      shrink(this, a);
+      for (let i = 0; i < this.values.length; i++) {
+        const m = isArray(a) ? a[i] : a;
+        if (m > 0) this.values[i] = this.values[i] % m;
+      }
+      return this;
+    }
+    magSq() { let s = 0; for (let i = 0; i < this.values.length; i++) s += this.values[i] * this.values[i]; return s; }
+    mag() { return M.sqrt(this.magSq()); }
+    dot(...args) {
+      const a = args[0] instanceof Vector ? args[0].values : args;
+      let s = 0;
+      for (let i = 0; i < M.min(this.values.length, a.length); i++) s += this.values[i] * a[i];
+      return s;
+    }
+    cross(v) {
+      const out = [this.y * v.z - this.z * v.y, this.z * v.x - this.x * v.z, this.x * v.y - this.y * v.x];
+      return this.isPInst ? new Vector(IN_SKETCH, ...out) : new Vector(...out);
+    }
+    dist(v) {
+      let s = 0;
+      for (let i = 0; i < M.min(this.values.length, v.values.length); i++) {
+        const d = this.values[i] - v.values[i];
+        s += d * d;
+      }
+      return M.sqrt(s);
+    }
+    normalize() { const m = this.mag(); if (m !== 0) this.mult(1 / m); return this; }
+    limit(max) { const q = this.magSq(); if (q > max * max) this.div(M.sqrt(q)).mult(max); return this; }
+    setMag(n) { return this.normalize().mult(n); }
+    heading() { const h = M.atan2(this.y, this.x); return this.isPInst ? fromRad(h) : h; }
+    setHeading(a) {
+      if (this.values.length < 2) return this;
+      const m = this.mag();
+      this.x = m * M.cos(a);
+      this.y = m * M.sin(a);
+      return this;
+    }
+    rotate(a) {
+      let h = this.heading() + a;
+      if (this.isPInst) h = toRad(h);
+      const m = this.mag();
+      this.x = M.cos(h) * m;
+      this.y = M.sin(h) * m;
+      return this;
+    }
+    angleBetween(v) {
+      if (this.magSq() * v.magSq() === 0) return NaN;
+      const u = this.cross(v);
+      const a = M.atan2(u.mag(), this.dot(v)) * M.sign(u.z || 1);
+      return this.isPInst ? fromRad(a) : a;
+    }
+    lerp(x, y, z, amt) {
+      if (x instanceof Vector) return this.lerp(x.x, x.y, x.z, y);
+      this.x += (x - this.x) * amt || 0;
+      this.y += (y - this.y) * amt || 0;
+      this.z += (z - this.z) * amt || 0;
+      return this;
+    }
+    array() { return [this.x || 0, this.y || 0, this.z || 0]; }
+    equals(...args) {
+      const a = args[0] instanceof Vector ? args[0].values : isArray(args[0]) ? args[0] : args;
+      for (let i = 0; i < this.values.length; i++) if (this.values[i] !== (a[i] || 0)) return false;
+      return true;
+    }
+    static fromAngle(angle, length) {
+      const l = length === undefined ? 1 : length;
+      return new Vector(l * M.cos(angle), l * M.sin(angle));
+    }
+    static random2D() { return Vector.fromAngle(mathRng() * 2 * M.PI); }
+    static random3D() {
+      const a = mathRng() * 2 * M.PI, vz = mathRng() * 2 - 1, r = M.sqrt(1 - vz * vz);
+      return new Vector(r * M.cos(a), r * M.sin(a), vz);
+    }
+    static copy(v) { return v.copy(); }
+    static dot(a, b) { return a.dot(b); }
+    static cross(a, b) { return a.cross(b); }
+    static dist(a, b) { return a.dist(b); }
+    static mag(v) { return v.mag(); }
+    static magSq(v) { return v.magSq(); }
+    static heading(v) { return v.heading(); }
+  }
+  // the static forms that return a vector: on a copy of the first (or into ``target``, set to it first)
+  for (const [name, n] of [["add", 1], ["sub", 1], ["mult", 1], ["div", 1], ["rem", 1], ["rotate", 1], ["lerp", 2],
+                           ["normalize", 0], ["limit", 1], ["setMag", 1]]) {
+    defineProperty(Vector, name, { value: function (v, ...rest) {
+      const target = rest.length > n && rest[n] instanceof Vector ? rest[n].set(v) : v.copy();
+      return target[name](...rest.slice(0, n));
+    } });
+  }
+  freeze(Vector.prototype);
+  freeze(Vector);
+  def("createVector", (...args) => {
+    if (args.length === 0) args = [0, 0, 0];
+    else if (isArray(args[0])) args = args[0].slice();
+    return new Vector(IN_SKETCH, ...args);
+  });
+  def("p5", freeze({ Vector: Vector }));
   def("millis", () => 0);
 
   def("color", function () { return parseColorArgs(argsOf(arguments)); });
-  def("lerpColor", (a, b, t) => {
-    t = M.max(0, M.min(1, t));
-    return makeColor(a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, a.a + (b.a - a.a) * t);
-  });
+  // p5 2.x mixes in 0-1 units and does not clamp the amount (1.5 goes past the second colour); two hsl() colours
+  // mix in HSL there, here in RGB (left: a sketch rarely mixes two hsl strings)
+  const mix01 = (u, v, t) => (u / 255 + (v / 255 - u / 255) * t) * 255;
+  def("lerpColor", (a, b, t) => makeColor(mix01(a.r, b.r, t), mix01(a.g, b.g, t), mix01(a.b, b.b, t), mix01(a.a, b.a, t)));
   def("red", function () { return parseColorArgs(argsOf(arguments)).r; });
   def("green", function () { return parseColorArgs(argsOf(arguments)).g; });
   def("blue", function () { return parseColorArgs(argsOf(arguments)).b; });
   def("alpha", function () { return parseColorArgs(argsOf(arguments)).a; });
   def("brightness", function () { const c = parseColorArgs(argsOf(arguments)); return (M.max(c.r, c.g, c.b) / 255) * 100; });
+  function hslOf(c) {  // sRGB to HSL as p5 2.x's colour library does it, for hue/saturation/lightness
+    const r = c.r / 255, g = c.g / 255, b = c.b / 255;
+    const max = M.max(r, g, b), min = M.min(r, g, b), l = (max + min) / 2, d = max - min;
+    let h = 0, s = 0;
+    if (d !== 0) {
+      s = l === 0 || l === 1 ? 0 : (max - l) / M.min(l, 1 - l);
+      h = (max === r ? (g - b) / d + (g < b ? 6 : 0) : max === g ? (b - r) / d + 2 : (r - g) / d + 4) * 60;
+    }
+    return [h, s * 100, l * 100];
+  }
+  // p5 maps the hue into its range 0-360 (h / 360 * 360, which moves the last bit of some)
+  def("hue", function () { return (hslOf(parseColorArgs(argsOf(arguments)))[0] / 360) * 360; });
+  def("saturation", function () { return hslOf(parseColorArgs(argsOf(arguments)))[1]; });
+  def("lightness", function () { return hslOf(parseColorArgs(argsOf(arguments)))[2]; });
 
   def("createCanvas", (w, h, mode) => {
     canvas.created = true;
