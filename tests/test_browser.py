@@ -142,7 +142,8 @@ def _in_p5(exprs: list[str]) -> list[str]:
 def test_the_sandboxs_p5_helpers_give_p5s_own_values():
     """What a sketch computes with p5 decides its program, so the sandbox's p5 functions must give p5.js 2.3.4's
     values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
-    object), colour names and forms, hue/saturation/lightness (undefined before). Each expression runs in order in
+    object), colour names and forms, hue/saturation/lightness and the pointer and key state a still render has
+    (undefined before: a ReferenceError). Each expression runs in order in
     both, as one sketch, so seeded state carries as it does in p5."""
     from aquarelle.brush.sandbox import run_sketch
 
@@ -162,6 +163,7 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "red(color('rgb(100%, 0%, 50%)'))",
         "hue(color(77, 199, 7))", "saturation(color(200, 100, 50))", "lightness(color(200, 100, 50))",
         "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
+        "mouseX", "pmouseY", "mouseIsPressed", "keyIsPressed", "key", "keyCode", "focused", "pixelDensity()",
     ]
     res = run_sketch("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
                      "function draw() {\n" + "".join(f"  brush.seed(String({e}));\n" for e in exprs) + "}\n")

@@ -806,6 +806,16 @@
   });
   def("p5", freeze({ Vector: Vector }));
   def("millis", () => 0);
+  // a still render has no pointer, keys or screen: the values p5 holds before any event (reading one was a
+  // ReferenceError, so an interactive sketch's draw() failed here and painted in p5)
+  for (const k of ["mouseX", "mouseY", "pmouseX", "pmouseY", "winMouseX", "winMouseY", "pwinMouseX", "pwinMouseY",
+                   "movedX", "movedY", "keyCode"]) def(k, 0);
+  def("mouseIsPressed", false);
+  def("keyIsPressed", false);
+  def("key", "");
+  def("focused", true);
+  def("pixelDensity", () => 1);  // setting it changes nothing a program holds; reading it gives the density
+  def("displayDensity", () => 1);
 
   def("color", function () { return parseColorArgs(argsOf(arguments)); });
   // p5 2.x mixes in 0-1 units and does not clamp the amount (1.5 goes past the second colour); two hsl() colours
@@ -861,7 +871,7 @@
     mat = mul(mat, [+x, 0, 0, +y, 0, 0]);
   });
   def("resetMatrix", resetMatrix);
-  const NOOPS = ["noLoop", "loop", "redraw", "pixelDensity", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
+  const NOOPS = ["noLoop", "loop", "redraw", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
     "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
     "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont"];
   for (let i = 0; i < NOOPS.length; i++) def(NOOPS[i], () => undefined);
