@@ -636,7 +636,7 @@
   // setHeading and the static fromAngle take radians; random2D/random3D draw from Math.random, as p5's do.
   const allFinite = (a) => { for (let i = 0; i < a.length; i++) if (typeof a[i] !== "number" || !isFinite_(a[i])) return false; return true; };
   const IN_SKETCH = {};  // the marker createVector passes: its vectors convert angles with angleMode
-  function vecArgs(v, args, solo) {  // the operand as p5's argument check makes it, or null for "do nothing"
+  function vecArgs(args, solo) {  // the operand as p5's argument check makes it, or null for "do nothing"
     if (args.length === 0) return null;
     let a = args;
     if (args[0] instanceof Vector) a = args[0].values;
@@ -674,28 +674,28 @@
     }
     copy() { return this.isPInst ? new Vector(IN_SKETCH, ...this.values) : new Vector(...this.values); }
     add(...args) {
-      const a = vecArgs(this, args, false);
+      const a = vecArgs(args, false);
       if (a === null) return this;
       shrink(this, a);
       for (let i = 0; i < this.values.length; i++) this.values[i] += a[i];
       return this;
     }
     sub(...args) {
-      const a = vecArgs(this, args, false);
+      const a = vecArgs(args, false);
       if (a === null) return this;
       shrink(this, a);
       for (let i = 0; i < this.values.length; i++) this.values[i] -= a[i];
       return this;
     }
     mult(...args) {
-      const a = vecArgs(this, args, true);
+      const a = vecArgs(args, true);
       if (a === null) return this;
       shrink(this, a);
       for (let i = 0; i < this.values.length; i++) this.values[i] *= isArray(a) ? a[i] : a;
       return this;
     }
     div(...args) {
-      const a = vecArgs(this, args, true);
+      const a = vecArgs(args, true);
       if (a === null) return this;
       if (isArray(a)) {
         for (let i = 0; i < M.min(this.values.length, a.length); i++) if (a[i] === 0) return this;
@@ -705,7 +705,7 @@
       return this;
     }
     rem(...args) {
-      const a = vecArgs(this, args, true);
+      const a = vecArgs(args, true);
       if (a === null) return this;
       shrink(this, a);
       for (let i = 0; i < this.values.length; i++) {
