@@ -333,9 +333,8 @@ def _add_gap(params: dict) -> str | None:
     """What a sketch's ``brush.add`` leaves out that p5.brush 2.2.2 needs, measured in Chromium: without a pressure
     every stroke of the brush throws ("Cannot read properties of undefined (reading 'type')"); without scatter or
     opacity (and, for a default-type brush, sharpness; for a spray, grain: its dots per step) it paints nothing.
-    Our renderer fills those in, so such a
-    sketch painted here and not in p5.brush. (A program's ``add`` is exported with every parameter filled in, so
-    tools-mode calls may leave them out.)"""
+    Our renderer fills those in, so such a sketch painted here and not in p5.brush. (A program's ``add`` is
+    exported with every parameter filled in, so tools-mode calls may leave them out.)"""
     def given(*keys: str) -> bool:
         return any(params.get(k) is not None for k in keys)
 

@@ -649,6 +649,19 @@
     const d = M.min(v.values.length, a.length);
     while (v.values.length > d) v.values.pop();
   }
+  // add/sub/mult/div/rem: the operand checked, the vector shrunk to it, then f(value, operand) per value; an
+  // operand that ``refuse`` finds in the values the vector keeps (div's zero) leaves the vector as it was
+  function vecOp(v, args, solo, f, refuse) {
+    const a = vecArgs(args, solo);
+    if (a === null) return v;
+    if (refuse) {
+      if (isArray(a)) { for (let i = 0; i < M.min(v.values.length, a.length); i++) if (refuse(a[i])) return v; }
+      else if (refuse(a)) return v;
+    }
+    shrink(v, a);
+    for (let i = 0; i < v.values.length; i++) v.values[i] = f(v.values[i], isArray(a) ? a[i] : a);
+    return v;
+  }
   class Vector {
     constructor(...args) {
       const inSketch = args[0] === IN_SKETCH;
@@ -673,47 +686,11 @@
       return this;
     }
     copy() { return this.isPInst ? new Vector(IN_SKETCH, ...this.values) : new Vector(...this.values); }
-    add(...args) {
-      const a = vecArgs(args, false);
-      if (a === null) return this;
-      shrink(this, a);
-      for (let i = 0; i < this.values.length; i++) this.values[i] += a[i];
-      return this;
-    }
-    sub(...args) {
-      const a = vecArgs(args, false);
-      if (a === null) return this;
-      shrink(this, a);
-      for (let i = 0; i < this.values.length; i++) this.values[i] -= a[i];
-      return this;
-    }
-    mult(...args) {
-      const a = vecArgs(args, true);
-      if (a === null) return this;
-      shrink(this, a);
-      for (let i = 0; i < this.values.length; i++) this.values[i] *= isArray(a) ? a[i] : a;
-      return this;
-    }
-    div(...args) {
-      const a = vecArgs(args, true);
-      if (a === null) return this;
-      if (isArray(a)) {
-        for (let i = 0; i < M.min(this.values.length, a.length); i++) if (a[i] === 0) return this;
-      } else if (a === 0) return this;
-      shrink(this, a);
-      for (let i = 0; i < this.values.length; i++) this.values[i] /= isArray(a) ? a[i] : a;
-      return this;
-    }
-    rem(...args) {
-      const a = vecArgs(args, true);
-      if (a === null) return this;
-      shrink(this, a);
-      for (let i = 0; i < this.values.length; i++) {
-        const m = isArray(a) ? a[i] : a;
-        if (m > 0) this.values[i] = this.values[i] % m;
-      }
-      return this;
-    }
+    add(...args) { return vecOp(this, args, false, (u, w) => u + w); }
+    sub(...args) { return vecOp(this, args, false, (u, w) => u - w); }
+    mult(...args) { return vecOp(this, args, true, (u, w) => u * w); }
+    div(...args) { return vecOp(this, args, true, (u, w) => u / w, (w) => w === 0); }
+    rem(...args) { return vecOp(this, args, true, (u, w) => (w > 0 ? u % w : u)); }
     magSq() { let s = 0; for (let i = 0; i < this.values.length; i++) s += this.values[i] * this.values[i]; return s; }
     mag() { return M.sqrt(this.magSq()); }
     dot(...args) {
