@@ -107,12 +107,34 @@ def test_a_seeded_sketch_run_raw_in_p5_paints_its_program(renderer):
       for (let i = 0; i < 5; i++) brush.line(xs[i], 10 + random(20), random(190, 100), 190 * noise(i * 0.4) + randomGaussian(0, 5));
       brush.noStroke(); brush.fill(random(["#d7263d", "#2e294e", "#1b998b"]), 150); brush.circle(random(200), random(200), 30);
     }"""
+    _raw_paints_its_program(renderer, src, painted=0.01)
+
+
+def _raw_paints_its_program(renderer, src: str, painted: float) -> None:
+    """The sketch (on a background of 250) is taken, paints more than ``painted`` of the canvas raw in p5.brush, and
+    its program rendered by p5.brush paints the same pixels."""
     res = run_sketch(src)
     assert res.ok, res.reason
     raw = renderer.render_sketch(src)
-    assert _painted(raw, np.array([250, 250, 250])).mean() > 0.01
+    assert _painted(raw, np.array([250, 250, 250])).mean() > painted
     # p5.brush's fill differs by a level at a few pixels from one run of the same sketch to the next (~5e-5 mean)
     assert np.abs(raw.astype(int) - renderer.render(res.program)).mean() < 0.01
+
+
+def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
+    """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
+    (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(5);
+      brush.noStroke(); brush.fill(230, 300, 40); brush.fillBleed(1.7); brush.fillTexture(-0.5, 3);
+      brush.circle(70, 70, 40);
+      brush.fill("#2e294e", 900); brush.beginShape(4); brush.vertex(100, 110); brush.vertex(190, 120);
+      brush.vertex(170, 190); brush.vertex(110, 180); brush.endShape(CLOSE);
+      brush.fill("#d7263d", -20); brush.circle(165, 35, 25);
+      brush.set("2B", [400, -10, 90], 2); brush.line(10, 190, 90, 195);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.05)
 
 
 def _in_p5(exprs: list[str]) -> list[str]:

@@ -221,6 +221,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
 
     from .action_space import get_space
     from .commands import CommandError, validate
+    from .p5_clamps import p5_clamped
     _CheckState = _check_state_class()
     limits = limits or SandboxLimits()
     t0 = time.perf_counter()
@@ -305,7 +306,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
                 violations.append(f"brush.{method}() is not in the {space.name} action space")
                 continue
             try:
-                commands.append(validate(method, args))
+                commands.append(validate(method, p5_clamped(method, args)))
             except CommandError as e:
                 error = f"invalid call: {_one_line(e)}"
                 break
