@@ -168,20 +168,22 @@ def test_an_unseeded_sketch_draws_as_if_seeded_with_the_run_seed(runner):
 
 
 def test_arguments_p5_brush_clamps_are_clamped_and_the_rest_still_refused(runner):
-    """p5.brush clamps a bleed, a texture, a shape's curvature, a fill's opacity and colour channels (measured in
-    Chromium: each paints as its clamped value); the sandbox refused them, the gate's 0 for valid p5.brush code.
+    """p5.brush clamps a bleed, a texture, a shape's curvature, a fill's opacity and colour channels, and bleeds in
+    for any direction but "out" (measured in Chromium: each paints as its clamped value); the sandbox refused them, the gate's 0 for valid p5.brush code.
     A program (and a tool call) stays strict, and what p5.brush does not clamp is still refused."""
     body = ("brush.fillBleed(1.6, 'in'); brush.fillTexture(-1, 7); brush.beginShape(3); brush.vertex(1, 1);"
             "brush.vertex(9, 1); brush.vertex(5, 9); brush.endShape(CLOSE); brush.fill('#d7263d', 400);"
             "brush.fill(300, -4, 60); brush.fill(300, 40, 60); brush.fill(20, 0, 60); brush.fill('#123456', 0);"
             "brush.fill([10, 20, 30], -9); brush.wash('#123456', -3); brush.set('2B', [999, 0, -1], 2);"
-            "brush.stroke(20, 300, 1); brush.hatchStyle('HB', -7); brush.fillBleed(0.3);")
+            "brush.stroke(20, 300, 1); brush.hatchStyle('HB', -7); brush.fillBleed(0.3);"
+            "brush.fillBleed(0.2, 'outward');")
     got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m not in ("vertex", "scaleBrushes", "background")]
     assert got == [("fillBleed", [1, "in", None]), ("fillTexture", [0, 1, True]), ("beginShape", [1]),
                    ("endShape", [True]), ("fill", ["#d7263d", 255]), ("fill", ["#ff003c", INVISIBLE_FILL]),
                    ("fill", ["#ff283c", 40]), ("fill", ["#14003c", 150]), ("fill", ["#123456", 150]),
                    ("fill", ["#0a141e", INVISIBLE_FILL]), ("wash", ["#123456", 0]), ("set", ["2B", "#ff0000", 2]),
-                   ("stroke", ["#14ff01"]), ("hatchStyle", ["HB", "#000000", 1]), ("fillBleed", [0.3, "out", None])]
+                   ("stroke", ["#14ff01"]), ("hatchStyle", ["HB", "#000000", 1]), ("fillBleed", [0.3, "out", None]),
+                   ("fillBleed", [0.2, "in", None])]  # p5.brush: direction === "out" ? out : in
     for call, msg in (("brush.spline([[1, 1], [50, 80], [90, 10]], 2);", "spline: curvature must be in 0-1"),
                       ("brush.circle(50, 50, 20, 15);", "circle: irregularity must be in 0-10"),
                       ("brush.beginShape(); brush.vertex(1, 1, 3);", "vertex: pressure must be in 0-2"),

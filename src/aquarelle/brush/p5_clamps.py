@@ -10,7 +10,9 @@ invalid call, the gate's 0:
   a negative one paints the fill invisibly);
 - ``wash``'s opacity past 0-255 (WebGL clamps the alpha it makes);
 - a colour channel past 0-255 (p5's ``color()`` clamps): ``fill``, ``wash``, ``stroke``, ``background``,
-  ``set``, ``hatchStyle``, ``mass``.
+  ``set``, ``hatchStyle``, ``mass``;
+- ``fillBleed``'s direction: p5.brush tests ``direction === "out"``, so any other text (``"inward"``, ``"up"``)
+  bleeds in.
 
 Only a call that needs a clamp is rewritten, so every sketch that ran before makes the program it made before.
 What p5.brush does not clamp (a spline's curvature, a circle's irregularity past 10, a vertex pressure past 2:
@@ -69,6 +71,8 @@ def p5_clamped(method: str, args: list) -> list:
     """``args`` as p5.brush reads them (see the module docstring); the same list when nothing needed a clamp."""
     if method in _UNIT_ARGS:
         out = [(_clamp(a, 0, 1) if i in _UNIT_ARGS[method] else a) for i, a in enumerate(args)]
+        if method == "fillBleed" and len(out) > 1 and isinstance(out[1], str) and out[1] != "out":
+            out[1] = "in"
     elif method in ("fill", "wash"):
         out = _fill_or_wash(method, args)
     elif method in ("stroke", "background"):
