@@ -110,15 +110,32 @@ def test_a_seeded_sketch_run_raw_in_p5_paints_its_program(renderer):
     _raw_paints_its_program(renderer, src, painted=0.01)
 
 
-def _raw_paints_its_program(renderer, src: str, painted: float) -> None:
+def _raw_paints_its_program(renderer, src: str, painted: float, alike: float = 0.01) -> None:
     """The sketch (on a background of 250) is taken, paints more than ``painted`` of the canvas raw in p5.brush, and
-    its program rendered by p5.brush paints the same pixels."""
+    its program rendered by p5.brush paints the same pixels (mean difference under ``alike``)."""
     res = run_sketch(src)
     assert res.ok, res.reason
     raw = renderer.render_sketch(src)
     assert _painted(raw, np.array([250, 250, 250])).mean() > painted
     # p5.brush's fill differs by a level at a few pixels from one run of the same sketch to the next (~5e-5 mean)
-    assert np.abs(raw.astype(int) - renderer.render(res.program)).mean() < 0.01
+    assert np.abs(raw.astype(int) - renderer.render(res.program)).mean() < alike
+
+
+def test_a_sketch_in_hsb_colour_mode_paints_its_program(renderer):
+    """colorMode(HSB) threw in the sandbox (a sketch error, the gate's 0). p5.brush reads a brush colour's numbers
+    through p5's color() in the sketch's mode (and fill's opacity is still its second number); the program holds the
+    sRGB colour, rounded to a level (a few pixels of the lerped circles differ by a level: ~0.01 mean)."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); colorMode(HSB); randomSeed(2);
+      brush.noStroke(); brush.fill(200, 50, 80); brush.circle(100, 100, 40); brush.fill(color(20, 80, 90), 140);
+      brush.circle(60, 60, 25);
+      for (let i = 0; i < 4; i++) { brush.fill(lerpColor(color(0, 100, 100), color(240, 100, 100), i / 3), 120);
+        brush.circle(30 + i * 45, 170, 15); }
+      push(); colorMode(HSL, 1); brush.fill(0.1, 0.8, 0.6, 150); brush.circle(160, 50, 25); pop();
+      brush.set("2B", [30, 80, 60], 3); brush.line(10, 15, 190, 40); brush.stroke(280, 60, 70); brush.line(15, 190, 190, 130);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.1, alike=0.05)
 
 
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
@@ -165,7 +182,7 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
     """What a sketch computes with p5 decides its program, so the sandbox's p5 functions must give p5.js 2.3.4's
     values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
     object), colour names and forms, hue/saturation/lightness and the pointer and key state a still render has
-    (undefined before: a ReferenceError). Each expression runs in order in
+    (undefined before: a ReferenceError), colorMode HSB and HSL with their maximums. Each expression runs in order in
     both, as one sketch, so seeded state carries as it does in p5."""
     from aquarelle.brush.sandbox import run_sketch
 
@@ -186,6 +203,20 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "hue(color(77, 199, 7))", "saturation(color(200, 100, 50))", "lightness(color(200, 100, 50))",
         "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
         "mouseX", "pmouseY", "mouseIsPressed", "keyIsPressed", "key", "keyCode", "focused", "pixelDensity()",
+        # colorMode (it was RGB only: colorMode(HSB) threw), its maximums, its place in push/pop, and where
+        # lerpColor mixes (two colours of one space in it, the hue the shorter way; two hsl() strings in HSL)
+        "colorMode(HSB)", *(f"[red, green, blue, alpha].map((f) => f(color({c})))" for c in (
+            "200, 50, 80", "200, 50, 80, 0.5", "50", "50, 0.5", "[200, 50, 80]", "400, 150, -10", "10, 90, 95",
+            "300, 33, 47", "135.5, 12.25, 63", "'#ff8800'")),
+        "hue(color(200, 50, 80))", "brightness(color(200, 50, 80))",
+        "[red, green, blue].map((f) => f(lerpColor(color(350, 80, 90), color(20, 40, 60), 0.25)))",
+        "push()", "colorMode(RGB)", "pop()", "colorMode()", "colorMode(HSB, 100)",
+        "[red, green, blue, alpha].map((f) => f(color(50, 50, 80, 50)))", "colorMode(HSL)",
+        "[red, green, blue, alpha].map((f) => f(color(120, 100, 25, 0.5)))", "colorMode(HSL, 1)",
+        "[red, green, blue].map((f) => f(color(0.5, 0.5, 0.5)))", "colorMode(RGB, 1)", "[red, green, blue, alpha].map("
+        "(f) => f(lerpColor(color('hsl(10, 80%, 50%)'), color('hsl(200, 60%, 40%)'), 0.5)))",
+        "alpha(color('hsl(10, 80%, 50%)'))", "[red, green, blue].map((f) => f(color(0.5, 0.2, 0.1)))",
+        "colorMode(RGB, 100, 200, 50, 10)", "colorMode(RGB)", "[red, green, blue, alpha].map((f) => f(color(50, 100, 25, 5)))",
     ]
     res = run_sketch("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
                      "function draw() {\n" + "".join(f"  brush.seed(String({e}));\n" for e in exprs) + "}\n")

@@ -194,12 +194,28 @@ def test_arguments_p5_brush_clamps_are_clamped_and_the_rest_still_refused(runner
         validate("fillBleed", [1.6])
 
 
+
+def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):
+    """colorMode(HSB) threw here ("not supported"), so a sketch in HSB was a sketch error. p5.brush makes a brush
+    colour from numbers with p5's color(), in the sketch's mode, and fill's opacity is still its second number."""
+    body = ("colorMode(HSB); background(40, 10, 98); brush.fill(200, 50, 80); brush.fill(200, 50, 80, 90);"
+            "brush.wash([120, 100, 50], 60); brush.set('2B', 0, 2); brush.stroke(0, 0, 100); colorMode(HSL, 1);"
+            "brush.hatchStyle('HB', [0.5, 0.5, 0.5]); colorMode(RGB); brush.fill(10, 20, 30, 40);")
+    got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m not in ("scaleBrushes",)]
+    assert got[1:] == [("background", ["#faf2e1"]), ("fill", ["#66aacc", 50]), ("fill", ["#66aacc", 90]),
+                       ("wash", ["#008000", 60]), ("set", ["2B", "#000000", 2]), ("stroke", ["#ffffff"]),
+                       ("hatchStyle", ["HB", "#40bfbf", 1]), ("fill", ["#0a141e", 40])]
+    res = runner.run(skeleton("colorMode(LAB);"))
+    assert not res.ok and 'colorMode("lab") is not supported in the sandbox; use RGB, HSB or HSL' in res.reason
+
+
 def test_color_reads_every_css_name_and_functional_form_as_p5_does(runner):
     """``brush.fill('darkorange')`` worked but ``color('darkorange')`` threw "unknown colour" (the sandbox knew 40
     names), as did ``color('hsl(...)')`` and percentages: valid p5 code scored 0. Channels as p5.js 2.3.4 gives them in
     Chromium (checked there for all 148 names and these forms; p5 keeps them unrounded)."""
     forms = {"darkorange": [255, 140, 0, 255], " RebeccaPurple ": [102, 51, 153, 255],
-             "hsl(120, 50%, 50%)": [63.75, 191.25, 63.75, 255], "hsl(725deg, 30%, 90%)": [237.15, 223.125, 221.85, 255],
+             # an hsl() colour answers alpha() in HSL's maximum, 1
+             "hsl(120, 50%, 50%)": [63.75, 191.25, 63.75, 1], "hsl(725deg, 30%, 90%)": [237.15, 223.125, 221.85, 1],
              "rgb(100%, 0%, 50%)": [255, 0, 127.5, 255], "rgba(10, 20, 30, 0.25)": [10, 20, 30, 63.75]}
     body = 'brush.set("2B", "#000", 1);' + "".join(
         f"{{ const c = color({s!r}); brush.line(red(c), green(c), blue(c), alpha(c)); }}" for s in forms)

@@ -186,9 +186,20 @@
   const cssNames = /*CSS_NAMES*/{};
   for (const k of objKeys(cssNames)) NAMES[k] = cssNames[k];
   const colorTag = {};
-  function makeColor(r, g, b, a) {
+  // colorMode as p5 2.x keeps it: a maximum per channel for each mode (RGB's 255s, HSB's and HSL's 360, 100, 100
+  // and an alpha of 1), changed only by colorMode(mode, max...) for that mode
+  const MAXES = { rgb: [255, 255, 255, 255], hsb: [360, 100, 100, 1], hsl: [360, 100, 100, 1] };
+  let cmode = "rgb";
+  const plainRgb = () => cmode === "rgb" && MAXES.rgb.every((v) => v === 255);
+  // a colour: r, g, b, a in 0-255; ``mode``, whose alpha maximum alpha() answers in; ``space`` and its ``coords``
+  // in p5's colour library's units (HSB's and HSL's hue in degrees, the others 0-100), in which lerpColor mixes two
+  // colours of one space
+  function makeColor(r, g, b, a, mode, space, coords) {
     const c = { r: r, g: g, b: b, a: a };
     defineProperty(c, "__aq", { value: colorTag });
+    defineProperty(c, "__mode", { value: mode || "rgb" });
+    defineProperty(c, "__space", { value: space || "rgb" });
+    defineProperty(c, "__coords", { value: coords || null });
     defineProperty(c, "toString", { value: function () { return "rgba(" + r + "," + g + "," + b + "," + a / 255 + ")"; } });
     return freeze(c);
   }
@@ -196,22 +207,51 @@
   const clamp255 = (v) => M.max(0, M.min(255, v));
   // a CSS number or percentage, the percentage of ``full``
   const cssPart = (t, full) => (t[t.length - 1] === "%" ? (parseFloat(t) / 100) * full : +t);
-  function hslRgb(h, s, l) {  // CSS Color 4's hsl-to-rgb, channels 0-255 unrounded as p5 keeps them
-    h = (((h % 360) + 360) % 360) / 30;
+  function hsl01(hsl) {  // HSL (degrees, %, %) to sRGB 0-1, as p5's colour library converts (CSS Color 4)
+    const h = (((hsl[0] % 360) + 360) % 360) / 30, s = hsl[1] / 100, l = hsl[2] / 100;
     const a = s * M.min(l, 1 - l);
-    const f = (n) => { const k = (n + h) % 12; return (l - a * M.max(-1, M.min(k - 3, 9 - k, 1))) * 255; };
+    const f = (n) => { const k = (n + h) % 12; return l - a * M.max(-1, M.min(k - 3, 9 - k, 1)); };
     return [f(0), f(8), f(4)];
   }
-  function parseColorArgs(args) {
+  function hsb01(hsb) {  // HSB (degrees, %, %) to sRGB 0-1, as p5 2.x's own HSB space converts, sector by sector
+    const hue = (hsb[0] / 360) * 6, sat = hsb[1] / 100, val = hsb[2] / 100;
+    if (sat === 0) return [val, val, val];
+    const sector = M.floor(hue);
+    const t1 = val * (1 - sat), t2 = val * (1 - sat * (hue - sector)), t3 = val * (1 - sat * (1 + sector - hue));
+    return sector === 1 ? [t2, val, t1] : sector === 2 ? [t1, val, t3] : sector === 3 ? [t1, t2, val]
+      : sector === 4 ? [t3, t1, val] : sector === 5 ? [val, t1, t2] : [val, t3, t1];
+  }
+  // sRGB 0-1 of a colour, as exact as its space holds it
+  const rgb01 = (c) => (c.__space === "rgb" ? [c.r / 255, c.g / 255, c.b / 255] : (c.__space === "hsb" ? hsb01 : hsl01)(c.__coords));
+  function fromSpace(space, coords, a, mode) {
+    const u = space === "hsb" ? hsb01(coords) : hsl01(coords);
+    return makeColor(u[0] * 255, u[1] * 255, u[2] * 255, a, mode, space, coords);
+  }
+  // p5's map(v, 0, max, 0, to, true)
+  const toRange = (v, max, to) => M.max(0, M.min(to, (v / max) * to));
+  // numbers in a colour mode's units: p5 clamps each to its maximum, a lone number is a grey (HSB's brightness)
+  function fromNumbers(v, mode) {
+    const max = MAXES[mode];
+    const alpha = v.length === 2 || v.length >= 4 ? v[v.length === 2 ? 1 : 3] : undefined;
+    const a = alpha === undefined ? 255 : max[3] === 255 ? clamp255(alpha) : toRange(alpha, max[3], 1) * 255;
+    if (mode === "rgb") {
+      const ch = (x, i) => (max[i] === 255 ? clamp255(x) : toRange(x, max[i], 1) * 255);
+      if (v.length <= 2) { const g = ch(v[0], 2); return makeColor(g, g, g, a); }
+      return makeColor(ch(v[0], 0), ch(v[1], 1), ch(v[2], 2), a);
+    }
+    const coords = v.length <= 2 ? [0, 0, toRange(v[0], max[2], 100)]
+      : [toRange(v[0], max[0], 360), toRange(v[1], max[1], 100), toRange(v[2], max[2], 100)];
+    return fromSpace(mode, coords, a, mode);
+  }
+  // ``mode``: the colour mode numbers are read in (the sketch's; a custom tip's graphics keep RGB, as a p5.Graphics does)
+  function parseColorArgs(args, mode) {
     const n = args.length;
     if (n === 1 && isColor(args[0])) return args[0];
-    if (n === 1 && isArray(args[0])) return parseColorArgs(args[0]);
-    if ((n === 1 || n === 2) && isNum(args[0])) {
-      const g = clamp255(args[0]);
-      return makeColor(g, g, g, n === 2 ? clamp255(args[1]) : 255);
-    }
-    if (n >= 3 && isNum(args[0])) {
-      return makeColor(clamp255(args[0]), clamp255(args[1]), clamp255(args[2]), n >= 4 ? clamp255(args[3]) : 255);
+    if (n === 1 && isArray(args[0])) return parseColorArgs(args[0], mode);
+    if (n >= 1 && isNum(args[0])) {
+      const v = [];
+      for (let i = 0; i < M.min(n, 4); i++) push_(v, args[i]);
+      return fromNumbers(v, mode || "rgb");
     }
     if (typeof args[0] === "string") {
       const s = args[0].trim().toLowerCase();
@@ -230,8 +270,8 @@
                               m[4] === undefined ? 255 : clamp255(cssPart(m[4], 1) * 255));
       m = /^hsla?\(\s*([\d.]+)(?:deg)?\s*,\s*([\d.]+)%\s*,\s*([\d.]+)%\s*(?:,\s*([\d.]+%?)\s*)?\)$/.exec(s);
       if (m) {
-        const rgb = hslRgb(+m[1], M.min(+m[2], 100) / 100, M.min(+m[3], 100) / 100);
-        return makeColor(rgb[0], rgb[1], rgb[2], m[4] === undefined ? 255 : clamp255(cssPart(m[4], 1) * 255));
+        return fromSpace("hsl", [((+m[1] % 360) + 360) % 360, M.min(+m[2], 100), M.min(+m[3], 100)],
+                         m[4] === undefined ? 255 : clamp255(cssPart(m[4], 1) * 255), "hsl");
       }
       const nm = NAMES[s];
       if (nm) return makeColor(nm[0], nm[1], nm[2], n === 2 && isNum(args[1]) ? clamp255(args[1]) : 255);
@@ -512,6 +552,27 @@
   // Trailing undefined arguments are dropped so defaults apply.
   function trimArgs(a) { while (a.length && a[a.length - 1] === null) a.length = a.length - 1; return a; }
 
+  // Outside plain RGB (colorMode(HSB), or RGB with other maximums) p5.brush reads a colour's numbers through p5's
+  // color(), in the sketch's colour mode: the call records the colour that makes, so a program holds sRGB. fill and
+  // wash keep p5.brush's reading of their opacity, ``(arguments.length < 4 ? b : d)``.
+  function brushColorArgs(name, a) {
+    if (plainRgb()) return a;
+    const num = (v) => isNum(v) || (isArray(v) && v.length > 0 && isNum(v[0]));
+    const hex = (args) => colorHex(colorOf(args));
+    if (name === "fill" || name === "wash") {
+      const n = a.length;
+      if (n >= 3 && isNum(a[0])) return [hex([a[0], a[1], a[2]]), n < 4 ? a[1] : a[3]];
+      if (n >= 1 && num(a[0])) return n === 2 ? [hex([a[0]]), a[1]] : [hex([a[0]])];
+    } else if (name === "stroke") {
+      if (a.length && num(a[0])) return [hex(a)];
+    } else if ((name === "set" || name === "hatchStyle" || name === "mass") && a.length > 1 && num(a[1])) {
+      const out = a.slice();
+      out[1] = hex([a[1]]);
+      return out;
+    }
+    return a;
+  }
+
   const target = {};
   for (let i = 0; i < SPEC_NAMES.length; i++) {
     const name = SPEC_NAMES[i];
@@ -521,7 +582,7 @@
       if (inRecord) throw sandboxError("brush." + name + "() called while converting another call's arguments");
       inRecord++;
       let a;
-      try { a = trimArgs(argsOf(arguments).map((v) => plain(v, 0))); } finally { inRecord--; }
+      try { a = trimArgs(brushColorArgs(name, argsOf(arguments)).map((v) => plain(v, 0))); } finally { inRecord--; }
       if (xf) xf(a);
       record(name, a);
     };
@@ -551,6 +612,32 @@
     CLOSE: "close", CENTER: "center", CORNER: "corner", CORNERS: "corners", RADIUS: "radius",
     RGB: "rgb", HSB: "hsb", HSL: "hsl", BLEND: "source-over", MULTIPLY: "multiply", ADD: "lighter",
   };
+  // the rest of p5 2.3.4's constants, with p5's values (a sketch that names ROUND, DEG_TO_RAD or LAB was a
+  // ReferenceError here; most name what a still brush painting never uses, so they change nothing)
+  const MORE_C = {
+    ALT: "Alt", ARROW: "default", AUTO: "auto", AXES: "axes", BACKSPACE: "Backspace", BASELINE: "alphabetic",
+    BEVEL: "bevel", BEZIER: "bezier", BLUR: "blur", BOLD: "bold", BOLDITALIC: "bold italic", BOTTOM: "bottom",
+    BURN: "color-burn", CHAR: "CHAR", CHORD: "chord", CLAMP: "clamp", CONTAIN: "contain", CONTROL: "Control",
+    COVER: "cover", CROSS: "crosshair", CURVE: "curve", DARKEST: "darken", DEG_TO_RAD: 0.017453292519943295,
+    DELETE: "Delete", DIFFERENCE: "difference", DILATE: "dilate", DODGE: "color-dodge", DOWN_ARROW: "ArrowDown",
+    EMPTY_PATH: 7, ENTER: "Enter", ERODE: "erode", ESCAPE: "Escape", EXCLUSION: "exclusion", FALLBACK: "fallback",
+    FILL: "fill", FLAT: "flat", FLOAT: "float", FULL: "full", GRAY: "gray", GRID: "grid", HALF_FLOAT: "half-float",
+    HAND: "pointer", HARD_LIGHT: "hard-light", IMAGE: "image", IMMEDIATE: "immediate", INVERT: "invert",
+    ITALIC: "italic", LABEL: "label", LANDSCAPE: "landscape", LEFT: "left", LEFT_ARROW: "ArrowLeft",
+    LIGHTEST: "lighten", LINEAR: "linear", LINEAR_MIPMAP: "linear_mipmap", LINES: 1, LINE_LOOP: 2, LINE_STRIP: 3,
+    MIRROR: "mirror", MITER: "miter", MOVE: "move", NEAREST: "nearest", NORMAL: "normal", OPAQUE: "opaque",
+    OPEN: "open", OPTION: "Alt", OVERLAY: "overlay", P2DP3: "p2d-p3", PATH: 8, PIE: "pie", POINTS: 0,
+    PORTRAIT: "portrait", POSTERIZE: "posterize", PROJECT: "square", QUADRATIC: "quadratic", QUADS: "quads",
+    QUAD_STRIP: "quad_strip", RAD_TO_DEG: 57.29577951308232, REMOVE: "destination-out", REPEAT: "repeat",
+    REPLACE: "copy", RETURN: "Enter", RIGHT: "right", RIGHT_ARROW: "ArrowRight", ROUND: "round", SCREEN: "screen",
+    SHIFT: "Shift", SIMPLE: "simple", SMOOTH: "smooth", SOFT_LIGHT: "soft-light", SQUARE: "butt", STROKE: "stroke",
+    SUBTRACT: "subtract", TAB: "Tab", TESS: "tess", TEXT: "text", TEXTURE: "texture", THRESHOLD: "threshold",
+    TOP: "top", TRIANGLES: 4, TRIANGLE_FAN: 6, TRIANGLE_STRIP: 5, UNSIGNED_BYTE: "unsigned-byte",
+    UNSIGNED_INT: "unsigned-int", UP_ARROW: "ArrowUp", VERSION: "2.3.4", WAIT: "wait", WEBGPU: "webgpu",
+    WORD: "WORD", RGBP3: "rgbp3", HWB: "hwb", LAB: "lab", LCH: "lch", OKLAB: "oklab", OKLCH: "oklch", RGBA: "rgba",
+    VIDEO: "video", AUDIO: "audio",
+  };
+  for (const k in MORE_C) if (!(k in C)) C[k] = MORE_C[k];
   for (const k in C) def(k, C[k]);
   def("sin", (x) => M.sin(toRad(x)));
   def("cos", (x) => M.cos(toRad(x)));
@@ -794,16 +881,33 @@
   def("pixelDensity", () => 1);  // setting it changes nothing a program holds; reading it gives the density
   def("displayDensity", () => 1);
 
-  def("color", function () { return parseColorArgs(argsOf(arguments)); });
-  // p5 2.x mixes in 0-1 units and does not clamp the amount (1.5 goes past the second colour); two hsl() colours
-  // mix in HSL there, here in RGB (left: a sketch rarely mixes two hsl strings)
+  def("color", function () { return parseColorArgs(argsOf(arguments), cmode); });
+  // p5 2.x mixes in 0-1 units and does not clamp the amount (1.5 goes past the second colour)
   const mix01 = (u, v, t) => (u / 255 + (v / 255 - u / 255) * t) * 255;
-  def("lerpColor", (a, b, t) => makeColor(mix01(a.r, b.r, t), mix01(a.g, b.g, t), mix01(a.b, b.b, t), mix01(a.a, b.a, t)));
-  def("red", function () { return parseColorArgs(argsOf(arguments)).r; });
-  def("green", function () { return parseColorArgs(argsOf(arguments)).g; });
-  def("blue", function () { return parseColorArgs(argsOf(arguments)).b; });
-  def("alpha", function () { return parseColorArgs(argsOf(arguments)).a; });
-  def("brightness", function () { const c = parseColorArgs(argsOf(arguments)); return (M.max(c.r, c.g, c.b) / 255) * 100; });
+  // two colours of one space (two HSB colours, two hsl() strings) mix in it, the hue the shorter way round; any
+  // other pair in sRGB. The mix answers alpha() in the sketch's colour mode.
+  function lerpColor_(a, b, t) {
+    const sp = a.__space === b.__space ? a.__space : "rgb";
+    const al = mix01(a.a, b.a, t);
+    if (sp === "rgb") {
+      const p = rgb01(a), q = rgb01(b), f = (i) => (p[i] + (q[i] - p[i]) * t) * 255;
+      return makeColor(f(0), f(1), f(2), al, cmode);
+    }
+    const p = a.__coords, q = b.__coords;
+    let h1 = p[0], h2 = q[0];
+    if (h2 - h1 > 180) h1 += 360; else if (h2 - h1 < -180) h2 += 360;
+    return fromSpace(sp, [(((h1 + (h2 - h1) * t) % 360) + 360) % 360, p[1] + (q[1] - p[1]) * t, p[2] + (q[2] - p[2]) * t],
+                     al, cmode);
+  }
+  def("lerpColor", lerpColor_);
+  // red/green/blue answer in RGB's maximums, alpha in those of the colour's own mode, as p5 2.x does
+  const inMax = (v, max) => (max === 255 ? v : (v / 255) * max);
+  const colorOf = (a) => parseColorArgs(a, cmode);
+  def("red", function () { return inMax(colorOf(argsOf(arguments)).r, MAXES.rgb[0]); });
+  def("green", function () { return inMax(colorOf(argsOf(arguments)).g, MAXES.rgb[1]); });
+  def("blue", function () { return inMax(colorOf(argsOf(arguments)).b, MAXES.rgb[2]); });
+  def("alpha", function () { const c = colorOf(argsOf(arguments)); return inMax(c.a, MAXES[c.__mode][3]); });
+  def("brightness", function () { const c = colorOf(argsOf(arguments)); return (M.max(c.r, c.g, c.b) / 255) * 100; });
   function hslOf(c) {  // sRGB to HSL as p5 2.x's colour library does it, for hue/saturation/lightness
     const r = c.r / 255, g = c.g / 255, b = c.b / 255;
     const max = M.max(r, g, b), min = M.min(r, g, b), l = (max + min) / 2, d = max - min;
@@ -815,9 +919,9 @@
     return [h, s * 100, l * 100];
   }
   // p5 maps the hue into its range 0-360 (h / 360 * 360, which moves the last bit of some)
-  def("hue", function () { return (hslOf(parseColorArgs(argsOf(arguments)))[0] / 360) * 360; });
-  def("saturation", function () { return hslOf(parseColorArgs(argsOf(arguments)))[1]; });
-  def("lightness", function () { return hslOf(parseColorArgs(argsOf(arguments)))[2]; });
+  def("hue", function () { return (hslOf(colorOf(argsOf(arguments)))[0] / 360) * 360; });
+  def("saturation", function () { return hslOf(colorOf(argsOf(arguments)))[1]; });
+  def("lightness", function () { return hslOf(colorOf(argsOf(arguments)))[2]; });
 
   def("createCanvas", (w, h, mode) => {
     canvas.created = true;
@@ -834,12 +938,25 @@
     const a = argsOf(arguments);
     let args;
     if (a.length === 1 && isColor(a[0])) args = [colorHex(a[0]).slice(0, 7)];
+    else if (!plainRgb() && a.length && (isNum(a[0]) || isArray(a[0]))) args = [colorHex(colorOf(a)).slice(0, 7)];
     else args = trimArgs(a.map((v) => plain(v, 0)));
     record("background", args);
   });
-  def("colorMode", (m) => { if (m !== C.RGB) throw new ErrorC("colorMode(" + stringify(m) + ") is not supported in the sandbox; use RGB colours"); });
-  def("push", () => { push_(stack, [mat, angleUnits]); });
-  def("pop", () => { const s = stack.pop(); if (s) mat = s[0]; });
+  def("colorMode", function (m) {
+    if (m === undefined) return cmode;
+    if (m !== C.RGB && m !== C.HSB && m !== C.HSL) {
+      throw new ErrorC("colorMode(" + stringify(m) + ") is not supported in the sandbox; use RGB, HSB or HSL");
+    }
+    cmode = m;
+    const a = argsOf(arguments).slice(1);
+    if (a.length === 1 && isNum(a[0])) MAXES[m] = [a[0], a[0], a[0], a[0]];
+    else if (a.length >= 3 && a.slice(0, 3).every(isNum)) {
+      MAXES[m] = [a[0], a[1], a[2], a.length >= 4 && isNum(a[3]) ? a[3] : MAXES[m][3]];
+    }
+    return cmode;
+  });
+  def("push", () => { push_(stack, [mat, angleUnits, cmode]); });
+  def("pop", () => { const s = stack.pop(); if (s) { mat = s[0]; cmode = s[2]; } });
   def("translate", (x, y) => { mat = mul(mat, [1, 0, 0, 1, +x || 0, +y || 0]); });
   def("rotate", (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); });
   def("scale", (x, y) => {
