@@ -182,7 +182,8 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
     """What a sketch computes with p5 decides its program, so the sandbox's p5 functions must give p5.js 2.3.4's
     values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
     object), colour names and forms, hue/saturation/lightness and the pointer and key state a still render has
-    (undefined before: a ReferenceError), colorMode HSB and HSL with their maximums. Each expression runs in order in
+    (undefined before: a ReferenceError), colorMode HSB and HSL with their maximums, the bezier and spline point
+    helpers and paletteLerp. Each expression runs in order in
     both, as one sketch, so seeded state carries as it does in p5."""
     from aquarelle.brush.sandbox import run_sketch
 
@@ -203,6 +204,11 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "hue(color(77, 199, 7))", "saturation(color(200, 100, 50))", "lightness(color(200, 100, 50))",
         "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
         "mouseX", "pmouseY", "mouseIsPressed", "keyIsPressed", "key", "keyCode", "focused", "pixelDensity()",
+        "keyIsDown(65)", "bezierPoint(0, 10, 25, 30, 0.3)", "bezierTangent(5, 10, -25, 30, 0.7)",
+        "splinePoint(0, 10, 25, 30, 0.4)", "splineTangent(0, 10, 25, 30, 0.4)", "splineProperty('tightness', 1.5)",
+        "splinePoint(0, 10, 25, 30, 0.4)", "splineTangent(3, -10, 25, 30, 0.9)", "splineProperty('tightness')",
+        "[red, green, blue].map((f) => f(paletteLerp([['red', 0], ['#0000ff', 0.5], [color(0, 255, 0), 1]], 0.7)))",
+        "[red, green, blue].map((f) => f(paletteLerp([['red', 0.2], ['#0000ff', 0.5]], 0.1)))",
         # colorMode (it was RGB only: colorMode(HSB) threw), its maximums, its place in push/pop, and where
         # lerpColor mixes (two colours of one space in it, the hue the shorter way; two hsl() strings in HSL)
         "colorMode(HSB)", *(f"[red, green, blue, alpha].map((f) => f(color({c})))" for c in (

@@ -209,6 +209,17 @@ def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):
     assert not res.ok and 'colorMode("lab") is not supported in the sandbox; use RGB, HSB or HSL' in res.reason
 
 
+
+def test_p5s_clock_and_constants_give_one_program(runner):
+    """hour(), year() and the rest, keyIsDown and p5's constants (ROUND, DEG_TO_RAD) were ReferenceErrors, a sketch
+    error; a still render has no clock, so the time functions answer one fixed moment and a sketch one program."""
+    body = ("strokeCap(ROUND); strokeJoin(MITER);"
+            "brush.circle(hour() + minute(), second() + month() * 10, day() + (keyIsDown(65) ? 50 : 5));"
+            "brush.circle(year() / 100, 90 * DEG_TO_RAD * RAD_TO_DEG, 3);")
+    got = [a for m, a in calls(runner.run(skeleton(body))) if m == "circle"]
+    assert got == [[12, 10, 6, 0], [20.26, pytest.approx(90), 3, 0]]
+
+
 def test_color_reads_every_css_name_and_functional_form_as_p5_does(runner):
     """``brush.fill('darkorange')`` worked but ``color('darkorange')`` threw "unknown colour" (the sandbox knew 40
     names), as did ``color('hsl(...)')`` and percentages: valid p5 code scored 0. Channels as p5.js 2.3.4 gives them in

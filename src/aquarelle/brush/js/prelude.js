@@ -870,6 +870,43 @@
   });
   def("p5", freeze({ Vector: Vector }));
   def("millis", () => 0);
+  // a still render has no clock: the time functions answer one fixed moment (noon, 1 January 2026), so a sketch that
+  // reads them makes one program (they were ReferenceErrors)
+  const MOMENT = { year: 2026, month: 1, day: 1, hour: 12, minute: 0, second: 0 };
+  for (const k in MOMENT) def(k, () => MOMENT[k]);
+  def("keyIsDown", () => false);
+  // p5 2.x's curve helpers, with its arithmetic; splinePoint/splineTangent read the tightness splineProperty sets
+  let tightness = 0;
+  def("splineProperty", (k, v) => {
+    if (k !== "tightness") return undefined;
+    if (v === undefined) return tightness;
+    tightness = +v;
+  });
+  def("splineProperties", (o) => {
+    if (o === undefined) return { tightness: tightness };
+    if (o !== null && typeof o === "object" && o.tightness !== undefined) tightness = +o.tightness;
+  });
+  def("bezierPoint", (a, b, c, d, t) => {
+    const u = 1 - t;
+    return M.pow(u, 3) * a + 3 * M.pow(u, 2) * t * b + 3 * u * M.pow(t, 2) * c + M.pow(t, 3) * d;
+  });
+  def("bezierTangent", (a, b, c, d, t) => {
+    const u = 1 - t;
+    return 3 * d * M.pow(t, 2) - 3 * c * M.pow(t, 2) + 6 * c * u * t - 6 * b * u * t + 3 * b * M.pow(u, 2) -
+      3 * a * M.pow(u, 2);
+  });
+  def("splinePoint", (a, b, c, d, t) => {
+    const s = tightness, t3 = t * t * t, t2 = t * t;
+    const f1 = (s - 1) / 2 * t3 + (1 - s) * t2 + (s - 1) / 2 * t, f2 = (s + 3) / 2 * t3 + (-5 - s) / 2 * t2 + 1.0;
+    const f3 = (-3 - s) / 2 * t3 + (s + 2) * t2 + (1 - s) / 2 * t, f4 = (1 - s) / 2 * t3 + (s - 1) / 2 * t2;
+    return a * f1 + b * f2 + c * f3 + d * f4;
+  });
+  def("splineTangent", (a, b, c, d, t) => {
+    const s = tightness, tt3 = t * t * 3, t2 = t * 2;
+    const f1 = (s - 1) / 2 * tt3 + (1 - s) * t2 + (s - 1) / 2, f2 = (s + 3) / 2 * tt3 + (-5 - s) / 2 * t2;
+    const f3 = (-3 - s) / 2 * tt3 + (s + 2) * t2 + (1 - s) / 2, f4 = (1 - s) / 2 * tt3 + (s - 1) / 2 * t2;
+    return a * f1 + b * f2 + c * f3 + d * f4;
+  });
   // a still render has no pointer, keys or screen: the values p5 holds before any event (reading one was a
   // ReferenceError, so an interactive sketch's draw() failed here and painted in p5)
   for (const k of ["mouseX", "mouseY", "pmouseX", "pmouseY", "winMouseX", "winMouseY", "pwinMouseX", "pwinMouseY",
@@ -900,6 +937,16 @@
                      al, cmode);
   }
   def("lerpColor", lerpColor_);
+  def("paletteLerp", (stops, amt) => {  // p5's: the stop below amt mixed toward the next
+    if (amt < stops[0][1]) return colorOf([stops[0][0]]);
+    for (let i = 1; i < stops.length; i++) {
+      if (amt < stops[i][1]) {
+        const p = stops[i - 1];
+        return lerpColor_(colorOf([p[0]]), colorOf([stops[i][0]]), (amt - p[1]) / (stops[i][1] - p[1]));
+      }
+    }
+    return colorOf([stops[stops.length - 1][0]]);
+  });
   // red/green/blue answer in RGB's maximums, alpha in those of the colour's own mode, as p5 2.x does
   const inMax = (v, max) => (max === 255 ? v : (v / 255) * max);
   const colorOf = (a) => parseColorArgs(a, cmode);
