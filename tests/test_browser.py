@@ -138,6 +138,19 @@ def test_a_sketch_in_hsb_colour_mode_paints_its_program(renderer):
     _raw_paints_its_program(renderer, src, painted=0.1, alike=0.05)
 
 
+def test_applymatrix_and_rotatez_move_strokes_as_in_p5(renderer):
+    """applyMatrix (both forms) and WEBGL's rotateZ were ReferenceErrors; the sandbox bakes them into coordinates as
+    it does translate and rotate, which for a rigid motion of a stroke is what p5.brush paints, pixel for pixel."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(4); brush.set("2B", "#1f4b99", 2);
+      push(); applyMatrix(cos(30), sin(30), -sin(30), cos(30), 60, 20); brush.line(0, 0, 100, 0); pop();
+      push(); translate(150, 120); rotateZ(15); brush.line(-40, 0, 40, 0); pop();
+      push(); applyMatrix([1, 0, 0, 1, 20, 180]); brush.line(0, 0, 160, 0); pop();
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.005)
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

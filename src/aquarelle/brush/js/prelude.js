@@ -20,6 +20,7 @@
   const getOwnNames = Object.getOwnPropertyNames;
   const isFinite_ = Number.isFinite;
   const ArrayBufferIsView = ArrayBuffer.isView;
+  const ArrayFrom = Array.from;
   const ProxyC = Proxy;
   const ErrorC = Error;
   const StringC = String;
@@ -1012,6 +1013,18 @@
     mat = mul(mat, [+x, 0, 0, +y, 0, 0]);
   });
   def("resetMatrix", resetMatrix);
+  // applyMatrix's 2-D form (a, b, c, d, e, f) or an array of it; of the 3-D form (16 numbers, column-major) the part
+  // that moves the canvas plane. shearX/shearY and WEBGL's rotateZ as p5 builds them.
+  def("applyMatrix", function () {
+    let a = argsOf(arguments);
+    if (a.length === 1 && (isArray(a[0]) || ArrayBufferIsView(a[0]))) a = ArrayFrom(a[0]);
+    const m = a.length === 16 ? [a[0], a[1], a[4], a[5], a[12], a[13]] : a.length === 6 ? a : null;
+    if (m === null || !m.every(isNum)) throw new ErrorC("applyMatrix() takes 6 numbers (a, b, c, d, e, f) or 16");
+    mat = mul(mat, m);
+  });
+  def("shearX", (a) => { mat = mul(mat, [1, 0, M.tan(toRad(+a || 0)), 1, 0, 0]); });
+  def("shearY", (a) => { mat = mul(mat, [1, M.tan(toRad(+a || 0)), 0, 1, 0, 0]); });
+  def("rotateZ", (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); });
   const NOOPS = ["noLoop", "loop", "redraw", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
     "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
     "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont"];
