@@ -196,7 +196,7 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
     values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
     object), colour names and forms, hue/saturation/lightness and the pointer and key state a still render has
     (undefined before: a ReferenceError), colorMode HSB and HSL with their maximums, the bezier and spline point
-    helpers and paletteLerp. Each expression runs in order in
+    helpers, paletteLerp and hex/unhex and the like. Each expression runs in order in
     both, as one sketch, so seeded state carries as it does in p5."""
     from aquarelle.brush.sandbox import run_sketch
 
@@ -217,7 +217,9 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "hue(color(77, 199, 7))", "saturation(color(200, 100, 50))", "lightness(color(200, 100, 50))",
         "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
         "mouseX", "pmouseY", "mouseIsPressed", "keyIsPressed", "key", "keyCode", "focused", "pixelDensity()",
-        "keyIsDown(65)", "bezierPoint(0, 10, 25, 30, 0.3)", "bezierTangent(5, 10, -25, 30, 0.7)",
+        "keyIsDown(65)", "'#' + hex(255, 2) + hex(-1, 4) + hex([10, 200], 2)", "hex(Infinity, 3)", "hex(4096)",
+        "unhex('ff')", "unhex(['1A', 'zz'])", "boolean('TRUE')", "boolean([0, 2])", "byte(300)", "byte('-129')",
+        "char(65)", "char('66')", "unchar('A')", "bezierPoint(0, 10, 25, 30, 0.3)", "bezierTangent(5, 10, -25, 30, 0.7)",
         "splinePoint(0, 10, 25, 30, 0.4)", "splineTangent(0, 10, 25, 30, 0.4)", "splineProperty('tightness', 1.5)",
         "splinePoint(0, 10, 25, 30, 0.4)", "splineTangent(3, -10, 25, 30, 0.9)", "splineProperty('tightness')",
         "[red, green, blue].map((f) => f(paletteLerp([['red', 0], ['#0000ff', 0.5], [color(0, 255, 0), 1]], 0.7)))",

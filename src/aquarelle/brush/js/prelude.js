@@ -876,6 +876,25 @@
   const MOMENT = { year: 2026, month: 1, day: 1, hour: 12, minute: 0, second: 0 };
   for (const k in MOMENT) def(k, () => MOMENT[k]);
   def("keyIsDown", () => false);
+  // p5's small conversions a colour may be built with ('#' + hex(r, 2) + ...), as p5 2.x writes them
+  const each = (f) => function self(n, d) { return isArray(n) ? n.map((x) => self(x, d)) : f(n, d); };
+  def("hex", each((n, digits) => {
+    const d = digits === undefined || digits === null ? 8 : digits;
+    if (n === Infinity || n === -Infinity) return (n === Infinity ? "F" : "0").repeat(d);
+    if (typeof n !== "number") return undefined;
+    let h = Number(n < 0 ? 0xffffffff + n + 1 : n).toString(16).toUpperCase();
+    while (h.length < d) h = "0" + h;
+    return h.substring(h.length - d, h.length);
+  }));
+  def("unhex", each((n) => parseInt("0x" + n, 16)));
+  def("boolean", each((n) => (typeof n === "number" ? n !== 0 : typeof n === "string" ? n.toLowerCase() === "true"
+    : typeof n === "boolean" ? n : undefined)));
+  def("char", each(function c(n) {
+    if (typeof n === "number" && !Number.isNaN(n)) return StringC.fromCharCode(n);
+    return typeof n === "string" ? c(parseInt(n, 10)) : undefined;
+  }));
+  def("unchar", each((n) => (typeof n === "string" && n.length === 1 ? n.charCodeAt(0) : undefined)));
+  def("byte", each((n) => { const v = p5.int(n, 10); return typeof v === "number" ? ((v + 128) % 256) - 128 : undefined; }));
   // p5 2.x's curve helpers, with its arithmetic; splinePoint/splineTangent read the tightness splineProperty sets
   let tightness = 0;
   def("splineProperty", (k, v) => {
