@@ -713,8 +713,19 @@
     if (falloff === undefined) falloff = 0.5;
     if (falloff > 0) perlinFalloff = falloff;
   });
-  def("int", (v) => parseInt(v, 10));
-  def("float", (v) => parseFloat(v));
+  // p5's: a number is truncated to 32 bits (n | 0: int(1e-7) is 0, where parseInt read "1e-7" as 1), a boolean is
+  // 0 or 1, an array is mapped
+  def("int", function int_(n, radix) {
+    const r = radix === undefined ? 10 : radix;
+    if (n === Infinity || n === "Infinity") return Infinity;
+    if (n === -Infinity || n === "-Infinity") return -Infinity;
+    if (typeof n === "string") return parseInt(n, r);
+    if (typeof n === "number") return n | 0;
+    if (typeof n === "boolean") return n ? 1 : 0;
+    if (isArray(n)) return n.map((x) => int_(x, r));
+    return undefined;
+  });
+  def("float", (v) => (isArray(v) ? v.map((x) => parseFloat(x)) : parseFloat(v)));
   def("str", (v) => StringC(v));
   // p5.Vector as p5 2.x behaves, written from its documented and observed behaviour: a vector holds n values
   // (createVector(1, 2) is 2-D: its z reads 0 and a write to it is dropped; createVector() is 3-D zeros); add/sub
@@ -1000,7 +1011,10 @@
     resetMatrix();
   });
   def("resizeCanvas", () => {});
-  def("angleMode", (m) => { if (m === C.DEGREES || m === C.RADIANS) angleUnits = m; });
+  def("angleMode", (m) => {
+    if (m === undefined) return angleUnits;
+    if (m === C.DEGREES || m === C.RADIANS) angleUnits = m;
+  });
   def("background", function () {
     const a = argsOf(arguments);
     let args;
