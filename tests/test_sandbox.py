@@ -220,6 +220,22 @@ def test_p5s_clock_and_constants_give_one_program(runner):
     assert got == [[12, 10, 6, 0], [20.26, pytest.approx(90), 3, 0]]
 
 
+
+def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
+    """``brush.polygon`` returns its Polygon; its hatch() is a hatchArray of it (under its own settings for one call,
+    the hatch state put back after); draw/fill/wash/mass say what to write instead."""
+    body = ("const p = brush.polygon([[1, 1], [50, 1], [50, 50]]); p.hatch(); brush.hatch(3, 30); p.hatch();"
+            "p.hatch(9, 60); new brush.Polygon([[5, 5], [9, 5], [9, 9]]).hatch(2, 10); brush.noHatch();")
+    got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m not in ("scaleBrushes", "background")]
+    tri, small = [[1, 1], [50, 1], [50, 50]], [[5, 5], [9, 5], [9, 9]]
+    assert got == [("polygon", [tri]), ("hatch", [3, 30, {}]), ("hatchArray", [[tri]]), ("hatch", [9, 60, {}]),
+                   ("hatchArray", [[tri]]), ("hatch", [3, 30, {}]), ("hatch", [2, 10, {}]), ("hatchArray", [[small]]),
+                   ("hatch", [3, 30, {}]), ("noHatch", [])]
+    for m in ("draw", "fill", "wash", "mass"):
+        res = runner.run(skeleton(f"brush.polygon([[1, 1], [50, 1], [50, 50]]).{m}();"))
+        assert not res.ok and f"brush.Polygon's {m}() is not supported in the sandbox" in res.reason, res.reason
+
+
 def test_color_reads_every_css_name_and_functional_form_as_p5_does(runner):
     """``brush.fill('darkorange')`` worked but ``color('darkorange')`` threw "unknown colour" (the sandbox knew 40
     names), as did ``color('hsl(...)')`` and percentages: valid p5 code scored 0. Channels as p5.js 2.3.4 gives them in

@@ -508,7 +508,34 @@
 
   // `new brush.Polygon(points)`: the real p5.brush's hatchArray/massArray want Polygon objects (plain point arrays
   // crash there), so sketches (and our exports) pass them; here a Polygon is its points, as p5.brush keeps them in .a
-  function PolygonCtor(points) { return freeze({ a: plain(points, 0) }); }
+  // A Polygon (``new brush.Polygon(points)``, or what ``brush.polygon(points)`` returns) can hatch itself, as
+  // p5.brush's does: ``hatch(dist, angle, options)`` hatches it under those settings for this call only (p5.brush
+  // keeps the hatch state and puts it back after), ``hatch()`` with the active state, if any: a hatchArray of it.
+  // draw/fill/wash are refused (each puts p5.brush's whole stroke or fill state back after it), and so is mass():
+  // p5.brush masses a lone Polygon otherwise than massArray does a list of one (measured: far darker).
+  let hatchOn = false, hatchArgs = null;
+  function PolygonCtor(points) {
+    const poly = { a: plain(points, 0) };
+    defineProperty(poly, "hatch", { value: function (dist, angle, options) {
+      const on = hatchOn, prev = hatchArgs;
+      if (dist) target.hatch.apply(null, argsOf(arguments));
+      if (hatchOn) record("hatchArray", [[polyPoints(poly)]]);
+      if (dist) {
+        record("hatch", prev === null ? [] : prev);
+        hatchArgs = prev;
+        if (!on) record("noHatch", []);
+        hatchOn = on;
+      }
+      return poly;
+    } });
+    for (const m of ["draw", "fill", "wash", "mass"]) {
+      defineProperty(poly, m, { value: function () {
+        throw new ErrorC("brush.Polygon's " + m + "() is not supported in the sandbox; set the state and call " +
+                         "brush.polygon(points)" + (m === "mass" ? " or brush.massArray([polygon])" : ""));
+      } });
+    }
+    return freeze(poly);
+  }
   function polyPoints(p) {
     return tpoints(p !== null && typeof p === "object" && !isArray(p) && isArray(p.a) ? p.a : p);
   }
@@ -586,8 +613,11 @@
       try { a = trimArgs(brushColorArgs(name, argsOf(arguments)).map((v) => plain(v, 0))); } finally { inRecord--; }
       if (xf) xf(a);
       record(name, a);
+      if (name === "hatch") { hatchOn = true; hatchArgs = a; } else if (name === "noHatch") hatchOn = false;
     };
   }
+  const polygonCall = target.polygon;  // p5.brush's polygon() returns the Polygon it painted
+  target.polygon = function (points) { polygonCall.apply(null, argsOf(arguments)); return PolygonCtor(points); };
   freeze(target);
   const brush = new ProxyC(target, freeze({
     get(t, k) {
