@@ -207,6 +207,9 @@ def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):
                        ("hatchStyle", ["HB", "#40bfbf", 1]), ("fill", ["#0a141e", 40])]
     res = runner.run(skeleton("colorMode(LAB);"))
     assert not res.ok and 'colorMode("lab") is not supported in the sandbox; use RGB, HSB or HSL' in res.reason
+    for bad, shown in (("0", "0"), ("100, -1, 100", "-1"), ("'a'", '"a"'), ("Infinity", "Infinity"), ("NaN", "NaN")):
+        res = runner.run(skeleton(f"colorMode(HSB, {bad}); brush.fill(10, 20, 30);"))
+        assert not res.ok and f"colorMode(): each maximum must be a number above 0, got {shown}" in res.reason, res.reason
 
 
 

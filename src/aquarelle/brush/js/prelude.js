@@ -517,6 +517,7 @@
   function PolygonCtor(points) {
     const poly = { a: plain(points, 0) };
     defineProperty(poly, "hatch", { value: function (dist, angle, options) {
+      if (inRecord) throw sandboxError("a Polygon's hatch() called while converting another call's arguments");
       const on = hatchOn, prev = hatchArgs;
       if (dist) target.hatch.apply(null, argsOf(arguments));
       if (hatchOn) record("hatchArray", [[polyPoints(poly)]]);
@@ -1058,8 +1059,14 @@
     if (m !== C.RGB && m !== C.HSB && m !== C.HSL) {
       throw new ErrorC("colorMode(" + stringify(m) + ") is not supported in the sandbox; use RGB, HSB or HSL");
     }
-    cmode = m;
     const a = argsOf(arguments).slice(1);
+    for (let i = 0; i < a.length && i < 4; i++) {
+      if (!(isFinite_(a[i]) && a[i] > 0)) {  // p5 would divide by it: every colour NaN
+        const shown = typeof a[i] === "number" ? StringC(a[i]) : stringify(plain(a[i], 0));
+        throw new ErrorC("colorMode(): each maximum must be a number above 0, got " + shown);
+      }
+    }
+    cmode = m;
     if (a.length === 1 && isNum(a[0])) MAXES[m] = [a[0], a[0], a[0], a[0]];
     else if (a.length >= 3 && a.slice(0, 3).every(isNum)) {
       MAXES[m] = [a[0], a[1], a[2], a.length >= 4 && isNum(a[3]) ? a[3] : MAXES[m][3]];
