@@ -211,7 +211,7 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
     values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
     object), colour names and forms, hue/saturation/lightness and the pointer and key state a still render has
     (undefined before: a ReferenceError), colorMode HSB and HSL with their maximums, the bezier and spline point
-    helpers, paletteLerp and hex/unhex and the like. Each expression runs in order in
+    helpers, paletteLerp, hex/unhex and the like and p5.Color's setters. Each expression runs in order in
     both, as one sketch, so seeded state carries as it does in p5."""
     from aquarelle.brush.sandbox import run_sketch
 
@@ -232,6 +232,9 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "hue(color(77, 199, 7))", "saturation(color(200, 100, 50))", "lightness(color(200, 100, 50))",
         "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
         "mouseX", "pmouseY", "mouseIsPressed", "keyIsPressed", "key", "keyCode", "focused", "pixelDensity()",
+        "(() => { const c = color('#ff0000'); c.setAlpha(100); return [red(c), alpha(c)]; })()",
+        "(() => { const c = color(10, 20, 30); c.setRed(200); c.setGreen(5); c.setBlue(7, 100); return [red(c), green(c), "
+        "blue(c)]; })()",
         "keyIsDown(65)", "'#' + hex(255, 2) + hex(-1, 4) + hex([10, 200], 2)", "hex(Infinity, 3)", "hex(4096)",
         "unhex('ff')", "unhex(['1A', 'zz'])", "boolean('TRUE')", "boolean([0, 2])", "byte(300)", "byte('-129')",
         "char(65)", "char('66')", "unchar('A')", "int(true)", "int([1.5, '2'])", "int(-Infinity)", "int(2 ** 40)",
@@ -254,6 +257,13 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "(f) => f(lerpColor(color('hsl(10, 80%, 50%)'), color('hsl(200, 60%, 40%)'), 0.5)))",
         "alpha(color('hsl(10, 80%, 50%)'))", "[red, green, blue].map((f) => f(color(0.5, 0.2, 0.1)))",
         "colorMode(RGB, 100, 200, 50, 10)", "colorMode(RGB)", "[red, green, blue, alpha].map((f) => f(color(50, 100, 25, 5)))",
+        "(() => { const c = color(50, 100, 25, 5); c.setAlpha(2); return alpha(c); })()", "colorMode(HSB)",
+        "[hue, saturation, brightness, lightness].map((f) => f(color(40, 80, 90)))",
+        "[hue, saturation, brightness, lightness].map((f) => f(color('#ff8800')))", "colorMode(HSB, 360, 100, 100, 1)",
+        "(() => { const c = color(40, 80, 90); c.setGreen(30, 255); return [hue(c), saturation(c), brightness(c)]; })()",
+        "[hue, saturation, brightness, lightness].map((f) => f(color('#ff8800')))",
+        "colorMode(HSL, 50)", "[hue, saturation, brightness, lightness].map((f) => f(color(40, 80, 90)))",
+        "colorMode(RGB)", "[hue, saturation, brightness, lightness].map((f) => f(color('#ff8800')))",
     ]
     res = run_sketch("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
                      "function draw() {\n" + "".join(f"  brush.seed(String({e}));\n" for e in exprs) + "}\n")

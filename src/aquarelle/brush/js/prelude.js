@@ -196,13 +196,42 @@
   // in p5's colour library's units (HSB's and HSL's hue in degrees, the others 0-100), in which lerpColor mixes two
   // colours of one space
   function makeColor(r, g, b, a, mode, space, coords) {
-    const c = { r: r, g: g, b: b, a: a };
+    // the channels live in ``st``: setRed/setGreen/setBlue/setAlpha change a colour in place, as p5's do
+    const st = { r: r, g: g, b: b, a: a, space: space || "rgb", coords: coords || null };
+    const c = {};
     defineProperty(c, "__aq", { value: colorTag });
     defineProperty(c, "__mode", { value: mode || "rgb" });
-    defineProperty(c, "__space", { value: space || "rgb" });
-    defineProperty(c, "__coords", { value: coords || null });
-    defineProperty(c, "toString", { value: function () { return "rgba(" + r + "," + g + "," + b + "," + a / 255 + ")"; } });
+    for (const k of ["r", "g", "b", "a"]) defineProperty(c, k, { get: () => st[k], enumerable: true });
+    defineProperty(c, "__space", { get: () => st.space });
+    defineProperty(c, "__coords", { get: () => st.coords });
+    defineProperty(c, "toString", { value: function () { return "rgba(" + st.r + "," + st.g + "," + st.b + "," + st.a / 255 + ")"; } });
+    // p5 2.x: the new value is read in RGB's maximum for that channel (alpha too) unless one is given, unclamped; a
+    // channel of an HSB or HSL colour is set through sRGB and the colour converted back to its space
+    const setChannel = (i, v, max) => {
+      const u = v / (max || MAXES.rgb[i]);
+      if (i === 3) { st.a = u * 255; return; }
+      if (st.space === "rgb") { st["rgb"[i]] = u * 255; return; }
+      const rgb = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
+      rgb[i] = u;
+      st.coords = st.space === "hsb" ? hsbOf01(rgb) : hslOf({ r: rgb[0] * 255, g: rgb[1] * 255, b: rgb[2] * 255 });
+      const back = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
+      st.r = back[0] * 255; st.g = back[1] * 255; st.b = back[2] * 255;
+    };
+    ["setRed", "setGreen", "setBlue", "setAlpha"].forEach((m, i) => {
+      defineProperty(c, m, { value: function (v, max) { setChannel(i, v, max); } });
+    });
     return freeze(c);
+  }
+  function hsbOf01(rgb) {  // sRGB 0-1 to HSB (degrees, %, %), as p5 2.x's HSB space converts
+    const val = M.max(rgb[0], rgb[1], rgb[2]), chroma = val - M.min(rgb[0], rgb[1], rgb[2]);
+    let hue = 0, sat = 0;
+    if (chroma !== 0) {
+      sat = chroma / val;
+      hue = rgb[0] === val ? (rgb[1] - rgb[2]) / chroma : rgb[1] === val ? 2 + (rgb[2] - rgb[0]) / chroma
+        : 4 + (rgb[0] - rgb[1]) / chroma;
+      if (hue < 0) hue += 6; else if (hue >= 6) hue -= 6;
+    }
+    return [(hue / 6) * 360, sat * 100, val * 100];
   }
   const isColor = (v) => v !== null && typeof v === "object" && v.__aq === colorTag;
   const clamp255 = (v) => M.max(0, M.min(255, v));
@@ -1016,7 +1045,7 @@
   def("green", function () { return inMax(colorOf(argsOf(arguments)).g, MAXES.rgb[1]); });
   def("blue", function () { return inMax(colorOf(argsOf(arguments)).b, MAXES.rgb[2]); });
   def("alpha", function () { const c = colorOf(argsOf(arguments)); return inMax(c.a, MAXES[c.__mode][3]); });
-  def("brightness", function () { const c = colorOf(argsOf(arguments)); return (M.max(c.r, c.g, c.b) / 255) * 100; });
+
   function hslOf(c) {  // sRGB to HSL as p5 2.x's colour library does it, for hue/saturation/lightness
     const r = c.r / 255, g = c.g / 255, b = c.b / 255;
     const max = M.max(r, g, b), min = M.min(r, g, b), l = (max + min) / 2, d = max - min;
@@ -1027,10 +1056,24 @@
     }
     return [h, s * 100, l * 100];
   }
-  // p5 maps the hue into its range 0-360 (h / 360 * 360, which moves the last bit of some)
-  def("hue", function () { return (hslOf(colorOf(argsOf(arguments)))[0] / 360) * 360; });
-  def("saturation", function () { return hslOf(colorOf(argsOf(arguments)))[1]; });
-  def("lightness", function () { return hslOf(colorOf(argsOf(arguments)))[2]; });
+  // hue/saturation/brightness/lightness as p5 2.x answers them (measured in Chromium): an HSB or HSL colour's own
+  // coordinates for hue and saturation, any other colour's converted to the sketch's mode if that is HSB or HSL,
+  // else HSL; brightness through HSB and lightness through HSL; mapped into that mode's maximum (p5's map,
+  // v / 360 * max, which moves the last bit of some)
+  function hsxOf(c, space) {
+    if (c.__mode === space && c.__space === space && c.__coords) return c.__coords;
+    return space === "hsb" ? hsbOf01(rgb01(c)) : hslOf(c);
+  }
+  const hsxGetter = (space, i, full) => function () {
+    const c = colorOf(argsOf(arguments));
+    const own = (m) => m === "hsb" || m === "hsl";
+    const sp = i < 2 ? (own(c.__mode) ? c.__mode : own(cmode) ? cmode : "hsl") : space;
+    return (hsxOf(c, sp)[i] / full) * MAXES[sp][i];
+  };
+  def("hue", hsxGetter("hsl", 0, 360));
+  def("saturation", hsxGetter("hsl", 1, 100));
+  def("brightness", hsxGetter("hsb", 2, 100));
+  def("lightness", hsxGetter("hsl", 2, 100));
 
   def("createCanvas", (w, h, mode) => {
     canvas.created = true;
