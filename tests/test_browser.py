@@ -233,6 +233,8 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "brightness(color(200, 100, 50))", "map(15, 0, 10, 0, 100, true)", "round(2.567, 1)", "atan2(1, 1)",
         "mouseX", "pmouseY", "mouseIsPressed", "keyIsPressed", "key", "keyCode", "focused", "pixelDensity()",
         "(() => { const c = color('#ff0000'); c.setAlpha(100); return [red(c), alpha(c)]; })()",
+        "(() => { const a = color(255, 0, 0); const b = color(a); b.setAlpha(10); return [alpha(a), a === b]; })()",
+        "color(255, 0, 0) instanceof p5.Color",
         "(() => { const c = color(10, 20, 30); c.setRed(200); c.setGreen(5); c.setBlue(7, 100); return [red(c), green(c), "
         "blue(c)]; })()",
         "keyIsDown(65)", "'#' + hex(255, 2) + hex(-1, 4) + hex([10, 200], 2)", "hex(Infinity, 3)", "hex(4096)",

@@ -187,6 +187,9 @@
   const cssNames = /*CSS_NAMES*/{};
   for (const k of objKeys(cssNames)) NAMES[k] = cssNames[k];
   const colorTag = {};
+  // p5.Color, so that ``c instanceof p5.Color`` holds; a colour is made with color(), as p5's docs ask
+  function ColorClass() { throw new ErrorC("new p5.Color() is not supported in the sandbox; use color()"); }
+  freeze(ColorClass.prototype);
   // colorMode as p5 2.x keeps it: a maximum per channel for each mode (RGB's 255s, HSB's and HSL's 360, 100, 100
   // and an alpha of 1), changed only by colorMode(mode, max...) for that mode
   const MAXES = { rgb: [255, 255, 255, 255], hsb: [360, 100, 100, 1], hsl: [360, 100, 100, 1] };
@@ -198,7 +201,7 @@
   function makeColor(r, g, b, a, mode, space, coords) {
     // the channels live in ``st``: setRed/setGreen/setBlue/setAlpha change a colour in place, as p5's do
     const st = { r: r, g: g, b: b, a: a, space: space || "rgb", coords: coords || null };
-    const c = {};
+    const c = objCreate(ColorClass.prototype);
     defineProperty(c, "__aq", { value: colorTag });
     defineProperty(c, "__mode", { value: mode || "rgb" });
     for (const k of ["r", "g", "b", "a"]) defineProperty(c, k, { get: () => st[k], enumerable: true });
@@ -940,7 +943,7 @@
     else if (isArray(args[0])) args = args[0].slice();
     return new Vector(IN_SKETCH, ...args);
   });
-  def("p5", freeze({ Vector: Vector }));
+  def("p5", freeze({ Vector: Vector, Color: ColorClass }));
   def("millis", () => 0);
   // a still render has no clock: the time functions answer one fixed moment (noon, 1 January 2026), so a sketch that
   // reads them makes one program (they were ReferenceErrors)
