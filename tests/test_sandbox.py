@@ -239,6 +239,18 @@ def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
         assert not res.ok and f"brush.Polygon's {m}() is not supported in the sandbox" in res.reason, res.reason
 
 
+
+def test_saving_the_canvas_changes_nothing_in_the_program(runner):
+    """A sketch that ends with saveCanvas() (a download in a browser, no pixel changed) was a "forbidden global", the
+    gate's 0; it now makes the program the sketch makes without it."""
+    body = "brush.circle(50, 50, 20);"
+    plain_prog = runner.run(skeleton(body)).program
+    for tail in ("saveCanvas('painting', 'png');", "save('x.png');", "saveFrames('f', 'png', 1, 1); saveGif('g', 1);"):
+        res = runner.run(skeleton(body + tail))
+        assert res.ok, res.reason
+        assert res.program == plain_prog
+
+
 def test_color_reads_every_css_name_and_functional_form_as_p5_does(runner):
     """``brush.fill('darkorange')`` worked but ``color('darkorange')`` threw "unknown colour" (the sandbox knew 40
     names), as did ``color('hsl(...)')`` and percentages: valid p5 code scored 0. Channels as p5.js 2.3.4 gives them in

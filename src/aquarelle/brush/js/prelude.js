@@ -1143,7 +1143,10 @@
   def("rotateZ", (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); });
   const NOOPS = ["noLoop", "loop", "redraw", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
     "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
-    "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont"];
+    "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont",
+    // saving the canvas downloads a file in a browser and changes no pixel: a sketch that ends with saveCanvas()
+    // paints the same painting (it was a "forbidden global", the gate's 0)
+    "saveCanvas", "save", "saveFrames", "saveGif"];
   for (let i = 0; i < NOOPS.length; i++) def(NOOPS[i], () => undefined);
   const BARE = ["ellipse", "rect", "line", "point", "text", "image", "triangle", "quad", "arc", "bezier", "bezierVertex",
     "curve", "curveVertex", "quadraticVertex", "vertex", "beginShape", "endShape", "circle", "square", "plane",
@@ -1158,7 +1161,7 @@
     "WebAssembly", "SharedArrayBuffer", "Atomics", "loadImage", "loadJSON", "loadStrings", "loadTable", "loadFont",
     "loadShader", "loadModel", "httpGet", "httpPost", "httpDo", "createGraphics", "createImg", "createCapture",
     "select", "selectAll", "document", "window", "navigator", "location", "localStorage", "Deno", "Bun", "module",
-    "exports", "saveCanvas", "save", "__timer_manager"];
+    "exports", "__timer_manager"];
   function forbiddenFn(n) {
     return function () { violate("forbidden global " + n); throw sandboxError(n + " is not available in the sandbox"); };
   }
