@@ -141,13 +141,13 @@ def test_a_sketch_in_hsb_colour_mode_paints_its_program(renderer):
 def test_a_polygon_hatches_itself_as_in_p5_brush(renderer):
     """p5.brush's README draws ``const frame = brush.polygon(...)`` and then ``frame.hatch()``: polygon() returned
     nothing here (a TypeError). A Polygon's hatch(dist, angle) hatches it for that call only and puts the hatch
-    state back, so the rect after it is hatched as before."""
+    state back, so the rect after it is hatched as before; its draw() strokes its sides."""
     src = """function setup() { createCanvas(200, 200, WEBGL); noLoop(); }
     function draw() {
       translate(-width / 2, -height / 2); background(250); randomSeed(1); brush.set("HB", "#222", 1);
       const frame = brush.polygon([[10, 10], [90, 10], [90, 90], [10, 90]]);
       brush.hatch(8, Math.PI / 4); frame.hatch();
-      new brush.Polygon([[110, 10], [190, 10], [150, 90]]).hatch(4, 1.2);
+      new brush.Polygon([[110, 10], [190, 10], [150, 90]]).hatch(4, 1.2).draw();
       brush.rect(20, 110, 160, 80);
     }"""
     _raw_paints_its_program(renderer, src, painted=0.05)

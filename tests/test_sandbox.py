@@ -226,7 +226,7 @@ def test_p5s_clock_and_constants_give_one_program(runner):
 
 def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
     """``brush.polygon`` returns its Polygon; its hatch() is a hatchArray of it (under its own settings for one call,
-    the hatch state put back after); draw/fill/wash/mass say what to write instead."""
+    the hatch state put back after); its draw() strokes its sides; fill/wash/mass say what to write instead."""
     body = ("const p = brush.polygon([[1, 1], [50, 1], [50, 50]]); p.hatch(); brush.hatch(3, 30); p.hatch();"
             "p.hatch(9, 60); new brush.Polygon([[5, 5], [9, 5], [9, 9]]).hatch(2, 10); brush.noHatch();")
     got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m not in ("scaleBrushes", "background")]
@@ -234,9 +234,16 @@ def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
     assert got == [("polygon", [tri]), ("hatch", [3, 30, {}]), ("hatchArray", [[tri]]), ("hatch", [9, 60, {}]),
                    ("hatchArray", [[tri]]), ("hatch", [3, 30, {}]), ("hatch", [2, 10, {}]), ("hatchArray", [[small]]),
                    ("hatch", [3, 30, {}]), ("noHatch", [])]
-    for m in ("draw", "fill", "wash", "mass"):
+    for m in ("fill", "wash", "mass"):
         res = runner.run(skeleton(f"brush.polygon([[1, 1], [50, 1], [50, 50]]).{m}();"))
         assert not res.ok and f"brush.Polygon's {m}() is not supported in the sandbox" in res.reason, res.reason
+    res = runner.run(skeleton("brush.polygon([[1, 1], [50, 1], [50, 50]]).draw('HB', 'red', 2);"))
+    assert not res.ok and "brush.Polygon's draw(brush, color, weight) is not supported" in res.reason, res.reason
+    # draw(): its sides as lines of the current brush, none while no stroke is on
+    drawn = runner.run(skeleton("const q = new brush.Polygon([[1, 1], [50, 1], [50, 50]]); brush.noStroke(); q.draw();"
+                                "brush.set('HB', '#000', 1); q.draw();"))
+    assert [(m, a) for m, a in calls(drawn) if m == "line"] == [
+        ("line", [1, 1, 50, 1]), ("line", [50, 1, 50, 50]), ("line", [50, 50, 1, 1])]
 
 
 

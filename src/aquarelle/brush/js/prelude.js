@@ -543,9 +543,9 @@
   // A Polygon (``new brush.Polygon(points)``, or what ``brush.polygon(points)`` returns) can hatch itself, as
   // p5.brush's does: ``hatch(dist, angle, options)`` hatches it under those settings for this call only (p5.brush
   // keeps the hatch state and puts it back after), ``hatch()`` with the active state, if any: a hatchArray of it.
-  // draw/fill/wash are refused (each puts p5.brush's whole stroke or fill state back after it), and so is mass():
+  // draw() strokes its sides; fill/wash are refused (each puts p5.brush's whole fill state back after it), and so is mass():
   // p5.brush masses a lone Polygon otherwise than massArray does a list of one (measured: far darker).
-  let hatchOn = false, hatchArgs = null;
+  let hatchOn = false, hatchArgs = null, strokeOn = false;
   function PolygonCtor(points) {
     const poly = { a: plain(points, 0) };
     defineProperty(poly, "hatch", { value: function (dist, angle, options) {
@@ -561,7 +561,24 @@
       }
       return poly;
     } });
-    for (const m of ["draw", "fill", "wash", "mass"]) {
+    // draw(): each side a line of the current brush, if a stroke is on; draw(brush, colour, weight) would put
+    // p5.brush's stroke state back after it, which is refused with fill/wash/mass below
+    defineProperty(poly, "draw", { value: function (brushName) {
+      if (inRecord) throw sandboxError("a Polygon's draw() called while converting another call's arguments");
+      if (brushName) {
+        throw new ErrorC("brush.Polygon's draw(brush, color, weight) is not supported in the sandbox; " +
+                         "brush.set() the brush, then call draw()");
+      }
+      const p = poly.a;
+      if (strokeOn && isArray(p)) {
+        for (let i = 0; i < p.length; i++) {
+          const q = p[(i + 1) % p.length];
+          target.line(p[i][0], p[i][1], q[0], q[1]);
+        }
+      }
+      return poly;
+    } });
+    for (const m of ["fill", "wash", "mass"]) {
       defineProperty(poly, m, { value: function () {
         throw new ErrorC("brush.Polygon's " + m + "() is not supported in the sandbox; set the state and call " +
                          "brush.polygon(points)" + (m === "mass" ? " or brush.massArray([polygon])" : ""));
@@ -647,6 +664,7 @@
       if (xf) xf(a);
       record(name, a);
       if (name === "hatch") { hatchOn = true; hatchArgs = a; } else if (name === "noHatch") hatchOn = false;
+      else if (name === "set" || name === "stroke") strokeOn = true; else if (name === "noStroke") strokeOn = false;
     };
   }
   const polygonCall = target.polygon;  // p5.brush's polygon() returns the Polygon it painted
