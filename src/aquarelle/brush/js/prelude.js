@@ -186,44 +186,48 @@
   const NAMES = bare();
   const cssNames = /*CSS_NAMES*/{};
   for (const k of objKeys(cssNames)) NAMES[k] = cssNames[k];
-  const colorTag = {};
   // p5.Color, so that ``c instanceof p5.Color`` holds; a colour is made with color(), as p5's docs ask
   function ColorClass() { throw new ErrorC("new p5.Color() is not supported in the sandbox; use color()"); }
-  freeze(ColorClass.prototype);
   // colorMode as p5 2.x keeps it: a maximum per channel for each mode (RGB's 255s, HSB's and HSL's 360, 100, 100
   // and an alpha of 1), changed only by colorMode(mode, max...) for that mode
   const MAXES = { rgb: [255, 255, 255, 255], hsb: [360, 100, 100, 1], hsl: [360, 100, 100, 1] };
   let cmode = "rgb";
   const plainRgb = () => cmode === "rgb" && MAXES.rgb.every((v) => v === 255);
-  // a colour: r, g, b, a in 0-255; ``mode``, whose alpha maximum alpha() answers in; ``space`` and its ``coords``
-  // in p5's colour library's units (HSB's and HSL's hue in degrees, the others 0-100), in which lerpColor mixes two
-  // colours of one space
+  // A colour's state, out of the sketch's reach (WeakMap is frozen before the sketch runs): r, g, b, a in 0-255;
+  // ``mode``, whose alpha maximum alpha() answers in; ``space`` and its ``coords`` in p5's colour library's units
+  // (HSB's and HSL's hue in degrees, the others 0-100), in which lerpColor mixes two colours of one space. The
+  // accessors and methods live on the prototype: a sketch that makes a colour per pixel makes 360,000 of them.
+  const colorState = new WeakMap();
+  const stateOf = (c) => colorState.get(c);
+  const colorProto = ColorClass.prototype;
+  for (const k of ["r", "g", "b", "a"]) defineProperty(colorProto, k, { get() { return stateOf(this)[k]; }, enumerable: true });
+  defineProperty(colorProto, "__mode", { get() { return stateOf(this).mode; } });
+  defineProperty(colorProto, "__space", { get() { return stateOf(this).space; } });
+  defineProperty(colorProto, "__coords", { get() { return stateOf(this).coords; } });
+  defineProperty(colorProto, "toString", { value: function () {
+    const st = stateOf(this);
+    return "rgba(" + st.r + "," + st.g + "," + st.b + "," + st.a / 255 + ")";
+  } });
+  // p5 2.x: the new value is read in RGB's maximum for that channel (alpha too) unless one is given, unclamped; a
+  // channel of an HSB or HSL colour is set through sRGB and the colour converted back to its space
+  function setChannel(st, i, v, max) {
+    const u = v / (max || MAXES.rgb[i]);
+    if (i === 3) { st.a = u * 255; return; }
+    if (st.space === "rgb") { st["rgb"[i]] = u * 255; return; }
+    const rgb = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
+    rgb[i] = u;
+    st.coords = st.space === "hsb" ? hsbOf01(rgb) : hslOf({ r: rgb[0] * 255, g: rgb[1] * 255, b: rgb[2] * 255 });
+    const back = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
+    st.r = back[0] * 255; st.g = back[1] * 255; st.b = back[2] * 255;
+  }
+  ["setRed", "setGreen", "setBlue", "setAlpha"].forEach((m, i) => {
+    defineProperty(colorProto, m, { value: function (v, max) { setChannel(stateOf(this), i, v, max); } });
+  });
+  freeze(colorProto);
   function makeColor(r, g, b, a, mode, space, coords) {
-    // the channels live in ``st``: setRed/setGreen/setBlue/setAlpha change a colour in place, as p5's do
-    const st = { r: r, g: g, b: b, a: a, space: space || "rgb", coords: coords || null };
-    const c = objCreate(ColorClass.prototype);
-    defineProperty(c, "__aq", { value: colorTag });
-    defineProperty(c, "__mode", { value: mode || "rgb" });
-    for (const k of ["r", "g", "b", "a"]) defineProperty(c, k, { get: () => st[k], enumerable: true });
-    defineProperty(c, "__space", { get: () => st.space });
-    defineProperty(c, "__coords", { get: () => st.coords });
-    defineProperty(c, "toString", { value: function () { return "rgba(" + st.r + "," + st.g + "," + st.b + "," + st.a / 255 + ")"; } });
-    // p5 2.x: the new value is read in RGB's maximum for that channel (alpha too) unless one is given, unclamped; a
-    // channel of an HSB or HSL colour is set through sRGB and the colour converted back to its space
-    const setChannel = (i, v, max) => {
-      const u = v / (max || MAXES.rgb[i]);
-      if (i === 3) { st.a = u * 255; return; }
-      if (st.space === "rgb") { st["rgb"[i]] = u * 255; return; }
-      const rgb = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
-      rgb[i] = u;
-      st.coords = st.space === "hsb" ? hsbOf01(rgb) : hslOf({ r: rgb[0] * 255, g: rgb[1] * 255, b: rgb[2] * 255 });
-      const back = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
-      st.r = back[0] * 255; st.g = back[1] * 255; st.b = back[2] * 255;
-    };
-    ["setRed", "setGreen", "setBlue", "setAlpha"].forEach((m, i) => {
-      defineProperty(c, m, { value: function (v, max) { setChannel(i, v, max); } });
-    });
-    return freeze(c);
+    const c = objCreate(colorProto);
+    colorState.set(c, { r: r, g: g, b: b, a: a, mode: mode || "rgb", space: space || "rgb", coords: coords || null });
+    return c;
   }
   function hsbOf01(rgb) {  // sRGB 0-1 to HSB (degrees, %, %), as p5 2.x's HSB space converts
     const val = M.max(rgb[0], rgb[1], rgb[2]), chroma = val - M.min(rgb[0], rgb[1], rgb[2]);
@@ -236,7 +240,7 @@
     }
     return [(hue / 6) * 360, sat * 100, val * 100];
   }
-  const isColor = (v) => v !== null && typeof v === "object" && v.__aq === colorTag;
+  const isColor = (v) => v !== null && typeof v === "object" && colorState.has(v);
   const clamp255 = (v) => M.max(0, M.min(255, v));
   // a CSS number or percentage, the percentage of ``full``
   const cssPart = (t, full) => (t[t.length - 1] === "%" ? (parseFloat(t) / 100) * full : +t);
