@@ -75,10 +75,9 @@ def p5_clamped(method: str, args: list) -> list:
             out[1] = "in"
     elif method in ("fill", "wash"):
         out = _fill_or_wash(method, args)
-    elif method in ("stroke", "background"):
-        out = [_colour(args[0])] if len(args) in (1, 2) else [_colour(a) if i < 3 else a for i, a in enumerate(args)]
-        if len(args) == 2:
-            out.append(args[1])
+    elif method in ("stroke", "background"):  # (colour), (grey, alpha) or (r, g, b, alpha?)
+        k = 1 if len(args) <= 2 else 3
+        out = [_colour(a) if i < k else a for i, a in enumerate(args)]
     elif method in _COLOUR_ARG and len(args) > _COLOUR_ARG[method]:
         k = _COLOUR_ARG[method]
         out = [_colour(a) if i == k else a for i, a in enumerate(args)]

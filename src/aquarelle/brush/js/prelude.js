@@ -214,10 +214,10 @@
     const u = v / (max || MAXES.rgb[i]);
     if (i === 3) { st.a = u * 255; return; }
     if (st.space === "rgb") { st["rgb"[i]] = u * 255; return; }
-    const rgb = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
+    const rgb = spaceRgb01(st.space, st.coords);
     rgb[i] = u;
     st.coords = st.space === "hsb" ? hsbOf01(rgb) : hslOf({ r: rgb[0] * 255, g: rgb[1] * 255, b: rgb[2] * 255 });
-    const back = (st.space === "hsb" ? hsb01 : hsl01)(st.coords);
+    const back = spaceRgb01(st.space, st.coords);
     st.r = back[0] * 255; st.g = back[1] * 255; st.b = back[2] * 255;
   }
   ["setRed", "setGreen", "setBlue", "setAlpha"].forEach((m, i) => {
@@ -258,10 +258,11 @@
     return sector === 1 ? [t2, val, t1] : sector === 2 ? [t1, val, t3] : sector === 3 ? [t1, t2, val]
       : sector === 4 ? [t3, t1, val] : sector === 5 ? [val, t1, t2] : [val, t3, t1];
   }
-  // sRGB 0-1 of a colour, as exact as its space holds it
-  const rgb01 = (c) => (c.__space === "rgb" ? [c.r / 255, c.g / 255, c.b / 255] : (c.__space === "hsb" ? hsb01 : hsl01)(c.__coords));
+  // sRGB 0-1 of an HSB or HSL colour's coordinates, and of a colour, as exact as its space holds it
+  const spaceRgb01 = (space, coords) => (space === "hsb" ? hsb01 : hsl01)(coords);
+  const rgb01 = (c) => (c.__space === "rgb" ? [c.r / 255, c.g / 255, c.b / 255] : spaceRgb01(c.__space, c.__coords));
   function fromSpace(space, coords, a, mode) {
-    const u = space === "hsb" ? hsb01(coords) : hsl01(coords);
+    const u = spaceRgb01(space, coords);
     return makeColor(u[0] * 255, u[1] * 255, u[2] * 255, a, mode, space, coords);
   }
   // p5's map(v, 0, max, 0, to, true)
@@ -1144,7 +1145,8 @@
   def("push", () => { push_(stack, [mat, angleUnits, cmode]); });
   def("pop", () => { const s = stack.pop(); if (s) { mat = s[0]; cmode = s[2]; } });
   def("translate", (x, y) => { mat = mul(mat, [1, 0, 0, 1, +x || 0, +y || 0]); });
-  def("rotate", (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); });
+  const rotateBy = (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); };
+  def("rotate", rotateBy);
   def("scale", (x, y) => {
     if (isArray(x)) { y = x[1]; x = x[0]; }
     if (y === undefined) y = x;
@@ -1152,7 +1154,7 @@
   });
   def("resetMatrix", resetMatrix);
   // applyMatrix's 2-D form (a, b, c, d, e, f) or an array of it; of the 3-D form (16 numbers, column-major) the part
-  // that moves the canvas plane. shearX/shearY and WEBGL's rotateZ as p5 builds them.
+  // that moves the canvas plane. shearX/shearY as p5 builds them; WEBGL's rotateZ is rotate in the canvas plane.
   def("applyMatrix", function () {
     let a = argsOf(arguments);
     if (a.length === 1 && (isArray(a[0]) || ArrayBufferIsView(a[0]))) a = ArrayFrom(a[0]);
@@ -1162,7 +1164,7 @@
   });
   def("shearX", (a) => { mat = mul(mat, [1, 0, M.tan(toRad(+a || 0)), 1, 0, 0]); });
   def("shearY", (a) => { mat = mul(mat, [1, M.tan(toRad(+a || 0)), 0, 1, 0, 0]); });
-  def("rotateZ", (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); });
+  def("rotateZ", rotateBy);
   const NOOPS = ["noLoop", "loop", "redraw", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
     "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
     "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont",
