@@ -211,7 +211,8 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
     values, to the last bit: its random numbers and noise, p5.Vector (which threw: createVector made a plain
     object), colour names and forms, hue/saturation/lightness and the pointer and key state a still render has
     (undefined before: a ReferenceError), colorMode HSB and HSL with their maximums, the bezier and spline point
-    helpers, paletteLerp, hex/unhex and the like and p5.Color's setters. Each expression runs in order in
+    helpers, paletteLerp, hex/unhex and the like, p5.Color's setters,
+    nf/nfc/nfp/nfs/splitTokens and the loop and frame-rate getters. Each expression runs in order in
     both, as one sketch, so seeded state carries as it does in p5."""
     from aquarelle.brush.sandbox import run_sketch
 
@@ -266,6 +267,16 @@ def test_the_sandboxs_p5_helpers_give_p5s_own_values():
         "[hue, saturation, brightness, lightness].map((f) => f(color('#ff8800')))",
         "colorMode(HSL, 50)", "[hue, saturation, brightness, lightness].map((f) => f(color(40, 80, 90)))",
         "colorMode(RGB)", "[hue, saturation, brightness, lightness].map((f) => f(color('#ff8800')))",
+        # p5's number formatting and tokens (ReferenceErrors before), the loop state and frame rate read back
+        "nf(3.14159, 2, 2)", "nf(7, 3)", "nf(-7.5, 3, 3)", "nf([1, 2.5], 2, 1)", "nf(3.7)", "nf(0.5, 0, 2)",
+        "nf(123.456, 2)", "nf(1e21, 2)", "nf(-0.25, 1, 1)", "nf('3.5', 2, 2)", "nf(0.1 + 0.2, 1, 3)", "nf(5, 0)",
+        "nfc(12345.678, 1)", "nfc(1000)", "nfc(1234567.891, 2)", "nfc(-1234.5)", "nfc([1000, 2000.5], 1)",
+        "nfc(7, 2)", "nfc(1.5, 1)", "nfc(1.25, 0)", "nfp(5, 2)", "nfp(-5, 2)", "nfp(5.25, 2, 1)", "nfp(0)",
+        "nfp([3, -2], 2)", "nfs(5, 2)", "nfs(-5, 2)", "nfs(5.5, 1, 2)", "nfs(0)", "splitTokens('a b  c')",
+        "splitTokens('a,b;c', ',;')", "splitTokens('x[1]y]z', '[]')", "splitTokens('p]q r', ']')",
+        "splitTokens('p[q r', '[ ')", "frameRate()", "getTargetFrameRate()", "frameRate(24)",
+        "getTargetFrameRate()", "loop()", "isLooping()", "noLoop()", "isLooping()", "JSON.stringify(touches)",
+        "JSON.stringify(getURLParams())", "describeElement('sun', 'a yellow disc')", "textOutput()", "gridOutput()",
     ]
     res = run_sketch("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
                      "function draw() {\n" + "".join(f"  brush.seed(String({e}));\n" for e in exprs) + "}\n")

@@ -223,6 +223,21 @@ def test_p5s_clock_and_constants_give_one_program(runner):
     assert got == [[12, 10, 6, 0], [20.26, pytest.approx(90), 3, 0]]
 
 
+def test_p5s_number_formatting_and_page_state_run_in_the_sandbox(runner):
+    """nf/nfc/nfp/nfs, splitTokens, isLooping, getTargetFrameRate, touches, displayWidth, getURLParams,
+    performance.now and the accessibility describers were ReferenceErrors, a sketch error for valid p5 code; they
+    answer as p5 does (their values are compared with p5 in Chromium in test_browser) and a still page's state."""
+    body = ("const seed = int(getURLParams().seed || 7); brush.circle(seed, performance.now() + 1, 3);"
+            "brush.seed(nf(3.14159, 2, 2) + '|' + nfc(12345.678, 1) + '|' + nfp(5, 2) + '|' + nfs(5, 2));"
+            "brush.seed(splitTokens('a b,c', ' ,').join('/'));"
+            "frameRate(24); brush.circle(getTargetFrameRate(), isLooping() ? 1 : 2, touches.length + 1);"
+            "loop(); brush.circle(isLooping() ? 1 : 2, displayWidth / 10, 4);"
+            "describeElement('sun', 'a yellow disc'); textOutput(); gridOutput();")
+    got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m in ("circle", "seed")]
+    assert got == [("circle", [7, 1, 3, 0]), ("seed", ["03.14|12,345.6|+05| 05"]), ("seed", ["a/b/c"]),
+                   ("circle", [24, 2, 1, 0]), ("circle", [1, 60, 4, 0])]
+
+
 
 def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
     """``brush.polygon`` returns its Polygon; its hatch() is a hatchArray of it (under its own settings for one call,

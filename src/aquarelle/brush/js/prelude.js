@@ -992,6 +992,52 @@
   }));
   def("unchar", each((n) => (typeof n === "string" && n.length === 1 ? n.charCodeAt(0) : undefined)));
   def("byte", each((n) => { const v = p5.int(n, 10); return typeof v === "number" ? ((v + 128) % 256) - 128 : undefined; }));
+  // p5's number formatting, as p5 2.x writes it (nf pads the whole part and rounds with toFixed; nfc groups
+  // thousands and cuts the decimals, it does not round): a sketch that labels or keys on nf(...) was a ReferenceError
+  const nfOne = (num, left, right) => {
+    const neg = num < 0;
+    const abs = M.abs(num);
+    const parts = StringC(right === undefined ? abs : abs.toFixed(right)).split(".");
+    const whole = parts[0].padStart(left, "0");
+    const out = parts[1] === undefined || (right === undefined && !parts[1]) ? whole : whole + "." + parts[1];
+    return neg ? "-" + out : out;
+  };
+  const nf = (nums, left, right) => (isArray(nums) ? nums.map((x) => nfOne(x, left, right)) : nfOne(nums, left, right));
+  def("nf", nf);
+  const nfcOne = (num, right) => {
+    const s = StringC(num);
+    const dot = s.indexOf(".");
+    let rem = dot === -1 ? "" : s.substring(dot);
+    const whole = (dot === -1 ? s : s.substring(0, dot)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    if (right === 0) rem = "";
+    else if (right !== undefined) {
+      if (right > rem.length) {
+        if (dot === -1) rem += ".";
+        rem = rem.padEnd(right + 1, "0");
+      } else rem = rem.substring(0, right + 1);
+    }
+    return whole + rem;
+  };
+  def("nfc", (num, right) => (isArray(num) ? num.map((x) => nfcOne(x, right)) : nfcOne(num, right)));
+  const signed = (mark, keep) => (...args) => {
+    const r = nf(...args);
+    const add = (s) => (keep(parseFloat(s)) ? mark + StringC(s) : StringC(s));
+    return isArray(r) ? r.map(add) : add(r);
+  };
+  def("nfp", signed("+", (v) => v > 0));
+  def("nfs", signed(" ", (v) => v >= 0));
+  def("splitTokens", (value, delims) => {
+    let d = /\s/g;
+    if (delims !== undefined) { // p5 puts the delimiters in a character class, moving one [ or ] to its end
+      let s = StringC(delims), tail = "";
+      for (const b of ["]", "["]) {
+        const at = s.indexOf(b);
+        if (at !== -1) { s = s.slice(0, at) + s.slice(at + 1); tail = (b === "]" ? "\\]" : "\\[") + tail; }
+      }
+      d = new RegExp("[" + (tail === "\\[\\]" ? "\\[" + s + "\\]" : s + tail) + "]", "g");
+    }
+    return value.split(d).filter((n) => n);
+  });
   // p5 2.x's curve helpers, with its arithmetic; splinePoint/splineTangent read the tightness splineProperty sets
   let tightness = 0;
   def("splineProperty", (k, v) => {
@@ -1165,9 +1211,26 @@
   def("shearX", (a) => { mat = mul(mat, [1, 0, M.tan(toRad(+a || 0)), 1, 0, 0]); });
   def("shearY", (a) => { mat = mul(mat, [1, M.tan(toRad(+a || 0)), 0, 1, 0, 0]); });
   def("rotateZ", rotateBy);
-  const NOOPS = ["noLoop", "loop", "redraw", "frameRate", "smooth", "noSmooth", "rectMode", "ellipseMode",
+  // the loop state and frame rate a sketch may read back, as p5 answers in setup (no frame has been timed yet)
+  let looping = true, targetFps = 60;
+  def("noLoop", () => { looping = false; });
+  def("loop", () => { looping = true; });
+  def("isLooping", () => looping);
+  const SKETCH = freeze({}); // what p5's setters answer (the p5 instance), for a sketch that prints it
+  def("frameRate", (fps) => {
+    if (typeof fps !== "number" || fps < 0) return 0;
+    targetFps = fps;
+    return SKETCH;
+  });
+  def("getFrameRate", () => 0);
+  def("getTargetFrameRate", () => targetFps);
+  // a still render is opened at no address: no path, no query parameters
+  def("getURL", () => "");
+  def("getURLPath", () => []);
+  def("getURLParams", () => ({}));
+  const NOOPS = ["redraw", "smooth", "noSmooth", "rectMode", "ellipseMode",
     "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
-    "describe", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont",
+    "describe", "describeElement", "textOutput", "gridOutput", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont",
     // saving the canvas downloads a file in a browser and changes no pixel: a sketch that ends with saveCanvas()
     // paints the same painting (it was a "forbidden global", the gate's 0)
     "saveCanvas", "save", "saveFrames", "saveGif"];
@@ -1221,6 +1284,9 @@
   defineProperty(G, "windowWidth", { configurable: true, value: 600, writable: false, configurable: false });
   defineProperty(G, "windowHeight", { configurable: true, value: 600, writable: false, configurable: false });
   defineProperty(G, "frameCount", { get: () => (phase === "draw" ? 1 : 0), configurable: true });
+  defineProperty(G, "displayWidth", { value: 600, writable: false, configurable: true });
+  defineProperty(G, "displayHeight", { value: 600, writable: false, configurable: true });
+  defineProperty(G, "touches", { value: freeze([]), writable: false, configurable: true });
   defineProperty(G, "deltaTime", { configurable: true, value: 16, writable: false, configurable: false });
   const noop = () => undefined;
   defineProperty(G, "console", { value: freeze({ log: noop, warn: noop, error: noop, info: noop, debug: noop }), writable: false, configurable: false });
@@ -1289,6 +1355,9 @@
   }
   defineProperty(G, "Date", { value: FixedDate, writable: true, configurable: true });
   if (typeof G.performance === "object" && G.performance) { try { G.performance.now = () => 0; } catch (e) { /* ignore */ } }
+  // V8 alone has no `performance`, every browser has: a sketch timing itself with performance.now() ran into a
+  // ReferenceError; it reads the same still clock as millis()
+  else defineProperty(G, "performance", { value: freeze({ now: () => 0 }), writable: true, configurable: true });
 
   // ------------------------------------------------------------------ freeze built-ins
   const BUILTINS = ["Object", "Array", "Function", "String", "Number", "Boolean", "Symbol", "Error", "TypeError",
