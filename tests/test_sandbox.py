@@ -398,10 +398,15 @@ def test_hf10_action_space(runner):
     ("async function setup() { createCanvas(600, 600, WEBGL); }", "missing skeleton: no draw() function"),
     ("async function setup() { createCanvas(600, 600); } function draw() {}", "createCanvas() needs WEBGL"),
     ("async function setup() {} function draw() {}", "never calls createCanvas"),
+    # instance mode was "TypeError: p5 is not a constructor"; it is named, and it is the one reason given
+    ("new p5((p) => { p.setup = () => p.createCanvas(600, 600, p.WEBGL); p.draw = () => {}; });",
+     "missing skeleton: p5 instance mode (new p5(sketch)) is not run here; write global setup() and draw()"),
 ])
 def test_missing_skeleton(runner, src, fragment):
     res = runner.run(src)
     assert not res.ok and any(fragment in v for v in res.violations), res.violations
+    if "instance mode" in fragment:
+        assert res.reason == fragment and res.violations == [fragment]
 
 
 @pytest.mark.parametrize("src,fragment", [

@@ -966,7 +966,16 @@
     else if (isArray(args[0])) args = args[0].slice();
     return new Vector(IN_SKETCH, ...args);
   });
-  def("p5", freeze({ Vector: Vector, Color: ColorClass }));
+  // \`new p5(sketch)\` (instance mode, which p5.brush takes through brush.instance(p)) was "TypeError: p5 is not a
+  // constructor": it is the skeleton the sandbox does not run, and says so
+  function P5() {
+    const msg = "missing skeleton: p5 instance mode (new p5(sketch)) is not run here; write global setup() and draw()";
+    violate(msg);
+    throw sandboxError(msg);
+  }
+  defineProperty(P5, "Vector", { value: Vector });
+  defineProperty(P5, "Color", { value: ColorClass });
+  def("p5", freeze(P5));
   def("millis", () => 0);
   // a still render has no clock: the time functions answer one fixed moment (noon, 1 January 2026), so a sketch that
   // reads them makes one program (they were ReferenceErrors)
