@@ -415,6 +415,11 @@ def test_missing_skeleton(runner, src, fragment):
     (skeleton("throw new Error('boom');"), "Error: boom"),
     (skeleton("brush.fill('notacolour');"), "invalid call: fill: unknown colour 'notacolour'"),
     (skeleton("brush.circle(1, 1, -5);"), "invalid call: circle: r must be in"),
+    # a missing argument is named, under a transform too (it was "end must be a number, got None")
+    (skeleton("rotate(10); brush.arc(100, 100, 50, 0);"), "invalid call: arc: missing argument 'end'"),
+    (skeleton("brush.set('HB', 'black', 1); brush.flowLine(100, 100);"), "flowLine: missing argument 'length'"),
+    (skeleton("brush.set('HB', 'black', 1); brush.beginStroke('curve', 5, 5); brush.move(30, 9); brush.endStroke();"),
+     "invalid call: endStroke: missing argument 'angle'"),
     (skeleton("brush.vertex(1, 2);"), "invalid call: vertex: called outside beginShape()"),
     (skeleton("brush.set('nope', 'red');"), 'brush "nope" not found'),
     (skeleton("brush.add('img', {type: 'image', image: {src: 'a.png'}, weight: 1});"), "image brushes"),

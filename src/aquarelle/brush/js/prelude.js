@@ -607,20 +607,26 @@
     });
   }
 
-  // per-method argument transforms (args already plain)
+  // per-method argument transforms (args already plain). Only arguments the call passed are transformed: a missing
+  // one filled in as undefined reached validation as null, and the message read "end must be a number, got None"
+  // where it names the missing argument
+  function xy(a, i) {
+    if (isNum(a[i]) && isNum(a[i + 1])) { const p = tpoint([a[i], a[i + 1]]); a[i] = p[0]; a[i + 1] = p[1]; }
+  }
+  function at(a, i, f) { if (i < a.length) a[i] = f(a[i]); }
   const XF = {
-    line(a) { if (isNum(a[0]) && isNum(a[1]) && isNum(a[2]) && isNum(a[3])) { const p = tpoint([a[0], a[1]]), q = tpoint([a[2], a[3]]); a[0] = p[0]; a[1] = p[1]; a[2] = q[0]; a[3] = q[1]; } },
-    flowLine(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; a[2] = tlength(a[2], a[3]); a[3] = tangle(a[3]); },
-    beginStroke(a) { const p = tpoint([a[1], a[2]]); a[1] = p[0]; a[2] = p[1]; },
-    move(a) { a[1] = tlength(a[1], a[0]); a[0] = tangle(a[0]); },
-    endStroke(a) { a[0] = tangle(a[0]); },
+    line(a) { if (isNum(a[0]) && isNum(a[1]) && isNum(a[2]) && isNum(a[3])) { xy(a, 0); xy(a, 2); } },
+    flowLine(a) { xy(a, 0); at(a, 2, (v) => tlength(v, a[3])); at(a, 3, tangle); },
+    beginStroke(a) { xy(a, 1); },
+    move(a) { at(a, 1, (v) => tlength(v, a[0])); at(a, 0, tangle); },
+    endStroke(a) { at(a, 0, tangle); },
     spline(a) { a[0] = tpoints(a[0]); },
     polygon(a) { a[0] = tpoints(a[0]); },
     hatchArray(a) { a[0] = polygonsArg("hatchArray", a[0]); },
     massArray(a) { a[0] = polygonsArg("massArray", a[0]); },
-    circle(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); },
-    arc(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; if (isNum(a[2])) a[2] = a[2] * scaleOf(); a[3] = tangle(a[3]); a[4] = tangle(a[4]); },
-    vertex(a) { const p = tpoint([a[0], a[1]]); a[0] = p[0]; a[1] = p[1]; },
+    circle(a) { xy(a, 0); if (isNum(a[2])) a[2] = a[2] * scaleOf(); },
+    arc(a) { xy(a, 0); if (isNum(a[2])) a[2] = a[2] * scaleOf(); at(a, 3, tangle); at(a, 4, tangle); },
+    vertex(a) { xy(a, 0); },
     clip(a) {
       const r = a[0];
       if (isArray(r) && r.length === 4 && r.every(isNum)) {
