@@ -166,6 +166,37 @@ def test_applymatrix_and_rotatez_move_strokes_as_in_p5(renderer):
     _raw_paints_its_program(renderer, src, painted=0.005)
 
 
+def test_flowlines_through_a_custom_field_take_p5_brushs_paths(renderer):
+    """The program keeps every 4th cell of a custom field's 200 x 200 grid; read at the nearest kept cell, flowLines
+    took other paths than in p5.brush. Rebuilt bilinearly the short way round, a field that wraps at 360 and a
+    smooth one give p5.brush's own paths; a custom field named like a built-in one, added before p5.brush makes its
+    fields, is overwritten there, and natively too."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(6);
+      brush.addField("swirl", (t, field) => {
+        for (let c = 0; c < field.length; c++) for (let r = 0; r < field[c].length; r++) field[c][r] = (c * 3 + r * 2) % 360;
+        return field;
+      });
+      brush.addField("waves", (t, field) => {
+        for (let c = 0; c < field.length; c++) for (let r = 0; r < field[c].length; r++) field[c][r] = 40 * sin(c * 2.5) + r * 0.3;
+        return field;
+      });
+      brush.set("HB", "#1f4b99", 1.5);
+      brush.field("swirl");
+      for (let i = 0; i < 6; i++) brush.flowLine(20 + i * 30, 30, 120, 0);
+      brush.field("waves");
+      for (let i = 0; i < 6; i++) brush.flowLine(10, 100 + i * 15, 170, 0);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.01, alike=0.02)
+    # "waves" is one of p5.brush's own fields, made at its first field() over the custom one added before: the
+    # native renderer flowed along the custom one (mean difference 7.9 from p5.brush's render of the program)
+    from aquarelle.render.native import render as native_render
+
+    program = run_sketch(src).program
+    assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 1.0
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

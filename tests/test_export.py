@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -155,12 +156,20 @@ def test_helpers_fill_p5brush_grids_as_sampled():
     prelude = to_sketch(small).split("function setup()", 1)[0]
     with MiniRacer() as ctx:
         ctx.eval(prelude)
-        # a 2 x 3 sample spread over a 4 x 6 field: nearest cell, exact values
+        # a 2 x 3 sample spread over a 4 x 6 field: the kept cells exact, bilinear between them
         field = json.loads(ctx.eval(
             "JSON.stringify(aquarelleField(FIELD_0)(0, Array.from({length: 4}, () => new Array(6).fill(0))))"
         ))
-        assert field[0] == [45.5, 45.5, -10.125, -10.125, 0, 0]
-        assert field[3] == [1e-05, 1e-05, 3, 3, 4, 4]
+        assert field[0] == [45.5, 45.5 - 55.625 / 2, -10.125, -10.125 + 10.125 / 2, 0, 0]
+        assert field[2][0] == 1e-05 and field[1][0] == 45.5 + (1e-05 - 45.5) / 2
+        # on p5.brush's Float32Array grid, the same values as the native renderer's (angles that wrap, a NaN)
+        rng = np.random.default_rng(3)
+        grid = (rng.uniform(-400, 400, (7, 5)) + np.arange(5) * 170).round(3)
+        grid[2, 3] = np.nan
+        ctx.eval("const G = " + json.dumps(grid.tolist()) + ";")  # json writes NaN, as JS reads it
+        got = np.array(json.loads(ctx.eval(
+            "JSON.stringify(aquarelleField(G)(0, Array.from({length: 13}, () => new Float32Array(11))).map("
+            "(col) => Array.from(col, (v) => (Number.isNaN(v) ? null : v))))")), dtype=float)
         # the tip: each non-zero cell drawn dark in the 100x100 space
         rects = json.loads(ctx.eval(
             "const out = []; const m = {noStroke() {}, fill(g) { this.g = g; }, rect(x, y, w, h) { out.push([this.g, x, y, w, h]); }};"
@@ -169,6 +178,12 @@ def test_helpers_fill_p5brush_grids_as_sampled():
     assert len(rects) == 4
     assert [0, -50 + 100 / 3, -50, 100 / 3, 50] in rects  # alpha 1 -> black, top-middle cell
     assert any(r[0] == 127.5 and r[2] == 0 for r in rects)  # alpha 0.5 -> mid grey, bottom row
+    from aquarelle.render.fields import custom_field
+
+    want = custom_field(grid.tolist(), 13, 11)
+    # NaN only in the cells whose first sample is the NaN one (2 columns x 2 rows here), not in their neighbours'
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.argwhere(np.isnan(want)).tolist() == [[4, 7], [4, 8], [5, 7], [5, 8]]
 
 
 def test_a_brush_without_pressure_gets_the_defaults_p5brush_needs():

@@ -37,6 +37,19 @@ def test_unknown_brush_and_field_raise_like_p5brush():
         replay(cmds(("refreshField", 1)))
 
 
+def test_a_custom_field_named_like_a_built_in_one_is_lost_until_p5_brush_makes_its_fields():
+    """p5.brush makes its seven fields at its first field call, line or painting shape, each over whatever has
+    that name: a custom "waves" added before then is overwritten, one added after replaces the built-in."""
+    grid = [[30.0]]
+    st, _ = replay(cmds(("addField", "waves", grid), ("addField", "mine", grid), ("set", "HB", "black", 1),
+                        ("noStroke",), ("circle", 5, 5, 3), ("field", "waves")))
+    assert st.fields == {"mine": grid} and st.flow.name == "waves"  # the built-in waves: nothing painted before
+    for first in (("field", "mine"), ("noField",), ("fill", "red", 100)):
+        extra = [("circle", 5, 5, 3)] if first[0] == "fill" else []
+        st, _ = replay(cmds(("addField", "mine", grid), first, *extra, ("addField", "waves", grid)))
+        assert st.fields == {"mine": grid, "waves": grid}, first
+
+
 def test_shape_building():
     st, ops = replay(cmds(("beginShape", 0.2), ("vertex", 1, 2), ("vertex", 3, 4, 0.5), ("vertex", 5, 0),
                           ("endShape", True)))

@@ -40,13 +40,23 @@ BRUSH_DEFAULTS = {
 }
 
 _FIELD_HELPER = """\
-// Fill p5.brush's field grid from a sampled angle grid (degrees), nearest cell.
+// Fill p5.brush's field grid from a sampled angle grid (degrees): bilinear between the four samples around a
+// cell, each angle taken the short way round (the native renderer's fields.custom_field, the same arithmetic).
 function aquarelleField(grid) {
+  const turn = (d) => d - 360 * Math.floor(d / 360 + 0.5);
   return function (t, field) {
+    const gc = grid.length;
     for (let c = 0; c < field.length; c++) {
-      const col = grid[Math.min(grid.length - 1, Math.floor((c * grid.length) / field.length))];
+      const u = (c * gc) / field.length;
+      const i0 = Math.min(Math.floor(u), gc - 1), i1 = Math.min(i0 + 1, gc - 1), fu = u - i0;
+      const gr = grid[i0].length;
       for (let r = 0; r < field[c].length; r++) {
-        field[c][r] = col[Math.min(col.length - 1, Math.floor((r * col.length) / field[c].length))];
+        const v = (r * gr) / field[c].length;
+        const j0 = Math.min(Math.floor(v), gr - 1), j1 = Math.min(j0 + 1, gr - 1), fv = v - j0;
+        const a00 = grid[i0][j0];
+        const out = a00 + (1 - fv) * fu * turn(grid[i1][j0] - a00) + fv * (1 - fu) * turn(grid[i0][j1] - a00)
+          + fu * fv * turn(grid[i1][j1] - a00);
+        field[c][r] = Number.isNaN(out) ? a00 : out;
       }
     }
     return field;

@@ -118,6 +118,9 @@ class PaintState:
     #: when it is called, so a brush added after it keeps its own size
     added_at_scale: dict[str, float] = dfield(default_factory=dict)
     fields: dict[str, list] = dfield(default_factory=dict)  # custom fields from addField()
+    #: whether p5.brush has made its built-in fields yet (its ``isFieldReady``: at the first field call, line or
+    #: shape that paints); an ``addField`` of a built-in name before that is overwritten when they are made
+    fields_made: bool = False
     shape: ShapeInProgress | None = None
     path: StrokeInProgress | None = None
     background: str | None = None
@@ -162,6 +165,10 @@ class PaintState:
                                "(its fill throws, its stroke loses the next one); give 3 or more points or "
                                "curvature 0")
 
+    def _paints(self) -> bool:
+        """Whether a shape drawn now paints (and so, in p5.brush, makes the built-in fields first)."""
+        return self.fill.active or self.wash.active or self.stroke.active or self.hatch.active or self.mass.active
+
     def _op(self, cmd: Command, **geometry: Any) -> DrawOp:
         return DrawOp(cmd, self.snapshot(), geometry)
 
@@ -169,6 +176,8 @@ class PaintState:
 
     def apply(self, cmd: Command) -> DrawOp | None:  # noqa: C901 - one branch per method is the clearest form
         m, a = cmd.method, cmd.args
+        if m in _MAKES_FIELDS or (m in _SHAPES and self._paints()):
+            self.fields_made = True
         if m in ("instance", "load", "wRand", "listFields", "box"):
             return None
         if m == "background":
@@ -191,7 +200,12 @@ class PaintState:
         elif m == "noField":
             self.flow.active = False
         elif m == "addField":
-            self.fields[a[0]] = a[1]
+            if a[0] in BUILTIN_FIELDS and not self.fields_made:
+                # p5.brush adds its seven built-in fields lazily, by name, over whatever is there: a custom
+                # "waves" added before then is lost, and field("waves") flows along the built-in one
+                self.fields.pop(a[0], None)
+            else:
+                self.fields[a[0]] = a[1]
         elif m == "refreshField":
             if not self.flow.active:
                 raise CommandError("refreshField: no field is active (call field(name) first)")
@@ -291,6 +305,11 @@ class PaintState:
         else:  # pragma: no cover - SPECS and this table are kept in step by tests
             raise CommandError(f"{m}: not handled by the state model")
         return None
+
+
+#: p5.brush calls that make its built-in fields (``isFieldReady``) whatever the state; the shapes do when they paint
+_MAKES_FIELDS = frozenset({"field", "noField", "wiggle", "line", "flowLine"})
+_SHAPES = frozenset({"rect", "circle", "arc", "endShape", "spline", "polygon", "endStroke", "hatchArray", "massArray"})
 
 
 def replay(commands: list[Command], state: PaintState | None = None) -> tuple[PaintState, list[DrawOp]]:
