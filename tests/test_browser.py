@@ -197,6 +197,22 @@ def test_flowlines_through_a_custom_field_take_p5_brushs_paths(renderer):
     assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 1.0
 
 
+def test_a_brush_with_a_pressure_function_paints_its_program(renderer):
+    """A pressure written as a function (p5.brush's README) was refused by the sandbox; sampled at 101 steps and
+    exported as a function reading the samples, a curved one paints what p5.brush paints with the function."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(7);
+      brush.add("swell", { type: "default", weight: 6, scatter: 0.5, sharpness: 0.6, grain: 8, opacity: 140,
+        spacing: 0.4, pressure: (t) => 0.3 + 0.7 * sin(t * 180) ** 2 });
+      brush.add("fade", { type: "marker", weight: 5, scatter: 0.3, opacity: 90,
+        pressure: { mode: "custom", min_max: [0.4, 1.4], curve: (t) => 1 - t * t } });
+      brush.set("swell", "#203040", 1); brush.line(20, 40, 180, 160);
+      brush.set("fade", "#b03a2e", 1); brush.line(20, 170, 180, 30);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.005, alike=0.02)
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

@@ -91,6 +91,21 @@ def test_a_value_of_no_colour_or_number_form_is_named_as_a_sketch_names_it(metho
     assert str(e.value) == line
 
 
+@pytest.mark.parametrize("pressure,says", [
+    ({"min_max": [1, 0.5]}, "add: a gaussian pressure needs curve: [a, b]; p5.brush throws at the brush's first stroke"),
+    ({"mode": "gaussian", "curve": [0.2, 0.3]}, "add: a gaussian pressure needs min_max: [lo, hi]"),
+    ({"type": "custom", "min_max": [0.5, 1.2]}, "add: a custom pressure needs samples"),
+    ({"type": "custom", "samples": [0, 1]}, "add: a custom pressure needs min_max: [lo, hi]"),
+])
+def test_a_pressure_object_needs_what_p5_brush_reads_at_the_first_stroke(pressure, says):
+    """The renderer filled a missing curve or min_max in; p5.brush throws at the brush's first stroke (measured in
+    Chromium), so such a brush painted here and not there."""
+    with pytest.raises(CommandError, match=says.replace("[", r"\[").replace("]", r"\]")):
+        validate("add", ["b", {"weight": 2, "pressure": pressure}])
+    ok = {"type": "custom", "min_max": [0.5, 1.2], "samples": [0, 1]}
+    assert validate("add", ["b", {"weight": 2, "pressure": ok}]).args[1]["pressure"] == ok
+
+
 def test_canonical_forms():
     assert validate("fill", ["red"]).args == ["#ff0000", 150]
     assert validate("fill", [255, 0, 0, 90]).args == ["#ff0000", 90]

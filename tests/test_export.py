@@ -186,6 +186,34 @@ def test_helpers_fill_p5brush_grids_as_sampled():
     assert np.argwhere(np.isnan(want)).tolist() == [[4, 7], [4, 8], [5, 7], [5, 8]]
 
 
+def test_a_sampled_pressure_curve_exports_as_a_function_that_reads_it_as_the_renderer_does():
+    """p5.brush calls a custom pressure's curve as a function: a program's samples go out as ``aquarelleCurve``,
+    which reads between them linearly as the native renderer does, and the exported sketch makes the program."""
+    from py_mini_racer import MiniRacer
+
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.render.strokes import _pressure_at
+
+    samples = [0.2, 0.9, 0.4, 1.0, 0.0]
+    program = Program.from_calls([
+        ("add", ["ink", {"weight": 3, "scatter": 0.5, "opacity": 90, "sharpness": 0.5,
+                         "pressure": {"type": "custom", "min_max": [0.4, 1.6], "samples": samples}}]),
+        ("set", ["ink", "#203040", 1]), ("line", [10, 10, 90, 90])])
+    js = to_sketch(program)
+    assert "pressure: {min_max: [0.4, 1.6], type: \"custom\", curve: aquarelleCurve(PRESSURE_0)}" in js
+    ts = [i / 37 for i in range(38)]
+    with MiniRacer() as ctx:
+        ctx.eval(js.split("function setup()", 1)[0])
+        got = json.loads(ctx.eval(f"JSON.stringify({json.dumps(ts)}.map(aquarelleCurve(PRESSURE_0)))"))
+    want = [_pressure_at(t * 50.0, 50.0, True, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, np.array(samples)) for t in ts]
+    assert got == pytest.approx(want, abs=1e-12) and len(set(got)) > 20
+    back = run_sketch(js)
+    assert back.ok, back.reason
+    add = back.program.commands[[c.method for c in back.program.commands].index("add")]
+    assert add.args[1]["pressure"]["min_max"] == [0.4, 1.6]
+    assert add.args[1]["pressure"]["samples"][::25] == samples  # 101 samples of the same broken line
+
+
 def test_a_brush_without_pressure_gets_the_defaults_p5brush_needs():
     js = to_sketch(Program.from_calls([("add", ["thin", {"weight": 2, "sharpness": None}]), ("set", ["thin", "#000", 1])]))
     line = next(ln for ln in js.splitlines() if "brush.add(" in ln)

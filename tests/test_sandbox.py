@@ -239,6 +239,21 @@ def test_p5s_number_formatting_and_page_state_run_in_the_sandbox(runner):
 
 
 
+def test_a_pressure_curve_written_as_a_function_is_sampled(runner):
+    """p5.brush's README offers a brush's pressure as a function, ``(t) => value``, bare or as a custom curve with its
+    min_max: the sandbox refused both ("unknown pressure key '__function__'"), the gate's 0 for documented p5.brush
+    code. The curve is kept as its values at 101 even steps of t."""
+    brush = "weight: 3, scatter: 0.5, sharpness: 0.5, opacity: 100"
+    body = (f"brush.add('a', {{{brush}, pressure: (t) => 1 - t}});"
+            f"brush.add('b', {{{brush}, pressure: {{mode: 'custom', min_max: [0.5, 1.5], curve: (t) => t * t}}}});")
+    pa, pb = (a[1]["pressure"] for m, a in calls(runner.run(skeleton(body))) if m == "add")
+    assert pa["type"] == "custom" and pa["min_max"] == [0, 1] and len(pa["samples"]) == 101
+    assert (pa["samples"][0], pa["samples"][50], pa["samples"][-1]) == (1, 0.5, 0)
+    assert pb["mode"] == "custom" and pb["min_max"] == [0.5, 1.5] and pb["samples"][10] == 0.01
+    res = runner.run(skeleton(f"brush.add('c', {{{brush}, pressure: {{type: 'custom', curve: (t) => t}}}});"))
+    assert not res.ok and "add: a custom pressure needs min_max: [lo, hi]" in res.reason, res.reason
+
+
 def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
     """``brush.polygon`` returns its Polygon; its hatch() is a hatchArray of it (under its own settings for one call,
     the hatch state put back after); its draw() strokes its sides; fill/wash/mass say what to write instead."""

@@ -378,6 +378,16 @@ def _pressure(method: str, val: Any) -> Any:
         for k in ("mode", "type"):
             if k in val:
                 out[k] = _unicode(method, f"pressure {k}", str(val[k]))
+        # what p5.brush 2.2.2 reads at the brush's first stroke (each missing one throws there, measured in
+        # Chromium): a custom curve's min_max and the curve itself (a sketch's function, sampled), a bell's
+        # curve and min_max
+        custom = "custom" in (out.get("type"), out.get("mode"))
+        need = (("min_max", "min_max: [lo, hi]"), ("samples", "samples (a curve: (t) => value in a sketch)")) \
+            if custom else (("curve", "curve: [a, b]"), ("min_max", "min_max: [lo, hi]"))
+        lacks = [say for k, say in need if k not in out]
+        if lacks:
+            raise CommandError(f"{method}: a {'custom' if custom else 'gaussian'} pressure needs {' and '.join(lacks)}"
+                               "; p5.brush throws at the brush's first stroke without (or give pressure: [start, end])")
         return out
     if val is None:
         return None

@@ -64,6 +64,18 @@ function aquarelleField(grid) {
 }
 """
 
+_PRESSURE_HELPER = """\
+// A custom pressure curve from its samples at even steps of t (0-1), read between them linearly, as the native
+// renderer reads them (strokes._pressure_at).
+function aquarelleCurve(samples) {
+  const n = samples.length - 1;
+  return function (t) {
+    const u = t * n, j = Math.min(Math.floor(u), n - 1);
+    return samples[j] + (u - j) * (samples[j + 1] - samples[j]);
+  };
+}
+"""
+
 _TIP_HELPER = """\
 // Draw a sampled alpha grid (rows of 0-1) into p5.brush's 100x100 tip space: dark = opaque.
 function aquarelleTip(grid) {
@@ -146,14 +158,24 @@ class _Writer:
             params = dict(a[1])
             for k, v in BRUSH_DEFAULTS.items():
                 params.setdefault(k, v)
+            functions = []  # parameters p5.brush takes as functions, written from their sampled data
+            pressure = params.get("pressure")
+            if isinstance(pressure, dict) and "samples" in pressure:
+                name = f"PRESSURE_{len(self.data)}"
+                self.data.append(f"const {name} = {js_value(pressure['samples'])};")
+                self.helpers.add(_PRESSURE_HELPER)
+                rest = js_value({k: v for k, v in params.pop("pressure").items() if k != "samples"})[:-1]
+                functions.append(f"pressure: {rest}{', ' if rest != '{' else ''}curve: aquarelleCurve({name})}}")
             tip = params.pop("tip", None)
-            if tip is None:
+            if tip is not None:
+                name = f"TIP_{len(self.data)}"
+                self.data.append(f"const {name} = {_compact_grid(tip)};")
+                self.helpers.add(_TIP_HELPER)
+                functions.append(f"tip: aquarelleTip({name})")
+            if not functions:
                 self.body.append(f"brush.add({js_value(a[0])}, {js_value(params)});")
                 return
-            name = f"TIP_{len(self.data)}"
-            self.data.append(f"const {name} = {_compact_grid(tip)};")
-            self.helpers.add(_TIP_HELPER)
-            opts = js_value(params)[:-1] + (", " if params else "") + f"tip: aquarelleTip({name})" + "}"
+            opts = js_value(params)[:-1] + (", " if params else "") + ", ".join(functions) + "}"
             self.body.append(f"brush.add({js_value(a[0])}, {opts});")
         elif m in ("hatchArray", "massArray"):
             # p5.brush 2.2.2 wants Polygon objects here: plain point arrays throw inside it

@@ -354,6 +354,29 @@
 
   // ------------------------------------------------------------------ custom tip raster
   const TIP_N = 32;
+  // A pressure curve written as a function, ``(t) => value`` or ``{type: "custom", min_max, curve: (t) => value}``
+  // (p5.brush's README), kept as its values at PRESSURE_N even steps of t; p5.brush maps the curve's value from
+  // 0-1 onto min_max ([0, 1] for a bare function) and the renderers read between the samples linearly.
+  const PRESSURE_N = 101;
+  function samplePressure(pr) {
+    let curve = null, out = null;
+    if (typeof pr === "function") { curve = pr; out = { type: "custom", min_max: [0, 1] }; }
+    else if (pr !== null && typeof pr === "object" && !isArray(pr) && typeof pr.curve === "function" &&
+             (pr.type === "custom" || pr.mode === "custom")) {
+      curve = pr.curve;
+      out = bare();
+      const ks = objKeys(pr);
+      for (let i = 0; i < ks.length; i++) if (ks[i] !== "curve") out[ks[i]] = pr[ks[i]];
+    }
+    if (curve === null) return pr;
+    const samples = [];
+    for (let i = 0; i < PRESSURE_N; i++) {
+      const v = +curve(i / (PRESSURE_N - 1));
+      push_(samples, isFinite_(v) ? M.round(v * 1e6) / 1e6 : v);
+    }
+    out.samples = samples;
+    return out;
+  }
   function sampleTip(fn) {
     const grid = new Array(TIP_N * TIP_N);
     for (let i = 0; i < grid.length; i++) grid[i] = 0;
@@ -499,6 +522,7 @@
         const ks = objKeys(params);
         for (let i = 0; i < ks.length; i++) p[ks[i]] = params[ks[i]];
         if (typeof p.tip === "function") p.tip = sampleTip(p.tip);
+        p.pressure = samplePressure(p.pressure);
       }
       record("add", [plain(name, 0), plain(p, 0)]);
       if (typeof name === "string" && brushNames.indexOf(name) < 0) push_(brushNames, name);
