@@ -213,6 +213,21 @@ def test_a_brush_with_a_pressure_function_paints_its_program(renderer):
     _raw_paints_its_program(renderer, src, painted=0.005, alike=0.02)
 
 
+def test_keys_p5_brush_ignores_paint_as_without_them(renderer):
+    """A brush's params and hatch's options with keys p5.brush does not read (and a flag written as 1): p5.brush
+    paints them as it would without, and so does their program (the sandbox refused them)."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3);
+      brush.add("soft", { type: "default", weight: 3, scatter: 0.8, sharpness: 0.4, grain: 6, opacity: 120,
+        spacing: 0.6, pressure: [1.2, 0.8], color: "red", size: 9 });
+      brush.set("soft", "#334455", 1); brush.line(20, 20, 180, 40);
+      brush.hatchStyle("HB", "#553322", 1); brush.hatch(6, 30, { rand: 0.1, continuous: 1, density: 3 });
+      brush.rect(20, 60, 150, 120);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.02)
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

@@ -269,9 +269,9 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
             raise CommandError(f"{method}: {pname} must be in 0-10, got {_show(x)}")
         return x
     if kind == "hatchopts":
-        return _options(method, v, {"rand": "num|false", "continuous": "bool", "gradient": "num|false"})
+        return _options(method, v, HATCH_OPTIONS)
     if kind == "massopts":
-        return _options(method, v, {"precision": "num", "strength": "num", "gradient": "num|false", "outline": "bool"})
+        return _options(method, v, MASS_OPTIONS)
     if kind == "grid":
         return _grid(method, pname, v)
     if kind == "brushparams":
@@ -309,6 +309,11 @@ _BRUSH_KEYS = {
     "blend": "bool",
 }
 _LEGACY_BRUSH = {"vibration": "scatter", "definition": "sharpness", "quality": "grain"}
+#: What a brush's params may hold (``add``); p5.brush ignores any other key, a sketch's are dropped (``p5_clamps``).
+BRUSH_PARAM_NAMES = frozenset(_BRUSH_KEYS) | {"image"}
+#: The keys hatch's and mass's options object may hold (``_options``), and which of them are flags.
+HATCH_OPTIONS = {"rand": "num|false", "continuous": "bool", "gradient": "num|false"}
+MASS_OPTIONS = {"precision": "num", "strength": "num", "gradient": "num|false", "outline": "bool"}
 
 
 def _brush_params(method: str, v: Any) -> dict:

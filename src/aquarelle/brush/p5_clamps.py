@@ -12,7 +12,10 @@ invalid call, the gate's 0:
 - a colour channel past 0-255 (p5's ``color()`` clamps): ``fill``, ``wash``, ``stroke``, ``background``,
   ``set``, ``hatchStyle``, ``mass``;
 - ``fillBleed``'s direction: p5.brush tests ``direction === "out"``, so any other text (``"inward"``, ``"up"``)
-  bleeds in.
+  bleeds in;
+- a key p5.brush does not read in ``hatch``'s or ``mass``'s options or in ``add``'s params (``{density: 2}``,
+  ``{color: "red"}``) is ignored there, so it is dropped; the flags it tests for truth (``continuous``,
+  ``outline``) become true or false as JavaScript reads them.
 
 Only a call that needs a clamp is rewritten, so every sketch that ran before makes the program it made before.
 What p5.brush does not clamp (a spline's curvature, a circle's irregularity past 10, a vertex pressure past 2:
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+from .commands import BRUSH_PARAM_NAMES, HATCH_OPTIONS, MASS_OPTIONS
 
 #: The opacity a negative fill opacity becomes: p5.brush maps it to 0 and paints nothing, but a program's
 #: opacity 0 means the default 150 (as ``fill(c, 0)`` does in p5.brush), so the program says "almost nothing".
@@ -67,6 +72,25 @@ def _fill_or_wash(method: str, args: list) -> list:
     return [colour] if op is None else [colour, op]
 
 
+#: The options/params argument of each call p5.brush reads by key: its position, its keys, the flags among them.
+_KEYED = {"hatch": (2, frozenset(HATCH_OPTIONS), ("continuous",)), "mass": (2, frozenset(MASS_OPTIONS), ("outline",)),
+          "add": (1, BRUSH_PARAM_NAMES, ())}
+
+
+def _truthy(v: Any) -> bool:
+    """JavaScript's truth: 0, NaN, "", null and false are false."""
+    return not (v is None or v is False or v == "" or (_num(v) and v == 0) or (isinstance(v, float) and math.isnan(v)))
+
+
+def _known_keys(method: str, args: list) -> list:
+    at, keys, flags = _KEYED[method]
+    if len(args) <= at or not isinstance(args[at], dict):
+        return args
+    obj = {k: (_truthy(v) if k in flags and not isinstance(v, bool) else v)
+           for k, v in args[at].items() if k in keys}
+    return args if obj == args[at] else [*args[:at], obj, *args[at + 1:]]
+
+
 def p5_clamped(method: str, args: list) -> list:
     """``args`` as p5.brush reads them (see the module docstring); the same list when nothing needed a clamp."""
     if method in _UNIT_ARGS:
@@ -82,5 +106,7 @@ def p5_clamped(method: str, args: list) -> list:
         k = _COLOUR_ARG[method]
         out = [_colour(a) if i == k else a for i, a in enumerate(args)]
     else:
-        return args
+        out = list(args)
+    if method in _KEYED:
+        out = _known_keys(method, out)
     return args if out == list(args) else out
