@@ -228,6 +228,22 @@ def test_keys_p5_brush_ignores_paint_as_without_them(renderer):
     _raw_paints_its_program(renderer, src, painted=0.02)
 
 
+def test_a_stroke_weight_of_zero_paints_in_p5_brush_as_in_its_program(renderer):
+    """Weights from map() that start at 0, strokeWeight(0) and a hatch style of weight 0: p5.brush paints them at
+    its stamps' least size (the sandbox refused the sketch), and their program paints the same pixels."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3);
+      const brushes = ["2B", "pen", "spray", "HB"];
+      for (let i = 0; i < 8; i++) {
+        brush.set(brushes[i % 4], "#334455", map(i % 4, 0, 3, 0, 2)); brush.line(10, 15 + i * 18, 190, 25 + i * 18);
+      }
+      brush.strokeWeight(0); brush.line(10, 170, 190, 160);
+      brush.hatchStyle("HB", "#553322", 0); brush.hatch(8, 45); brush.noStroke(); brush.rect(120, 120, 60, 60);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.02)
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

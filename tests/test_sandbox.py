@@ -8,7 +8,7 @@ import pytest
 
 from aquarelle.brush.sandbox import SandboxLimits, SketchRunner, execute, run_sketch, static_violations
 from aquarelle.brush.commands import CommandError, validate
-from aquarelle.brush.p5_clamps import INVISIBLE_FILL
+from aquarelle.brush.p5_clamps import HAIRLINE, INVISIBLE_FILL
 
 SKETCHES = Path(__file__).parent / "sketches"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -211,6 +211,19 @@ def test_keys_p5_brush_does_not_read_are_dropped_from_a_sketchs_options_and_para
         validate("hatch", [6, 30, {"density": 3}])
     with pytest.raises(CommandError, match="add: unknown brush parameter 'color'"):
         validate("add", ["b", {"weight": 2, "color": "red"}])
+
+
+def test_a_stroke_weight_of_zero_paints_p5_brushs_hairline(runner):
+    """``brush.set(name, c, map(i, 0, n, 0, 2))`` makes weight 0 on its first pass: p5.brush paints it (its stamps
+    have a least size), the sandbox refused the whole sketch. Weight 0 is the vanishing weight it paints like;
+    a negative one, which p5.brush paints otherwise than its size, is still refused."""
+    body = ("brush.set('2B', 'black', 0); brush.line(1, 1, 50, 50); brush.strokeWeight(0);"
+            "brush.hatchStyle('HB', 'red', 0);")
+    got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m in ("set", "strokeWeight", "hatchStyle")]
+    assert got == [("set", ["2B", "#000000", HAIRLINE]), ("strokeWeight", [HAIRLINE]),
+                   ("hatchStyle", ["HB", "#ff0000", HAIRLINE])]
+    res = runner.run(skeleton("brush.set('2B', 'black', -1.5);"))
+    assert not res.ok and "set: weight must be > 0, got -1.5" in res.reason, res.reason
 
 
 def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):
