@@ -244,6 +244,23 @@ def test_a_stroke_weight_of_zero_paints_in_p5_brush_as_in_its_program(renderer):
     _raw_paints_its_program(renderer, src, painted=0.02)
 
 
+def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
+    """p5.brush takes a circle's irregularity as a signed factor (segments shrunk instead of stretched); the
+    sandbox refused anything below 0. Its program paints p5.brush's pixels, and the native renderer its shapes."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(4);
+      brush.set("HB", "#223344", 1); brush.fill("#aa5533", 110);
+      brush.circle(50, 50, 35, -1); brush.circle(150, 50, 35, -3);
+      brush.noFill(); brush.circle(50, 150, 35, -5); brush.circle(150, 150, 35, -0.5);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.02)
+    from aquarelle.render.native import render as native_render
+
+    program = run_sketch(src).program
+    assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 1.0
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

@@ -265,8 +265,8 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
         if v is True:
             return 1
         x = _num(method, pname, v)
-        if x < 0 or x > 10:
-            raise CommandError(f"{method}: {pname} must be in 0-10, got {_show(x)}")
+        if x < -10 or x > 10:
+            raise CommandError(f"{method}: {pname} must be in -10-10, got {_show(x)}")
         return x
     if kind == "hatchopts":
         return _options(method, v, HATCH_OPTIONS)
