@@ -261,6 +261,24 @@ def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
     assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 1.0
 
 
+def test_a_custom_field_on_a_canvas_that_is_not_square_takes_p5_brushs_paths(renderer):
+    """p5.brush's field grid has 200 columns and rows in proportion (125 on a 400 x 250 canvas); the sandbox called
+    the field function on 200 x 200 cells, so a field that depends on the row flowed otherwise (mean pixel difference
+    6.1 in the strokes' band). It is called on p5.brush's own grid, and kept so that each value sits on its cell."""
+    src = """function setup() { createCanvas(400, 250, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(5);
+      brush.set("2B", "#222222", 1);
+      brush.addField("diag", (t, f) => {
+        for (let c = 0; c < f.length; c++) for (let r = 0; r < f[c].length; r++) f[c][r] = 30 + r * 0.5 - c * 0.1;
+        return f;
+      });
+      brush.field("diag");
+      for (let i = 0; i < 6; i++) brush.flowLine(20 + i * 60, 30 + i * 20, 150, 0);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.005)
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

@@ -31,7 +31,8 @@ MAX_COORD = 100_000.0
 MAX_ANGLE = 1e9
 #: Points in one spline/polygon, and polygons in one hatchArray/massArray.
 MAX_POINTS = 10_000
-#: Largest custom field grid (p5.brush samples 200 x 200 at any canvas size).
+#: Largest custom field grid (p5.brush's grid is 200 columns at any canvas size, rows in proportion; a sketch's is
+#: kept at every 4th cell or closer: ``prelude.js`` ``sampleField``).
 MAX_FIELD_CELLS = 200 * 200
 #: Largest sampled custom tip (alpha grid).
 MAX_TIP_CELLS = 64 * 64

@@ -461,7 +461,14 @@
   }
 
   // ------------------------------------------------------------------ fields
-  const FIELD_FULL = 200, FIELD_STEP = 4; // p5.brush samples 200x200; we keep every 4th: 50x50
+  // p5.brush's field grid: 200 columns at any canvas size, rows in proportion (200 x 125 on a 400 x 250 canvas). A
+  // program keeps every 4th cell along an axis whose length 4 divides (50 of 200), else every 3rd or 2nd, else all,
+  // so the renderers, which spread the kept cells evenly over the grid, put each kept value on its own cell
+  const FIELD_CELLS = 40000; // commands.MAX_FIELD_CELLS
+  function fieldStep(n, other) {
+    for (const d of [4, 3, 2, 1]) if (n % d === 0 && M.ceil(n / d) * other <= FIELD_CELLS) return d;
+    return 4; // a canvas over 4 times taller than wide: kept as evenly as may be
+  }
   const BUILTIN_FIELDS = ["hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns"];
   const BUILTIN_BRUSHES = ["pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker"];
   const customFields = bare(); // name -> {fn, radians}
@@ -469,15 +476,18 @@
   const brushNames = BUILTIN_BRUSHES.slice();
   let currentField = null;
   function sampleField(fn, radians, t) {
-    const full = new Array(FIELD_FULL);
-    for (let c = 0; c < FIELD_FULL; c++) full[c] = new Float32Array(FIELD_FULL);
+    const res_ = canvas.w * 0.01;
+    const cols = M.round((2 * canvas.w) / res_), rows = M.round((2 * canvas.h) / res_);
+    const full = new Array(cols);
+    for (let c = 0; c < cols; c++) full[c] = new Float32Array(rows);
     const res = fn(t, full);
     const src = isArray(res) ? res : full;
+    const dc = fieldStep(cols, 1), dr = fieldStep(rows, M.ceil(cols / dc));
     const out = [];
-    for (let c = 0; c < FIELD_FULL; c += FIELD_STEP) {
+    for (let c = 0; c < cols; c += dc) {
       const col = [];
       const sc = src[c];
-      for (let r = 0; r < FIELD_FULL; r += FIELD_STEP) {
+      for (let r = 0; r < rows; r += dr) {
         let v = sc ? +sc[r] : NaN;
         if (radians) v = v / D2R;
         push_(col, M.round(v * 1000) / 1000);
