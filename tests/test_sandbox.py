@@ -226,6 +226,16 @@ def test_a_stroke_weight_of_zero_paints_p5_brushs_hairline(runner):
     assert not res.ok and "set: weight must be > 0, got -1.5" in res.reason, res.reason
 
 
+def test_wrand_answers_as_p5_brush_does(runner):
+    """p5.brush's ``wRand`` gives a key that reads as a number back as a number (``parseInt``) and nothing when no
+    weight is positive; the sandbox gave the key's text and, with no weight, the last key."""
+    body = ("const n = brush.wRand({3: 1, 7: 1}); brush.circle(typeof n === 'number' ? n * 10 : 1, 5, 5);"
+            "const z = brush.wRand({a: 0, b: 0}); brush.circle(z === undefined ? 2 : 3, 5, 5);"
+            "const s = brush.wRand({red: 1}); brush.fill(s, 100); brush.circle(9, 9, 9);")
+    got = [a for m, a in calls(runner.run(skeleton(body))) if m in ("circle", "fill")]
+    assert got[0][0] in (30, 70) and got[1][0] == 2 and got[2] == ["#ff0000", 100]
+
+
 def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):
     """colorMode(HSB) threw here ("not supported"), so a sketch in HSB was a sketch error. p5.brush makes a brush
     colour from numbers with p5's color(), in the sketch's mode, and fill's opacity is still its second number."""

@@ -522,8 +522,12 @@
       let total = 0; const entries = [];
       for (const k in weights) { total += +weights[k]; push_(entries, [k, total]); }
       const rnd = queryRng() * total;
-      for (let i = 0; i < entries.length; i++) if (rnd < entries[i][1]) return entries[i][0];
-      return entries.length ? entries[entries.length - 1][0] : undefined;
+      // as p5.brush answers: a key that reads as a number comes back as one (parseInt), and none when no weight
+      // is positive (its loop finds no entry)
+      for (let i = 0; i < entries.length; i++) {
+        if (rnd < entries[i][1]) return isNaN(entries[i][0]) ? entries[i][0] : parseInt(entries[i][0]);
+      }
+      return undefined;
     },
     add(name, params) {
       let p = params;
