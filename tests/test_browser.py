@@ -279,6 +279,25 @@ def test_a_custom_field_on_a_canvas_that_is_not_square_takes_p5_brushs_paths(ren
     _raw_paints_its_program(renderer, src, painted=0.005)
 
 
+def test_a_circle_under_a_scale_that_differs_by_axis_paints_p5_brushs_ellipse(renderer):
+    """scale(2, 0.5) then brush.circle: p5.brush draws an ellipse through the transform, the program drew a circle
+    of the mean scale (the outlines' painted pixels overlapped 0.03). Recorded as the ellipse's shape, the outlines
+    meet (0.62 measured; a stroke's wobble keeps it from 1)."""
+    src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(6);
+      brush.set("HB", "#223344", 1.5); brush.noFill();
+      push(); translate(100, 90); scale(2, 0.5); brush.circle(0, 0, 35); pop();
+      push(); translate(220, 200); rotate(30); scale(0.6, 1.6); brush.circle(0, 0, 40); pop();
+      push(); translate(80, 230); shearX(20); brush.circle(0, 0, 30); pop();
+    }"""
+    res = run_sketch(src)
+    assert res.ok, res.reason
+    raw = _painted(renderer.render_sketch(src), np.array([250, 250, 250]))
+    prog = _painted(renderer.render(res.program), np.array([250, 250, 250]))
+    assert (raw & prog).sum() / (raw | prog).sum() > 0.45 and 0.8 < prog.sum() / raw.sum() < 1.25
+
+
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):
     """A bleed, texture, curvature, opacity or colour channel out of range is valid p5.brush code that it clamps
     (the sandbox used to refuse it, the gate's 0): the raw sketch in p5.brush paints its program."""

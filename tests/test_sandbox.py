@@ -236,6 +236,20 @@ def test_wrand_answers_as_p5_brush_does(runner):
     assert got[0][0] in (30, 70) and got[1][0] == 2 and got[2] == ["#ff0000", 100]
 
 
+def test_a_circle_under_a_scale_that_differs_by_axis_is_its_ellipse(runner):
+    """p5.brush draws a circle through the canvas transform; under scale(2, 0.5) that is an ellipse, and the sandbox
+    recorded a circle of the mean scale. It records the closed shape of the ellipse; under a rotation and a uniform
+    scale a circle stays a circle."""
+    body = ("push(); translate(100, 90); scale(2, 0.5); brush.circle(0, 0, 35); pop();"
+            "push(); translate(50, 50); rotate(30); scale(1.5); brush.circle(0, 0, 10); pop();")
+    got = calls(runner.run(skeleton(body)))
+    ms = [m for m, _ in got]
+    assert ms.count("vertex") == 48 and ms[ms.index("beginShape"):].count("endShape") == 1
+    xs, ys = zip(*[a[:2] for m, a in got if m == "vertex"])
+    assert (min(xs), max(xs), min(ys), max(ys)) == pytest.approx((30, 170, 72.5, 107.5))
+    assert got[-1] == ("circle", [pytest.approx(50), pytest.approx(50), pytest.approx(15), 0])
+
+
 def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):
     """colorMode(HSB) threw here ("not supported"), so a sketch in HSB was a sketch error. p5.brush makes a brush
     colour from numbers with p5's color(), in the sketch's mode, and fill's opacity is still its second number."""

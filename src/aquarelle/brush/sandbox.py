@@ -27,7 +27,8 @@ Notes on the harder p5.brush functions:
   ``seed``/``noiseSeed`` command it amounts to. Both belong to every action space.
 
 Frame: coordinates, radii, lengths and hatch spacing go through the current transform (a
-rotated rect becomes beginShape/vertex/endShape); brush weights do not; angles are stored in
+rotated rect becomes beginShape/vertex/endShape, and so does a circle under a scale that differs by axis or a
+shear: the ellipse p5.brush draws); brush weights do not; angles are stored in
 degrees. ``createVector`` makes p5 2.x's ``p5.Vector`` (its methods and statics, with p5's
 quirks: a 2-D vector drops writes to z). Determinism: random(), Math.random, noise and the
 clock follow ``seed``. random, randomGaussian, shuffle and noise are p5's own (its linear

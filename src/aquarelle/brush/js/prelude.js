@@ -716,6 +716,28 @@
       else if (name === "set" || name === "stroke") strokeOn = true; else if (name === "noStroke") strokeOn = false;
     };
   }
+  // Under a transform that is not a similarity (scale(2, 0.5), a shear) p5.brush draws its circle through the canvas
+  // transform: an ellipse. A program's circle is round, so the sketch's circle is recorded as the closed shape of
+  // that ellipse (ELLIPSE_N vertices); its irregularity is not carried. (It was a circle of the mean scale: painted
+  // area overlap 0.07 with p5.brush's.)
+  const ELLIPSE_N = 48;
+  function similarity() {
+    const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
+    const tol = 1e-9 * M.max(M.abs(a), M.abs(b), M.abs(c), M.abs(d));
+    return (M.abs(a - d) <= tol && M.abs(b + c) <= tol) || (M.abs(a + d) <= tol && M.abs(b - c) <= tol);
+  }
+  const circleCall = target.circle;
+  target.circle = function (x, y, r) {
+    if (similarity() || !isNum(x) || !isNum(y) || !isNum(r) || !(r > 0) || !isFinite_(x + y + r)) {
+      return circleCall.apply(null, argsOf(arguments));
+    }
+    record("beginShape", [0]);
+    for (let i = 0; i < ELLIPSE_N; i++) {
+      const t = (2 * M.PI * i) / ELLIPSE_N;
+      record("vertex", tpoint([x + r * M.cos(t), y + r * M.sin(t)]));
+    }
+    record("endShape", [true]);
+  };
   const polygonCall = target.polygon;  // p5.brush's polygon() returns the Polygon it painted
   target.polygon = function (points) { polygonCall.apply(null, argsOf(arguments)); return PolygonCtor(points); };
   freeze(target);
