@@ -1032,7 +1032,7 @@
     else if (isArray(args[0])) args = args[0].slice();
     return new Vector(IN_SKETCH, ...args);
   });
-  // \`new p5(sketch)\` (instance mode, which p5.brush takes through brush.instance(p)) was "TypeError: p5 is not a
+  // `new p5(sketch)` (instance mode, which p5.brush takes through brush.instance(p)) was "TypeError: p5 is not a
   // constructor": it is the skeleton the sandbox does not run, and says so
   function P5() {
     const msg = "missing skeleton: p5 instance mode (new p5(sketch)) is not run here; write global setup() and draw()";
@@ -1106,8 +1106,8 @@
     if (delims !== undefined) { // p5 puts the delimiters in a character class, moving one [ or ] to its end
       let s = StringC(delims), tail = "";
       for (const b of ["]", "["]) {
-        const at = s.indexOf(b);
-        if (at !== -1) { s = s.slice(0, at) + s.slice(at + 1); tail = (b === "]" ? "\\]" : "\\[") + tail; }
+        const pos = s.indexOf(b);
+        if (pos !== -1) { s = s.slice(0, pos) + s.slice(pos + 1); tail = (b === "]" ? "\\]" : "\\[") + tail; }
       }
       d = new RegExp("[" + (tail === "\\[\\]" ? "\\[" + s + "\\]" : s + tail) + "]", "g");
     }
