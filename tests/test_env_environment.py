@@ -36,6 +36,20 @@ def test_a_failing_call_applies_nothing_from_its_action(env):
     assert obs.errors == [] and "painted nothing" in obs.text  # no fill on yet: a warning, not an error
 
 
+def test_a_shape_off_the_canvas_is_said_to_be(env):
+    """A policy put its circles at x 720 and y 980 and was told only "Coverage 0.0%": a shape whose own geometry
+    misses the canvas now comes with a warning saying where it lies (not an error: it is valid p5.brush)."""
+    env.reset(mode="tools", max_steps=6, action_space="full")
+    obs = env.step(WatercolourAction(calls=[{"method": "fill", "args": ["#112233", 200]},
+                                            {"method": "circle", "args": [720, 400, 60]}]))
+    assert obs.errors == [] and "circle lies off the 600x600 canvas (it spans x 660 to 780, y 340 to 460)" in obs.text
+    obs = env.step(WatercolourAction(calls=[{"method": "rect", "args": [-60, 100, 100, 80, "center"]},
+                                            {"method": "circle", "args": [590, 300, 60]}]))
+    assert "rect lies off" in obs.text and "circle lies off" not in obs.text  # the circle reaches in
+    obs = env.step(WatercolourAction(calls=[{"method": "polygon", "args": [[[10, 700], [90, 650], [50, 990]]]}]))
+    assert "polygon lies off" in obs.text
+
+
 def test_weights_are_per_episode(env):
     for preset, judge in (("hps-only", 0.0), ("judge-led", 0.60)):
         env.reset(mode="tools", preset=preset)

@@ -277,6 +277,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                     drew.append(cmd)
                     if cmd.method != "background" and not any(getattr(op.state, k).active for k in _PAINTS):
                         warnings.append(f"{cmd.method} painted nothing: no fill, stroke, hatch, wash or mass is on")
+                    elif (box := _extent(op)) is not None and _off_canvas(box):
+                        warnings.append(f"{cmd.method} lies off the {CANVAS}x{CANVAS} canvas (it spans x "
+                                        f"{box[0]:g} to {box[2]:g}, y {box[1]:g} to {box[3]:g}): little or none of it shows")
         except CommandError as e:
             return self._after_call(ep, f"Not applied: {e}.", errors=[str(e)])
         prev_cov = ep.coverage
@@ -497,6 +500,30 @@ def _arg(a: Any) -> str:
     if isinstance(a, list):
         return f"[{len(a)} items]" if len(a) > 3 else "[" + ", ".join(_arg(x) for x in a) + "]"
     return str(a)
+
+
+def _extent(op) -> tuple[float, float, float, float] | None:
+    """The box a shape's own geometry spans (before bleed or stroke width), or None for a call without one."""
+    m, a = op.command.method, op.command.args
+    if m == "circle":
+        return a[0] - a[2], a[1] - a[2], a[0] + a[2], a[1] + a[2]
+    if m == "rect":
+        x, y = (a[0] - a[2] / 2, a[1] - a[3] / 2) if len(a) > 4 and a[4] == "center" else (a[0], a[1])
+        return x, y, x + a[2], y + a[3]
+    if m == "line":
+        return min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+    pts = op.geometry.get("vertices") if m == "endShape" else a[0] if m in ("polygon", "spline") else None
+    if not pts:
+        return None
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _off_canvas(box: tuple[float, float, float, float]) -> bool:
+    """Whether the box misses the canvas, so a policy is told why its shape added no coverage (it painted circles at
+    x 720 or y 980 and was told only "Coverage 0.0%")."""
+    x0, y0, x1, y1 = box
+    return x1 < 0 or y1 < 0 or x0 > CANVAS or y0 > CANVAS
 
 
 def _calls_text(cmds: list) -> str:
