@@ -279,7 +279,7 @@ def test_a_custom_field_on_a_canvas_that_is_not_square_takes_p5_brushs_paths(ren
     _raw_paints_its_program(renderer, src, painted=0.005)
 
 
-def test_a_circle_under_a_scale_that_differs_by_axis_paints_p5_brushs_ellipse(renderer):
+def test_a_circle_or_arc_under_a_scale_that_differs_by_axis_paints_p5_brushs_ellipse(renderer):
     """scale(2, 0.5) then brush.circle: p5.brush draws an ellipse through the transform, the program drew a circle
     of the mean scale (the outlines' painted pixels overlapped 0.03). Recorded as the ellipse's shape, the outlines
     meet (0.62 measured; a stroke's wobble keeps it from 1)."""
@@ -296,6 +296,23 @@ def test_a_circle_under_a_scale_that_differs_by_axis_paints_p5_brushs_ellipse(re
     raw = _painted(renderer.render_sketch(src), np.array([250, 250, 250]))
     prog = _painted(renderer.render(res.program), np.array([250, 250, 250]))
     assert (raw & prog).sum() / (raw | prog).sum() > 0.45 and 0.8 < prog.sum() / raw.sum() < 1.25
+    # arcs: p5.brush's elliptical arcs, recorded as strokes through their chords (measured: 0.76-0.83 of each
+    # painting's pixels lie within 2 px of the other's, 0.18-0.22 when they were circular arcs)
+    for circle, arc in (("35)", "50, 0, 180)"), ("40)", "60, 200, 340)"), ("30)", "30, 90, 360)")):
+        src = src.replace("brush.circle(0, 0, " + circle, "brush.arc(0, 0, " + arc)
+    res = run_sketch(src)
+    assert res.ok and "arc" not in [c.method for c in res.program.commands], res.reason
+    raw = _painted(renderer.render_sketch(src), np.array([250, 250, 250]))
+    prog = _painted(renderer.render(res.program), np.array([250, 250, 250]))
+
+    def near(m):  # within 2 px
+        out = m.copy()
+        for dy in range(-2, 3):
+            for dx in range(-2, 3):
+                out |= np.roll(np.roll(m, dy, 0), dx, 1)
+        return out
+
+    assert (raw & near(prog)).sum() / raw.sum() > 0.6 and (prog & near(raw)).sum() / prog.sum() > 0.6
 
 
 def test_arguments_p5_brush_clamps_paint_in_p5_brush_as_in_their_program(renderer):

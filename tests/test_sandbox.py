@@ -236,7 +236,7 @@ def test_wrand_answers_as_p5_brush_does(runner):
     assert got[0][0] in (30, 70) and got[1][0] == 2 and got[2] == ["#ff0000", 100]
 
 
-def test_a_circle_under_a_scale_that_differs_by_axis_is_its_ellipse(runner):
+def test_a_circle_or_arc_under_a_scale_that_differs_by_axis_is_its_ellipse(runner):
     """p5.brush draws a circle through the canvas transform; under scale(2, 0.5) that is an ellipse, and the sandbox
     recorded a circle of the mean scale. It records the closed shape of the ellipse; under a rotation and a uniform
     scale a circle stays a circle."""
@@ -248,6 +248,13 @@ def test_a_circle_under_a_scale_that_differs_by_axis_is_its_ellipse(runner):
     xs, ys = zip(*[a[:2] for m, a in got if m == "vertex"])
     assert (min(xs), max(xs), min(ys), max(ys)) == pytest.approx((30, 170, 72.5, 107.5))
     assert got[-1] == ("circle", [pytest.approx(50), pytest.approx(50), pytest.approx(15), 0])
+    # an arc there is the stroke of its elliptical arc (an arc is a stroke only in p5.brush)
+    got = calls(runner.run(skeleton("push(); translate(150, 80); scale(2, 0.5); brush.arc(0, 0, 50, 0, 180); pop();")))
+    ms = [m for m, _ in got]
+    assert ms[ms.index("beginStroke"):] == ["beginStroke"] + ["move"] * 24 + ["endStroke"]
+    start = got[ms.index("beginStroke")][1]
+    assert start[0] == "curve" and start[1:] == [pytest.approx(250), pytest.approx(80)]
+    assert sum(a[1] for m, a in got if m == "move") == pytest.approx(214.4, abs=0.5)  # half an ellipse 200 x 50
 
 
 def test_brush_colours_in_hsb_and_hsl_modes_are_the_colours_p5_makes(runner):

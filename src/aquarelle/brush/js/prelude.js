@@ -738,6 +738,31 @@
     }
     record("endShape", [true]);
   };
+  // An arc under such a transform is an elliptical arc in p5.brush: recorded as a stroke through ARC_STEP-degree
+  // chords of it (an arc is a stroke only in p5.brush, as beginStroke/move/endStroke is), at pressure 1 as p5.brush
+  // draws arcs
+  const ARC_STEP = 7.5;
+  const arcCall = target.arc;
+  target.arc = function (x, y, r, start, end) {
+    if (similarity() || ![x, y, r, start, end].every(isNum) || !(r > 0) || !isFinite_(x + y + r + start + end)) {
+      return arcCall.apply(null, argsOf(arguments));
+    }
+    const s0 = toDeg(start);
+    const sweep = (((toDeg(end) - s0) % 360) + 360) % 360;
+    if (sweep === 0) return;  // p5.brush draws nothing
+    const n = M.max(2, M.ceil(sweep / ARC_STEP));
+    const pts = [];
+    for (let k = 0; k <= n; k++) {
+      const t = (s0 + (sweep * k) / n) * D2R;
+      push_(pts, tpoint([x + r * M.cos(t), y - r * M.sin(t)]));
+    }
+    const heading = (k) => M.atan2(-(pts[k + 1][1] - pts[k][1]), pts[k + 1][0] - pts[k][0]) / D2R;
+    record("beginStroke", ["curve", pts[0][0], pts[0][1]]);
+    for (let k = 0; k < n; k++) {
+      record("move", [heading(k), M.hypot(pts[k + 1][0] - pts[k][0], pts[k + 1][1] - pts[k][1]), 1]);
+    }
+    record("endStroke", [heading(n - 1), 1]);
+  };
   const polygonCall = target.polygon;  // p5.brush's polygon() returns the Polygon it painted
   target.polygon = function (points) { polygonCall.apply(null, argsOf(arguments)); return PolygonCtor(points); };
   freeze(target);
