@@ -164,8 +164,8 @@ class _Writer:
                 name = f"PRESSURE_{len(self.data)}"
                 self.data.append(f"const {name} = {js_value(pressure['samples'])};")
                 self.helpers.add(_PRESSURE_HELPER)
-                rest = js_value({k: v for k, v in params.pop("pressure").items() if k != "samples"})[:-1]
-                functions.append(f"pressure: {rest}{', ' if rest != '{' else ''}curve: aquarelleCurve({name})}}")
+                rest = {k: v for k, v in params.pop("pressure").items() if k != "samples"}
+                functions.append(f"pressure: {js_value(rest)[:-1]}{', ' if rest else ''}curve: aquarelleCurve({name})}}")
             tip = params.pop("tip", None)
             if tip is not None:
                 name = f"TIP_{len(self.data)}"

@@ -223,7 +223,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
     from py_mini_racer._exc import JSOOMException, JSParseException, JSTimeoutException, MiniRacerBaseException
 
     from .action_space import get_space
-    from .commands import CommandError, validate
+    from .commands import MAX_FIELD_CELLS, CommandError, validate
     from .p5_clamps import p5_clamped
     _CheckState = _check_state_class()
     limits = limits or SandboxLimits()
@@ -242,7 +242,8 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
     try:
         # one round trip into V8 for our own set-up (each costs ~0.3 ms), one for a sketch whose setup() is
         # synchronous: setup() and draw() in one call
-        cfg = {"seed": seed, "maxCommands": int(limits.max_commands), "static": statics}
+        cfg = {"seed": seed, "maxCommands": int(limits.max_commands), "maxFieldCells": MAX_FIELD_CELLS,
+               "static": statics}
         mr.eval(_boot(json.dumps(json.dumps(cfg))))
         try:
             mr.eval(source + "\n//# sourceURL=sketch.js\n", timeout_sec=left(), max_memory=heap)

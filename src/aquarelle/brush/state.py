@@ -165,8 +165,8 @@ class PaintState:
                                "(its fill throws, its stroke loses the next one); give 3 or more points or "
                                "curvature 0")
 
-    def _paints(self) -> bool:
-        """Whether a shape drawn now paints (and so, in p5.brush, makes the built-in fields first)."""
+    def paints(self) -> bool:
+        """Whether a shape drawn now paints something (and so, in p5.brush, makes the built-in fields first)."""
         return self.fill.active or self.wash.active or self.stroke.active or self.hatch.active or self.mass.active
 
     def _op(self, cmd: Command, **geometry: Any) -> DrawOp:
@@ -176,7 +176,7 @@ class PaintState:
 
     def apply(self, cmd: Command) -> DrawOp | None:  # noqa: C901 - one branch per method is the clearest form
         m, a = cmd.method, cmd.args
-        if m in _MAKES_FIELDS or (m in _SHAPES and self._paints()):
+        if m in _MAKES_FIELDS or (m in _SHAPES and self.paints()):
             self.fields_made = True
         if m in ("instance", "load", "wRand", "listFields", "box"):
             return None

@@ -39,7 +39,6 @@ RESET_KEYS = ("prompt", "mode", "seed", "episode_id", "action_space", "preset", 
               "revisions", "return_image", "image_size")
 #: the sizes (pixels, square) a reset's ``image_size`` may ask an episode's scored images to be rendered at
 IMAGE_SIZES = (32, 2048)
-_PAINTS = ("fill", "stroke", "hatch", "wash", "mass")
 
 
 @functools.lru_cache(maxsize=4)
@@ -275,7 +274,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                 new.append(cmd)
                 if op is not None:
                     drew.append(cmd)
-                    if cmd.method != "background" and not any(getattr(op.state, k).active for k in _PAINTS):
+                    if cmd.method != "background" and not op.state.paints():
                         warnings.append(f"{cmd.method} painted nothing: no fill, stroke, hatch, wash or mass is on")
                     elif (box := _extent(op)) is not None and _off_canvas(box):
                         warnings.append(f"{cmd.method} lies off the {CANVAS}x{CANVAS} canvas (it spans x "

@@ -29,7 +29,7 @@
   const calls = []; // [method, args] with plain data only
   const violations = [];
   let limitHit = null;
-  let cfg = { seed: 0, maxCommands: 200000 };
+  let cfg = { seed: 0, maxCommands: 200000 };  // the host's own (maxFieldCells too) arrive with init
   let nRecorded = 0;
   const canvas = { w: 100, h: 100, created: false, webgl: false, mode: null };
   let phase = "load"; // load | setup | draw | done
@@ -464,9 +464,8 @@
   // p5.brush's field grid: 200 columns at any canvas size, rows in proportion (200 x 125 on a 400 x 250 canvas). A
   // program keeps every 4th cell along an axis whose length 4 divides (50 of 200), else every 3rd or 2nd, else all,
   // so the renderers, which spread the kept cells evenly over the grid, put each kept value on its own cell
-  const FIELD_CELLS = 40000; // commands.MAX_FIELD_CELLS
-  function fieldStep(n, other) {
-    for (const d of [4, 3, 2, 1]) if (n % d === 0 && M.ceil(n / d) * other <= FIELD_CELLS) return d;
+  function fieldStep(n, other) {  // cfg.maxFieldCells: commands.MAX_FIELD_CELLS, from the host
+    for (const d of [4, 3, 2, 1]) if (n % d === 0 && M.ceil(n / d) * other <= cfg.maxFieldCells) return d;
     return 4; // a canvas over 4 times taller than wide: kept as evenly as may be
   }
   const BUILTIN_FIELDS = ["hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns"];
@@ -476,8 +475,8 @@
   const brushNames = BUILTIN_BRUSHES.slice();
   let currentField = null;
   function sampleField(fn, radians, t) {
-    const res_ = canvas.w * 0.01;
-    const cols = M.round((2 * canvas.w) / res_), rows = M.round((2 * canvas.h) / res_);
+    const cell = canvas.w * 0.01;  // p5.brush's field resolution
+    const cols = M.round((2 * canvas.w) / cell), rows = M.round((2 * canvas.h) / cell);
     const full = new Array(cols);
     for (let c = 0; c < cols; c++) full[c] = new Float32Array(rows);
     const res = fn(t, full);
