@@ -1329,7 +1329,8 @@
   def("getURLParams", () => ({}));
   const NOOPS = ["redraw", "smooth", "noSmooth", "rectMode", "ellipseMode",
     "blendMode", "strokeCap", "strokeJoin", "fill", "noFill", "stroke", "noStroke", "strokeWeight", "noCursor", "cursor",
-    "describe", "describeElement", "textOutput", "gridOutput", "print", "randomSeedDone", "clear", "erase", "noErase", "textSize", "textAlign", "textFont",
+    "describe", "describeElement", "textOutput", "gridOutput", "print", "randomSeedDone", "clear", "erase", "noErase",
+    "textSize", "textAlign", "textFont",
     // saving the canvas downloads a file in a browser and changes no pixel: a sketch that ends with saveCanvas()
     // paints the same painting (it was a "forbidden global", the gate's 0)
     "saveCanvas", "save", "saveFrames", "saveGif"];
@@ -1380,11 +1381,12 @@
   defineProperty(G, "brush", { value: brush, writable: false, configurable: false });
   defineProperty(G, "width", { get: () => canvas.w, set: () => {}, configurable: true });
   defineProperty(G, "height", { get: () => canvas.h, set: () => {}, configurable: true });
-  defineProperty(G, "windowWidth", { configurable: true, value: 600, writable: false, configurable: false });
-  defineProperty(G, "windowHeight", { configurable: true, value: 600, writable: false, configurable: false });
+  const SCREEN = 600; // a still render's window and display: one size for both
+  defineProperty(G, "windowWidth", { value: SCREEN, writable: false, configurable: false });
+  defineProperty(G, "windowHeight", { value: SCREEN, writable: false, configurable: false });
   defineProperty(G, "frameCount", { get: () => (phase === "draw" ? 1 : 0), configurable: true });
-  defineProperty(G, "displayWidth", { value: 600, writable: false, configurable: true });
-  defineProperty(G, "displayHeight", { value: 600, writable: false, configurable: true });
+  defineProperty(G, "displayWidth", { value: SCREEN, writable: false, configurable: true });
+  defineProperty(G, "displayHeight", { value: SCREEN, writable: false, configurable: true });
   defineProperty(G, "touches", { value: freeze([]), writable: false, configurable: true });
   defineProperty(G, "deltaTime", { configurable: true, value: 16, writable: false, configurable: false });
   const noop = () => undefined;
