@@ -244,6 +244,19 @@ def test_a_stroke_weight_of_zero_paints_in_p5_brush_as_in_its_program(renderer):
     _raw_paints_its_program(renderer, src, painted=0.02)
 
 
+def test_a_flowline_of_negative_length_paints_in_p5_brush_as_in_its_program(renderer):
+    """A flowLine of negative length paints nothing in p5.brush but draws its stroke's random numbers (the strokes
+    after it paint as after length 0); the sandbox refused it. Its program (length 0) paints p5.brush's pixels."""
+    src = """function setup() { createCanvas(200, 200, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.noiseSeed(7); brush.field("curved");
+      brush.set("2B", "#334455", 1.5); brush.flowLine(100, 100, -40, 30);
+      for (let i = 0; i < 6; i++) brush.flowLine(20 + i * 25, 30, 120, 80);
+      brush.set("pen", "#883322", 1); brush.line(10, 180, 190, 150);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.01)
+
+
 def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
     """p5.brush takes a circle's irregularity as a signed factor (segments shrunk instead of stretched); the
     sandbox refused anything below 0. Its program paints p5.brush's pixels, and the native renderer its shapes."""

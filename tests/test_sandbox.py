@@ -226,6 +226,18 @@ def test_a_stroke_weight_of_zero_paints_p5_brushs_hairline(runner):
     assert not res.ok and "set: weight must be > 0, got -1.5" in res.reason, res.reason
 
 
+def test_a_flowline_of_negative_length_is_p5_brushs_length_zero(runner):
+    """p5.brush takes a negative flowLine length as a negative number of steps: none, after the stroke's random
+    numbers, as at length 0 (the sandbox refused it, the gate's 0). A negative length under a rotation too; a
+    program or a tool call is still told."""
+    body = ("brush.set('2B', 'black', 1); brush.flowLine(10, 10, -25, 30); brush.flowLine(10, 10, 25, 30);"
+            "push(); rotate(40); brush.flowLine(60, 10, -5, 0); pop();")
+    got = [a for m, a in calls(runner.run(skeleton(body))) if m == "flowLine"]
+    assert [a[2] for a in got] == [0, 25, 0] and got[0][:2] == [10, 10]
+    with pytest.raises(CommandError, match="flowLine: length must be in 0-100000, got -25"):
+        validate("flowLine", [10, 10, -25, 30])
+
+
 def test_wrand_answers_as_p5_brush_does(runner):
     """p5.brush's ``wRand`` gives a key that reads as a number back as a number (``parseInt``) and nothing when no
     weight is positive; the sandbox gave the key's text and, with no weight, the last key."""

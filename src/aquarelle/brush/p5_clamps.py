@@ -19,6 +19,9 @@ invalid call, the gate's 0:
   alpha divides by the weight, and at 0 it paints nothing in p5.brush, a hairline here. A negative weight is still
   refused: p5.brush paints it otherwise than its size (mirrored scatter; measured, 0.04-3.4 mean pixel difference
   by brush);
+- a ``flowLine`` of negative length: p5.brush rounds its length to a negative number of steps and takes none,
+  after drawing the stroke's random numbers as for any stroke, so it paints exactly what length 0 paints (measured:
+  the same pixels, and the strokes after it too);
 - a key p5.brush does not read in ``hatch``'s or ``mass``'s options or in ``add``'s params (``{density: 2}``,
   ``{color: "red"}``) is ignored there, so it is dropped; the flags it tests for truth (``continuous``,
   ``outline``) become true or false as JavaScript reads them.
@@ -119,6 +122,8 @@ def p5_clamped(method: str, args: list) -> list:
         out = list(args)
     if method in _KEYED:
         out = _known_keys(method, out)
+    if method == "flowLine" and len(out) > 2 and _num(out[2]) and out[2] < 0:
+        out = [*out[:2], 0, *out[3:]]
     k = _WEIGHT_ARG.get(method)
     if k is not None and len(out) > k and _num(out[k]) and out[k] == 0:
         out = [*out[:k], HAIRLINE, *out[k + 1:]]
