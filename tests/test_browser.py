@@ -257,6 +257,27 @@ def test_a_flowline_of_negative_length_paints_in_p5_brush_as_in_its_program(rend
     _raw_paints_its_program(renderer, src, painted=0.01)
 
 
+def test_strokes_under_a_scale_paint_in_p5_brush_as_in_their_program(renderer):
+    """p5.brush draws a stroke's stamps through the canvas transform: under scale(2) twice the size, spacing and
+    scatter. The program (canvas coordinates) drew them at the brush's own size (a spray covered 0.041 of the canvas
+    against 0.057); each stroke is now recorded between scaleBrushes(s) and scaleBrushes(1 / s) and paints p5.brush's
+    pixels, across brushes and strokes (line, spline, a marker, a spray, beginStroke/move/endStroke), rotated too."""
+    src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3);
+      push(); scale(2); brush.set("2B", "#334455", 1.5); brush.line(10, 10, 130, 60);
+      brush.set("marker", "#335522", 1); brush.line(10, 20, 130, 30);
+      brush.set("spray", "#553322", 1); brush.line(10, 60, 130, 90);
+      brush.set("cpencil", "#553322", 1); brush.beginStroke("curve", 20, 20); brush.move(30, 60, 1);
+      brush.move(-40, 50, 0.5); brush.endStroke(0, 1); pop();
+      push(); translate(20, 20); scale(0.5); brush.set("HB", "#334455", 2);
+      brush.spline([[20, 20], [200, 300], [400, 60]], 0.5); pop();
+      push(); translate(220, 220); rotate(30); scale(1.7); brush.set("pen", "#113355", 1); brush.line(-30, 0, 30, 10); pop();
+      brush.set("pen", "#883322", 1); brush.line(10, 280, 290, 250);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.05)
+
+
 def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
     """p5.brush takes a circle's irregularity as a signed factor (segments shrunk instead of stretched); the
     sandbox refused anything below 0. Its program paints p5.brush's pixels, and the native renderer its shapes."""

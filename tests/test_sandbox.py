@@ -386,9 +386,11 @@ def test_transforms_are_applied_to_brush_coordinates(runner):
     # a rect under rotation becomes a closed shape with the rotated corners
     assert got[3:9] == [("beginShape", [0]), ("vertex", [100, 50, 1]), ("vertex", [100, 60, 1]),
                         ("vertex", [80, 60, 1]), ("vertex", [80, 50, 1]), ("endShape", [True])]
-    assert got[9] == ("circle", [220, 150, 10, 0])  # scaled radius
-    assert got[10] == ("flowLine", [200, 150, 20, 45])
-    assert got[11] == ("rect", [5, 5, 10, 10, "corner"])
+    # under scale(2) p5.brush draws the stamps twice the size, spacing and scatter: each stroking call is recorded
+    # between scaleBrushes(2) and scaleBrushes(0.5); the rotation alone (above) added nothing
+    assert got[9:12] == [("scaleBrushes", [2]), ("circle", [220, 150, 10, 0]), ("scaleBrushes", [0.5])]
+    assert got[12:15] == [("scaleBrushes", [2]), ("flowLine", [200, 150, 20, 45]), ("scaleBrushes", [0.5])]
+    assert got[15] == ("rect", [5, 5, 10, 10, "corner"])
 
 
 def test_radians_custom_field_custom_tip_and_queries(runner):

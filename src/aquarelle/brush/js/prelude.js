@@ -345,11 +345,37 @@
     return out;
   }
 
-  function record(method, args) {
+  function put(method, args) {
     if (limitHit) throw limitError();
     if (nRecorded >= cfg.maxCommands) { limitHit = "commands"; throw limitError(); }
     nRecorded++;
     push_(calls, [method, args]);
+  }
+  // p5.brush lays a stroke's stamps in the sketch's units and draws them through the canvas transform: each stamp's
+  // size times the length of the transformed x-axis (its snapshotMatrix's scale), its spacing and scatter scaled
+  // with the points. A program's coordinates are the canvas's, so a stroke drawn under a scale s is recorded between
+  // scaleBrushes(s) and scaleBrushes(1 / s), which scale those three (measured: a 2B line under scale(2) painted
+  // half the width here, a spray 0.041 of the canvas against p5.brush's 0.057). Shapes are wrapped only while they
+  // stroke or hatch (a fill takes nothing from the brushes); a rotation alone (s within 1e-9 of 1) adds nothing.
+  // Under a scale that differs by axis p5.brush's stamps grow with the x-axis and its steps with the stroke's
+  // direction, which one factor cannot say: left as it was (a line under scale(2, 0.5): 0.55 mean pixel
+  // difference from p5.brush as it was, 0.72 wrapped).
+  function strokes(method) {
+    switch (method) {
+      case "line": case "flowLine": case "spline": case "endStroke": case "arc": case "hatchArray": return true;
+      case "rect": case "circle": case "polygon": case "endShape": return strokeOn || hatchOn;
+      default: return false;
+    }
+  }
+  function record(method, args) {
+    const s = M.sqrt(mat[0] * mat[0] + mat[1] * mat[1]);
+    if (M.abs(s - 1) > 1e-9 && s >= 1e-4 && s <= 1e4 && strokes(method) && similarity()) {
+      put("scaleBrushes", [s]);
+      put(method, args);
+      put("scaleBrushes", [1 / s]);
+      return;
+    }
+    put(method, args);
   }
 
   // ------------------------------------------------------------------ custom tip raster
