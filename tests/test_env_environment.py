@@ -50,6 +50,18 @@ def test_a_shape_off_the_canvas_is_said_to_be(env):
     assert "polygon lies off" in obs.text
 
 
+def test_a_frame_is_not_a_tool_call(env):
+    """``frame`` is how the sandbox records a sketch's rotate/scale at a filled shape; it belongs to every action
+    space for sketches, but a tool call's coordinates are the canvas's, so as a tool call it is refused in one line
+    and nothing of the step applies."""
+    env.reset(mode="tools", max_steps=6, action_space="full")
+    obs = env.step(WatercolourAction(calls=[{"method": "fill", "args": ["#112233", 200]},
+                                            {"method": "frame", "args": [0, 1, -1, 0, 300, 300]},
+                                            {"method": "rect", "args": [0, 0, 50, 50]}]))
+    assert obs.errors == ["call 2: frame is not a tool: a tool call's coordinates are the canvas's"], obs.errors
+    assert env.state.program["commands"] == []
+
+
 def test_weights_are_per_episode(env):
     for preset, judge in (("hps-only", 0.0), ("judge-led", 0.60)):
         env.reset(mode="tools", preset=preset)

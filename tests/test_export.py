@@ -368,3 +368,35 @@ def test_round_trip_of_a_published_style_sketch(tmp_path):
     second = run_sketch((tmp_path / "back.js").read_text())
     assert second.ok, second.reason
     assert [c.to_json() for c in second.program.recorded().commands] == [c.to_json() for c in first.program.recorded().commands]
+
+
+def test_round_trip_of_shapes_drawn_in_their_own_frame():
+    """A filled shape under rotate/scale is recorded in its own coordinates after a ``frame``; the export draws it
+    through that transform (push, applyMatrix, the call, pop), and the sandbox makes the same program of it again,
+    frames, shapes, strokes and the identity frame after them alike."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    sketch = """
+    function setup() { createCanvas(400, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(2);
+      brush.set("HB", "#223344", 1); brush.fill("#cc4466", 110); brush.fillBleed(0.3, "out", 40);
+      for (let i = 0; i < 5; i++) {
+        push(); translate(200, 150); rotate(i * 72); scale(1 + i / 10);
+        brush.beginShape(0.4); brush.vertex(0, 0); brush.vertex(20, -40); brush.vertex(0, -90); brush.vertex(-20, -40);
+        brush.endShape(true); pop();
+      }
+      push(); translate(80, 80); rotate(-20); brush.rect(-30, -20, 60, 40); brush.rect(20, 10, -40, -30, "center");
+      brush.circle(0, 0, 25, 0.4); brush.polygon([[-10, 30], [40, 35], [10, 60]]); pop();
+      brush.rect(300, 200, 60, 50); brush.noFill(); push(); rotate(10); brush.circle(320, 60, 20); pop();
+    }
+    """
+    first = run_sketch(sketch)
+    assert first.ok, first.reason
+    methods = [c.method for c in first.program.commands]
+    assert methods.count("frame") == 6  # four petals (the first is unturned), the rotated group, the canvas again
+    back = to_sketch(first.program)
+    assert "applyMatrix(" in back and back.count("push();") == back.count("pop();") == 8
+    second = run_sketch(back)
+    assert second.ok, second.reason
+    assert [c.to_json() for c in second.program.recorded().commands] == [c.to_json() for c in first.program.recorded().commands]

@@ -566,3 +566,34 @@ def test_encode_png_round_trips_through_pillow_and_refuses_other_arrays():
     for bad in (painting.astype(np.float64), painting[:, :, 0], np.zeros((0, 4, 3), np.uint8)):
         with pytest.raises(ValueError, match="H x W x 3 uint8"):
             encode_png(bad)
+
+
+# ----------------------------------------------------------------- frames
+
+
+def test_a_filled_shape_in_a_frame_is_built_in_its_own_axes_and_painted_through_it():
+    """``frame(a, b, c, d, e, f)``: the shapes after it are in their own coordinates, drawn through the transform.
+    A square turned 45 degrees about the canvas centre paints the diamond (its top corner, not the unturned square's
+    corners); the identity frame paints byte for byte what no frame does; a frame's scale scales the fill (twice
+    the side, about four times the painted area) and the stroke's stamps with it."""
+    c = W / 2
+    r = math.sqrt(0.5)
+    turn = ("frame", [r, r, -r, r, c, c])
+    square = ("rect", [-35, -35, 70, 70])
+    img = render(prog(*FILL, turn, square, seed=4))
+    m = painted(img)
+    assert m[int(c - 45), int(c)] and m[int(c), int(c + 45)]  # the diamond's top and right corners (at 49.5)
+    assert not m[int(c - 33), int(c - 33)] and not m[int(c + 33), int(c + 33)]  # the square's corners stay clean
+    plain = render(prog(*FILL, ("rect", [c - 35, c - 35, 70, 70]), seed=4))
+    ident = render(prog(*FILL, ("frame", [1, 0, 0, 1, 0, 0]), ("rect", [c - 35, c - 35, 70, 70]), seed=4))
+    assert np.array_equal(plain, ident)
+    small = painted(render(prog(*FILL, ("frame", [1, 0, 0, 1, c, c]), ("circle", [0, 0, 15]), seed=4))).sum()
+    big = painted(render(prog(*FILL, ("frame", [2, 0, 0, 2, c, c]), ("circle", [0, 0, 15]), seed=4))).sum()
+    assert 3.0 < big / small < 5.0
+    marker = ("set", ["marker", "#202020", 2])
+    line_small = painted(render(prog(marker, ("frame", [1, 0, 0, 1, 20, c]), ("polygon", [[[0, 0], [40, 0], [40, 1]]]),
+                                     seed=4))).sum()
+    line_big = painted(render(prog(marker, ("frame", [2, 0, 0, 2, 20, c]), ("polygon", [[[0, 0], [40, 0], [40, 1]]]),
+                                   seed=4))).sum()
+    assert line_big > 3 * line_small  # twice as long and twice as wide (measured 4.3; 2 were its stamps unscaled)
+    assert np.array_equal(img, render(prog(*FILL, turn, square, seed=4)))  # deterministic

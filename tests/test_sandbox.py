@@ -238,6 +238,33 @@ def test_a_flowline_of_negative_length_is_p5_brushs_length_zero(runner):
         validate("flowLine", [10, 10, -25, 30])
 
 
+def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runner):
+    """p5.brush builds a fill in the shape's own axes and draws it through the transform: a filled rect, circle,
+    polygon or beginShape/endShape under a rotation or one scale keeps the sketch's own coordinates after a ``frame``
+    holding the transform; a shape after it without one gets the canvas's frame back. Strokes alone, a hatching
+    shape, a scale that differs by axis and a move alone stay baked into canvas coordinates, as before."""
+    body = ("brush.fill('#cc4466', 110); push(); translate(100, 50); rotate(90);"
+            "brush.rect(0, 0, 10, 20); brush.circle(5, 5, 4); brush.polygon([[0, 0], [9, 0], [0, 9]]);"
+            "brush.beginShape(0); brush.vertex(1, 2); brush.vertex(3, 4); brush.vertex(5, 1); brush.endShape(true); pop();"
+            "brush.circle(10, 10, 3);"
+            "push(); translate(10, 10); brush.circle(0, 0, 5); pop();"
+            "push(); scale(2, 1); brush.rect(1, 1, 5, 5); pop();"
+            "push(); rotate(90); brush.hatchStyle('HB', 'black', 1); brush.hatch(4, 30); brush.rect(1, 1, 5, 5); brush.noHatch();"
+            "brush.noFill(); brush.set('HB', 'black', 1); brush.rect(0, 0, 10, 20); pop();")
+    got = approx_calls(runner.run(skeleton(body)))
+    got = [(m, a) for m, a in got if m not in ("fill", "set", "hatchStyle", "hatch", "noHatch", "noFill",
+                                               "scaleBrushes", "background")]
+    turn = [pytest.approx(v, abs=1e-12) for v in (0, 1, -1, 0, 100, 50)]
+    assert got[:11] == [("frame", turn), ("rect", [0, 0, 10, 20, "corner"]), ("circle", [5, 5, 4, 0]),
+                        ("polygon", [[[0, 0], [9, 0], [0, 9]]]), ("beginShape", [0]), ("vertex", [1, 2, 1]),
+                        ("vertex", [3, 4, 1]), ("vertex", [5, 1, 1]), ("endShape", [True]),
+                        ("frame", [1, 0, 0, 1, 0, 0]), ("circle", [10, 10, 3, 0])]
+    assert got[11] == ("circle", [10, 10, 5, 0])  # a move alone: baked, no frame
+    assert got[12] == ("rect", [2, 1, 10, 5, "corner"])  # scale(2, 1): baked
+    rest = [m for m, _ in got[13:]]
+    assert "frame" not in rest and rest.count("beginShape") == 2  # hatched, and stroked only: baked as before
+
+
 def test_wrand_answers_as_p5_brush_does(runner):
     """p5.brush's ``wRand`` gives a key that reads as a number back as a number (``parseInt``) and nothing when no
     weight is positive; the sandbox gave the key's text and, with no weight, the last key."""

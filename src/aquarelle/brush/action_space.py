@@ -25,9 +25,11 @@ HF10 = (
 )
 
 
-#: In every space: p5's ``background`` (part of the skeleton) and the seeding calls p5's ``randomSeed`` and
-#: ``noiseSeed`` amount to (p5.brush's p5 add-on reseeds p5.brush from them); none of them paints a shape.
-ALWAYS = frozenset({"background", "seed", "noiseSeed"})
+#: In every space: p5's ``background`` (part of the skeleton), the seeding calls p5's ``randomSeed`` and
+#: ``noiseSeed`` amount to (p5.brush's p5 add-on reseeds p5.brush from them) and ``frame`` (p5's rotate/scale at a
+#: filled shape, which the sandbox records); none of them paints a shape. The environment refuses ``frame`` as a
+#: tool call: a tool's coordinates are the canvas's.
+ALWAYS = frozenset({"background", "seed", "noiseSeed", "frame"})
 
 
 @dataclass(frozen=True)

@@ -546,8 +546,36 @@ _spec("polygon", "primitives", "draw", P("points", "points"), doc="A polygon fro
 _spec("background", "canvas", "draw", P("color", "color"), doc="Paint the whole canvas (p5's background).",
       custom=lambda a: _one_color("background", a))
 
-#: The 47 p5.brush functions (``background`` is p5's own and recorded alongside).
-BRUSH_METHODS = tuple(n for n in SPECS if n != "background")
+
+
+#: The least and greatest scale a frame may have (as the sandbox records one).
+FRAME_SCALE = (1e-4, 1e4)
+
+
+def _frame(args: list) -> list:
+    """A frame's six numbers, a rotation and a scale the same on both axes (a proper similarity) and a move."""
+    if len(args) != 6:
+        raise CommandError(f"frame: takes 6 numbers (a, b, c, d, e, f), got {len(args)}")
+    a, b, c, d, e, f = (_coord("frame", n, v) for n, v in zip("abcdef", args))
+    s = math.hypot(a, b)
+    tol = 1e-9 * max(s, 1e-300)
+    if abs(a - d) > tol or abs(b + c) > tol:
+        raise CommandError(f"frame: (a, b, c, d) must be a rotation and one scale (a = d, b = -c), got "
+                           f"{_show([a, b, c, d])}")
+    if not FRAME_SCALE[0] <= s <= FRAME_SCALE[1]:
+        raise CommandError(f"frame: scale must be in {FRAME_SCALE[0]:g}-{FRAME_SCALE[1]:g}, got {s:g}")
+    return [a, b, c, d, e, f]
+
+
+# p5's transform, recorded where p5.brush builds a fill in the shape's own axes (the sandbox writes it; not a tool)
+_spec("frame", "canvas", "state", *(P(n, "coord") for n in "abcdef"),
+      doc="The rotation, scale and move the next filled shapes are drawn through (their coordinates are their own).",
+      custom=_frame)
+
+#: Written by the sandbox, not called by a policy: p5's ``background``, and ``frame`` (p5's transform at a shape).
+NOT_BRUSH = ("background", "frame")
+#: The 47 p5.brush functions (``background`` and ``frame`` are p5's own and recorded alongside).
+BRUSH_METHODS = tuple(n for n in SPECS if n not in NOT_BRUSH)
 assert len(BRUSH_METHODS) == 47, len(BRUSH_METHODS)
 
 

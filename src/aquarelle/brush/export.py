@@ -144,8 +144,43 @@ class _Writer:
         self.data: list[str] = []
         self.body: list[str] = []
         self.helpers: set[str] = set()
+        self.frame: str | None = None  # the frame's applyMatrix, while it is not the canvas's own
+        self.framed_shape = False  # inside a beginShape drawn through the frame (its pop comes after endShape)
 
     def command(self, cmd: Command) -> None:
+        m, a = cmd.method, cmd.args
+        if m == "frame":
+            # p5's transform around each shape drawn in it, so p5.brush builds the fill in the shape's own axes
+            # (the sketch's base frame is the canvas: ``translate(-width / 2, -height / 2)``, nothing else)
+            self.frame = None if tuple(a) == (1, 0, 0, 1, 0, 0) else f"applyMatrix({', '.join(js_value(x) for x in a)});"
+            if self.framed_shape:
+                self.body.append("pop();")
+                self.framed_shape = False
+            if self.frame is not None and self._in_shape:
+                self.body.append(f"push(); {self.frame}")
+                self.framed_shape = True
+            return
+        if m == "beginShape":
+            self._in_shape = True
+            if self.frame is not None:
+                self.body.append(f"push(); {self.frame}")
+                self.framed_shape = True
+        elif m == "endShape":
+            self._in_shape = False
+            self._call(cmd)
+            if self.framed_shape:
+                self.body.append("pop();")
+                self.framed_shape = False
+            return
+        elif m in ("rect", "circle", "polygon") and self.frame is not None:
+            self.body.append(f"push(); {self.frame} brush.{m}({', '.join(js_value(x) for x in _trimmed_args(cmd))}); "
+                             "pop();")
+            return
+        self._call(cmd)
+
+    _in_shape = False
+
+    def _call(self, cmd: Command) -> None:
         m, a = cmd.method, cmd.args
         if m == "background":
             self.body.append(f"background({js_value(a[0])});")

@@ -1,7 +1,11 @@
 """The command program: a header plus a list of canonical commands.
 
 Every stored command is in one frame: canvas pixels, (0,0) top-left, the sketch's
-transforms already applied, angles in degrees. The JSON form round-trips:
+transforms already applied, angles in degrees, with one exception: p5.brush builds a
+fill in its shape's own axes, so a filled shape under rotate/scale keeps the sketch's
+own coordinates after a ``frame`` command holding the transform (``frame(1, 0, 0, 1,
+0, 0)`` is the canvas again; it applies to rect, circle, polygon and the vertices of
+beginShape/endShape). The JSON form round-trips:
 ``Program.loads(p.dumps()) == p`` and ``dumps`` of a loaded canonical text is the
 same text.
 """

@@ -121,6 +121,8 @@ class PaintState:
     #: whether p5.brush has made its built-in fields yet (its ``isFieldReady``: at the first field call, line or
     #: shape that paints); an ``addField`` of a built-in name before that is overwritten when they are made
     fields_made: bool = False
+    #: the frame a shape's coordinates are in (``frame``: a, b, c, d, e, f), None for the canvas's own
+    frame: tuple | None = None
     shape: ShapeInProgress | None = None
     path: StrokeInProgress | None = None
     background: str | None = None
@@ -188,6 +190,8 @@ class PaintState:
             if not scale <= MAX_COORD:
                 raise CommandError(f"scaleBrushes: brushes scaled {scale:g} times in all (at most {MAX_COORD:g})")
             self.brush_scale = scale
+        elif m == "frame":
+            self.frame = None if tuple(a) == (1, 0, 0, 1, 0, 0) else tuple(a)
         elif m == "seed":
             self.seed = a[0]
         elif m == "noiseSeed":

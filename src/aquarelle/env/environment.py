@@ -262,6 +262,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                 raise CommandError(f"an episode may hold at most {MAX_EPISODE_COMMANDS} calls")
             for i, call in enumerate(action.calls):
                 try:
+                    if call.method == "frame":  # the sandbox's record of a sketch's rotate/scale, not a brush call
+                        raise CommandError("frame is not a tool: a tool call's coordinates are the canvas's")
                     ep.space.check(call.method)
                     cmd = validate(call.method, call.args)
                     values += _count_values(cmd.args)

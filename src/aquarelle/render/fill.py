@@ -250,11 +250,29 @@ def _s8(alpha_pct):
 
 
 @njit_inline
-def _layer(d, dcount, lo, hi, p, s8, code, dirty):
+def _layer(d, dcount, lo, hi, p, s8, code, dirty, xf):
     """One layer polygon into the row differences (the scratch's arrays are taken out once per fill: each
-    attribute read of the namedtuple is a counted reference)."""
+    attribute read of the namedtuple is a counted reference). Under a frame (``xf``, see ``watercolour``) the
+    polygon is taken to the canvas first."""
     if s8 > 0:
-        span_polygon(d, dcount, p, code, dirty, lo, hi)
+        if xf[6] != 1.0 or xf[1] != 0.0 or xf[4] != 0.0 or xf[5] != 0.0:
+            span_polygon(d, dcount, _framed(p, xf), code, dirty, lo, hi)
+        else:
+            span_polygon(d, dcount, p, code, dirty, lo, hi)
+
+
+@njit
+def _framed(p, xf):
+    """A polygon's x and y rows taken through the frame's similarity (``watercolour``'s ``xf``)."""
+    n = p.shape[1]
+    q = np.empty((2, n))
+    a, b, c, d, e, f = xf[0], xf[1], xf[2], xf[3], xf[4], xf[5]
+    for i in range(n):
+        x = p[0, i]
+        y = p[1, i]
+        q[0, i] = a * x + c * y + e
+        q[1, i] = b * x + d * y + f
+    return q
 
 
 @njit
@@ -348,7 +366,7 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
 
 
 @njit
-def _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1):
+def _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1, xf):
     """The texture's destination-out holes as hard discs in the row-difference array ``e``, clipped to the
     segment's region [x0, x1) x [y0, y1): the mask is zero outside it, and a third of the discs (gaussian
     around the shape, up to half its size) reach past it. Every disc's numbers are drawn all the same.
@@ -382,11 +400,13 @@ def _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1):
         dy[i] = midy + (gy * hy + 0.0)
         ss, rad = draw(ss, 0.03 * mins, 0.45 * mins)
         dr[i] = rad / 2.0
+    fa, fb, fc, fd, fe, ff, fs = xf[0], xf[1], xf[2], xf[3], xf[4], xf[5], xf[6]
     for i in range(n):
         if i % 5 != 0:
-            x = dx[i]
-            y = dy[i]
-            r = dr[i]
+            # under a frame the disc is drawn in the shape's own axes and taken to the canvas (a similarity)
+            x = fa * dx[i] + fc * dy[i] + fe
+            y = fb * dx[i] + fd * dy[i] + ff
+            r = dr[i] * fs
             if x + r < x0 or x - r > x1 or y + r < y0 or y - r > y1:
                 continue
             span_disc(e, x, y, r, 1, x0, y0, x1, y1)
@@ -532,7 +552,7 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 
 @njit
 def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, pig, lut,
-           work, tab, etab, keep, stall):
+           work, tab, etab, keep, stall, xf):
     hh, ww = sc.l.shape
     painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
     x0 = y0 = x1 = y1 = 0  # nothing painted: an empty region (the holes' numbers are drawn all the same)
@@ -548,7 +568,7 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
     ey0 = hh
     ey1 = 0
     if holes != 0.0:  # drawn first, and even when nothing of the segment reached the canvas: p5.brush draws them
-        ex0, ey0, ey1 = _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1)
+        ex0, ey0, ey1 = _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1, xf)
     if painted:  # the passes below draw no random numbers
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
         if bands:
@@ -575,12 +595,15 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
 
 @njit
 def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, etab, keep, stall, holes, border,
-                scatter, pig, st, pools, sc, lut, work):
+                scatter, pig, st, pools, sc, lut, work, xf):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
 
     ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``);
     ``holes`` is the texture's hole strength (0: no holes) and ``etab``, ``keep``, ``stall`` what the holes do
-    to the alpha (``erosion_table(holes)``).
+    to the alpha (``erosion_table(holes)``). ``xf`` is the frame, [a, b, c, d, e, f, s]: the similarity
+    (x, y) -> (a x + c y + e, b x + d y + f) of scale s from the polygon's coordinates to the canvas's. p5.brush
+    builds a fill in the shape's own axes and draws it through the canvas transform, so under a rotation or a
+    scale the sizes, centre offset, holes and border widths are the shape's own; [1, 0, 0, 1, 0, 0, 1] otherwise.
     """
     n = bx.shape[0]
     bb = np.array([bx.min(), by.min(), bx.max(), by.max()])
@@ -675,20 +698,20 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
         for w in range(3):
             g = _grow(q1 if w == 0 else (q2 if w == 1 else q3), 999.0, st, bleed, outdeg, cap, pools, False)
             g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, False)
-            _layer(sd, sdc, slo, shi, g, s_main, _CLASS[0], dirty)
+            _layer(sd, sdc, slo, shi, g, s_main, _CLASS[0], dirty, xf)
         if scatter:
             g = _grow(sp, 999.0, st, bleed, outdeg, cap, pools, False)
             # the texture's polygon grows with its edge directions inverted
             g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, True)
-            _layer(sd, sdc, slo, shi, g, s_tex, _CLASS[1], dirty)
+            _layer(sd, sdc, slo, shi, g, s_tex, _CLASS[1], dirty, xf)
         if layer % 2 == 0:
             g = _grow(pp, darker, st, bleed, outdeg, cap, pools, False)
             g = _grow(g, 999.0, st, bleed, outdeg, cap, pools, False)
-            _layer(sd, sdc, slo, shi, g, s_dark, _CLASS[2], dirty)
+            _layer(sd, sdc, slo, shi, g, s_dark, _CLASS[2], dirty, xf)
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
-            _flush(canvas, sc, dirty, lw_sum / lw_n, border, holes, sizex, sizey, midx, midy, st, pig, lut, work,
-                   tab, etab, keep, stall)
+            _flush(canvas, sc, dirty, lw_sum / lw_n * xf[6], border, holes, sizex, sizey, midx, midy, st, pig, lut,
+                   work, tab, etab, keep, stall, xf)
             lw_sum = 0.0
             lw_n = 0
 
@@ -725,12 +748,17 @@ def over_tables(svals: tuple[int, int, int, int]) -> np.ndarray:
     return _over_tables(np.array(svals, np.int64))
 
 
+#: The identity frame (``watercolour``'s ``xf``).
+NO_FRAME = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+
+
 def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state,
-               pools) -> None:
+               pools, frame: np.ndarray | None = None) -> None:
     """Watercolour-fill ``vertices`` (N x 2, canvas px) with a FillState (colour, opacity, bleed, texture...).
 
     ``seed_state`` is p5.brush's ``rng`` stream and ``pools`` its gaussian pools (``brush_random``); the fill
-    draws from them exactly as p5.brush's ``createFill`` does."""
+    draws from them exactly as p5.brush's ``createFill`` does. With a ``frame`` (``watercolour``'s ``xf``) the
+    vertices are in the shape's own axes, where p5.brush also reads the bleed's angle."""
     v = np.ascontiguousarray(vertices, dtype=np.float64)
     pig = np.asarray(rgb, dtype=np.float64) / 255.0
     angle = fill_state.angle
@@ -741,7 +769,8 @@ def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, f
     watercolour(canvas, v[:, 0].copy(), v[:, 1].copy(), float(min(max(fill_state.bleed, 0.0), 1.0)),
                 fill_state.direction != "in", angle is not None, float(angle or 0.0), svals,
                 over_tables(tuple(int(x) for x in svals)), *erosion_table(holes), holes, border,
-                bool(fill_state.scatter), pig, seed_state, pools, scratch.sc, LIN_LUT, scratch.work)
+                bool(fill_state.scatter), pig, seed_state, pools, scratch.sc, LIN_LUT, scratch.work,
+                NO_FRAME if frame is None else np.ascontiguousarray(frame, dtype=np.float64))
 
 
 __all__ = ["paint_fill", "FillScratch"]

@@ -36,7 +36,7 @@ from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
-from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
+from .geometry import Plot, Walker, _norm, arc_plot, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
 from .resample import resample
@@ -97,6 +97,56 @@ class Budget:
     def refuse(self, key: str) -> None:
         unit = _UNITS.get(key, key.replace("_", " "))
         raise RenderError(f"program is over the render budget: more than {getattr(self, key):g} {unit}")
+
+
+class Frame:
+    """A shape's frame (``frame(a, b, c, d, e, f)``: a similarity and a move), as p5.brush draws a shape through
+    the canvas transform. Its coordinates are the shape's own; p5.brush walks its outline (and reads the field)
+    at those plus the move, the "walk" coordinates here, builds its fill, mass and hatch polygons there and takes
+    them to the canvas, and strokes it through the transform: stamps, spacing and scatter scaled with it."""
+
+    def __init__(self, frame: tuple) -> None:
+        a, b, c, d, e, f = (float(v) for v in frame)
+        self.m = (a, b, c, d, e, f)
+        self.scale = math.hypot(a, b)
+        self.turn = math.degrees(math.atan2(-b, a))  # p5.brush's angles run anticlockwise on the canvas
+        # walk -> canvas: A (p - t) + t
+        self.xf = np.array([a, b, c, d, e - (a * e + c * f), f - (b * e + d * f), self.scale])
+
+    def canvas(self, pts) -> list:
+        """Own coordinates to the canvas, as the sandbox transforms a point (x, y, then any extra items)."""
+        a, b, c, d, e, f = self.m
+        return [[a * p[0] + c * p[1] + e, b * p[0] + d * p[1] + f, *p[2:]] for p in pts]
+
+    def walk(self, pts) -> list:
+        e, f = self.m[4], self.m[5]
+        return [[p[0] + e, p[1] + f, *p[2:]] for p in pts]
+
+    def to_canvas(self, v: np.ndarray) -> np.ndarray:
+        """Walk coordinates (N x 2) to the canvas."""
+        a, b, c, d, e, f, _ = self.xf
+        return np.stack([a * v[:, 0] + c * v[:, 1] + e, b * v[:, 0] + d * v[:, 1] + f], axis=1) if len(v) else v
+
+    def plot(self, p: Plot) -> Plot:
+        """A plot in walk coordinates as the canvas sees it: its angles turned, its lengths scaled."""
+        s, t = self.scale, self.turn
+        q = Plot(p.type)
+        q.segments = [x * s for x in p.segments]
+        q.cum = [x * s for x in p.cum]
+        q.length = p.length * s
+        q.angles = [float(_norm(x + t)) for x in p.angles]
+        q.pres = list(p.pres)
+        if p.origin is not None:
+            q.origin = tuple(self.to_canvas(np.array([p.origin[:2]], np.float64))[0])
+        return q
+
+    def state(self, st: PaintState) -> PaintState:
+        """The state its strokes paint with: the brushes scaled by the frame (as scaleBrushes scales them)."""
+        if self.scale == 1.0:
+            return st
+        st = st.snapshot()
+        st.brush_scale *= self.scale
+        return st
 
 
 def _edges(verts: np.ndarray) -> np.ndarray:
@@ -279,10 +329,12 @@ class _Painter:
         fill_polygon(self.mix.masks["fill"], np.ascontiguousarray(verts[:, 0]), np.ascontiguousarray(verts[:, 1]),
                      math.log(1 - a), 0, 0, self.mix.dirty["fill"])
 
-    def fill(self, st: PaintState, verts: np.ndarray) -> None:
+    def fill(self, st: PaintState, verts: np.ndarray, frame: Frame | None = None) -> None:
+        """``verts`` on the canvas, or with a ``frame`` in its walk coordinates (the fill is built there)."""
         if len(verts) < 3:
             self.warn("fill: shape has fewer than 3 vertices; not filled")
             return
+        own, verts = verts, (verts if frame is None else frame.to_canvas(verts))
         mn, mx = verts.min(axis=0), verts.max(axis=0)
         if not np.all(np.isfinite(verts)):
             raise RenderError("fill: shape has non-finite coordinates")
@@ -304,8 +356,8 @@ class _Painter:
             self.scratch = _scratch(self.h, self.w)
         self.mix.begin(False, st.fill.color)
         self.mix.blend(st.fill.color, last=True)
-        paint_fill(self.mix.canvas, self.scratch, verts, st.fill, rgb_of(st.fill.color),
-                   self.brush_rng, self.pools)
+        paint_fill(self.mix.canvas, self.scratch, own, st.fill, rgb_of(st.fill.color),
+                   self.brush_rng, self.pools, None if frame is None else frame.xf)
         self.mix.painted_fill()
 
     def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
@@ -378,49 +430,72 @@ class _Painter:
 
     # ---------------------------------------------------------------- shapes
 
-    def show_plot(self, st: PaintState, plot: Plot, x: float, y: float) -> None:
-        """p5.brush ``Plot.show``: wash, fill, mass, hatch, then stroke."""
+    def show_plot(self, st: PaintState, plot: Plot, x: float, y: float,
+                  framed: tuple[Plot, float, float, Frame] | None = None) -> None:
+        """p5.brush ``Plot.show``: wash, fill, mass, hatch, then stroke. ``framed``: a shape in a frame, (its plot,
+        x and y in walk coordinates, the frame); ``plot``, x and y are then the canvas's, for the stroke."""
         if plot.origin is not None:
             x, y = plot.origin
+        wplot, wx, wy, frame = framed if framed is not None else (plot, x, y, None)
+        if framed is not None and wplot.origin is not None:
+            wx, wy = wplot.origin
         if plot.length <= 0:
             self.warn("shape has zero length; nothing painted")
             return
+
+        def canvas(v: np.ndarray) -> np.ndarray:
+            return v if frame is None else frame.to_canvas(v)
+
         wk = None
         need = st.wash.active or st.fill.active or st.mass.active or st.hatch.active
         if need:
             wk = self.walker(st)
             self.budget.spend(self.used, "vertices", plot.length)
         if st.wash.active and st.wash.color:
-            self.wash(st, wk.gen_pol(plot, x, y, 0, self.rng2))
+            self.wash(st, canvas(wk.gen_pol(wplot, wx, wy, 0, self.rng2)))
         if st.fill.active and st.fill.color:
             b = st.fill.bleed
             side = 0.0 if b < 0.06 else min(max(0.2 + (b / 0.6) * 0.4, 0.2), 0.6)
-            self.fill(st, wk.gen_pol(plot, x, y, side, self.rng2))
+            self.fill(st, wk.gen_pol(wplot, wx, wy, side, self.rng2), frame)
         if st.mass.active:
-            v = wk.gen_pol(plot, x, y, 0.15, self.rng2)
+            v = canvas(wk.gen_pol(wplot, wx, wy, 0.15, self.rng2))
             if len(v) >= 3:
                 self.mass(st, [v])
         if st.hatch.active:
-            v = wk.gen_pol(plot, x, y, 0.3, self.rng2)
+            v = canvas(wk.gen_pol(wplot, wx, wy, 0.3, self.rng2))
             if len(v) >= 3:
                 self.hatch(st, [v])
         if st.stroke.active and st.stroke.color:
             self.plot_draw(st, plot, x, y)
 
-    def show_polygon(self, st: PaintState, pts: list) -> None:
-        """p5.brush ``Polygon.show``: the raw vertices, no field."""
+    def show_polygon(self, st: PaintState, pts: list, frame: Frame | None = None) -> None:
+        """p5.brush ``Polygon.show``: the raw vertices, no field (with a ``frame``: its own coordinates)."""
+        own = None
+        if frame is not None:
+            own = np.asarray([[p[0], p[1]] for p in frame.walk(pts)], np.float64)
+            pts = frame.canvas(pts)
         v = np.asarray([[p[0], p[1]] for p in pts], np.float64)
         self.budget.spend(self.used, "vertices", len(v))
         if st.wash.active and st.wash.color:
             self.wash(st, v)
         if st.fill.active and st.fill.color:
-            self.fill(st, v)
+            self.fill(st, v if own is None else own, frame)
         if st.mass.active:
             self.mass(st, [v])
         if st.hatch.active:
             self.hatch(st, [v])
         if st.stroke.active and st.stroke.color:
             self._straight(st, _edges(v), st.stroke.brush, st.stroke.color, st.stroke.weight, False)
+
+    def _show_outline(self, st: PaintState, verts: list, curvature: float, closed: bool) -> None:
+        """A shape through its vertices (closed: the first repeated last), in its frame if it has one."""
+        if st.frame is None:
+            self.show_plot(st, spline_plot(verts, curvature, closed), verts[0][0], verts[0][1])
+            return
+        fr = Frame(st.frame)
+        cv, wv = fr.canvas(verts), fr.walk(verts)
+        self.show_plot(fr.state(st), spline_plot(cv, curvature, closed), cv[0][0], cv[0][1],
+                       (spline_plot(wv, curvature, closed), wv[0][0], wv[0][1], fr))
 
     # ---------------------------------------------------------------- dispatch
 
@@ -461,8 +536,7 @@ class _Painter:
             verts = [list(v) for v in g["vertices"]]
             if g["closed"]:
                 verts.append(list(verts[0]))
-            p = spline_plot(verts, g["curvature"], g["closed"])
-            self.show_plot(st, p, verts[0][0], verts[0][1])
+            self._show_outline(st, verts, g["curvature"], g["closed"])
         elif m == "rect":
             x, y, w, h, mode = a
             if mode == "center":
@@ -470,12 +544,18 @@ class _Painter:
             if w == 0 or h == 0:
                 self.warn("rect: zero width or height; nothing painted")
                 return
-            verts = [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]]
-            self.show_plot(st, spline_plot(verts, 0, True), x, y)
+            self._show_outline(st, [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]], 0, True)
         elif m == "circle":
             x, y, r, irr = a
-            p, sx, sy = circle_plot(x, y, r, irr, self.rng2.random)
-            self.show_plot(st, p, sx, sy)
+            if st.frame is None:
+                p, sx, sy = circle_plot(x, y, r, irr, self.rng2.random)
+                self.show_plot(st, p, sx, sy)
+            else:
+                fr = Frame(st.frame)
+                (wx, wy), = fr.walk([[x, y]])
+                p, sx, sy = circle_plot(wx, wy, r, irr, self.rng2.random)
+                (cx, cy), = fr.to_canvas(np.array([[sx, sy]], np.float64))
+                self.show_plot(fr.state(st), fr.plot(p), cx, cy, (p, sx, sy, fr))
         elif m == "arc":
             res = arc_plot(*a[:5])
             if res is None:
@@ -483,7 +563,11 @@ class _Painter:
             elif st.stroke.active and st.stroke.color:
                 self.plot_draw(st, res[0], res[1], res[2])
         elif m == "polygon":
-            self.show_polygon(st, a[0])
+            if st.frame is None:
+                self.show_polygon(st, a[0])
+            else:
+                fr = Frame(st.frame)
+                self.show_polygon(fr.state(st), a[0], fr)
         elif m == "hatchArray":
             self.hatch(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
         elif m == "massArray":

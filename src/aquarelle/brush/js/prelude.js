@@ -367,9 +367,37 @@
       default: return false;
     }
   }
-  function record(method, args) {
+  // p5.brush builds a fill in the shape's own axes (its sizes, centre offset, texture holes and border widths) and
+  // draws it through the canvas transform, so under a rotation or a scale a filled rect, circle, polygon or
+  // beginShape/endShape is recorded in its own coordinates after a `frame` command holding the transform (a, b, c,
+  // d, e, f); every other call, and a shape under a translation alone, keeps the canvas's coordinates. Measured
+  // raw in Chromium against the program: a rect rotated 30 degrees painted 0.118 of the canvas where p5.brush paints
+  // 0.146, one under scale(1.5) 0.147 against 0.168. Only a proper similarity (one scale, no mirror or shear) is
+  // framed; the frame recorded last is `frameRec` (null: the canvas's), and a shape drawn without one after a framed
+  // one is preceded by the identity frame.
+  // A shape that hatches or masses is left in the canvas's coordinates: the hatch's distance and angle are taken
+  // to the canvas when hatch() is called (and p5.brush hatches in the shape's axes: a known limit).
+  let frameRec = null, shapeOwn = false, fillSet = false, washSet = false, massSet = false;
+  function ownFrame() {
+    if (!(fillSet || washSet) || hatchOn || massSet || linearIdentity()) return null;
+    const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
+    const s = M.sqrt(a * a + b * b);
+    if (M.abs(a - d) > 1e-9 * s || M.abs(b + c) > 1e-9 * s || !(s >= 1e-4 && s <= 1e4)) return null;
+    if (!isFinite_(mat[4]) || !isFinite_(mat[5]) || M.abs(mat[4]) > 1e5 || M.abs(mat[5]) > 1e5) return null;
+    return [a, b, c, d, mat[4], mat[5]];
+  }
+  function setFrame(f) {
+    if (f === null ? frameRec === null : frameRec !== null && f.every((v, i) => v === frameRec[i])) return;
+    put("frame", f === null ? [1, 0, 0, 1, 0, 0] : f);
+    frameRec = f;
+  }
+  function record(method, args, own) {
+    if (method === "rect" || method === "circle" || method === "polygon" || method === "beginShape") {
+      setFrame(own || null);
+    }
+    // (a framed shape's strokes are scaled by its frame, as p5.brush's are by the transform: no wrap)
     const s = M.sqrt(mat[0] * mat[0] + mat[1] * mat[1]);
-    if (M.abs(s - 1) > 1e-9 && s >= 1e-4 && s <= 1e4 && strokes(method) && similarity()) {
+    if (!own && M.abs(s - 1) > 1e-9 && s >= 1e-4 && s <= 1e4 && strokes(method) && similarity()) {
       put("scaleBrushes", [s]);
       put(method, args);
       put("scaleBrushes", [1 / s]);
@@ -585,7 +613,21 @@
       // p5.brush's rect is beginShape(0), four vertices in this order, endShape(true): rotated, or with a side
       // that is negative on the canvas (a negative size, a mirroring scale), the same shape is recorded, in the
       // same vertex order (it decides where the fill starts and which way it bleeds; a rect command's sides are
-      // non-negative)
+      // non-negative). A filled rect under a rotation or scale is recorded in its own frame (see `ownFrame`).
+      const own = isNum(x) && isNum(y) && isNum(w) && isNum(h) ? ownFrame() : null;
+      if (own !== null) {
+        if (w < 0 || h < 0) {
+          let x0 = x, y0 = y;
+          if (mode === "center") { x0 = x - w / 2; y0 = y - h / 2; }
+          record("beginShape", [0], own);
+          const pts = [[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]];
+          for (let i = 0; i < 4; i++) record("vertex", pts[i]);
+          record("endShape", [true], own);
+        } else {
+          record("rect", argsOf(arguments).map((v) => plain(v, 0)), own);
+        }
+        return;
+      }
       if ((!axisAligned() || (isNum(w) && w * mat[0] < 0) || (isNum(h) && h * mat[3] < 0)) &&
           isNum(x) && isNum(y) && isNum(w) && isNum(h)) {
         let x0 = x, y0 = y;
@@ -699,7 +741,9 @@
       }
     },
     hatch(a) { if (isNum(a[0])) a[0] = a[0] * scaleOf(); if (a.length > 1) a[1] = tangle(a[1]); },
-    fillBleed(a) { if (a.length > 2 && isNum(a[2])) a[2] = tangle(a[2]); },
+    // p5.brush keeps the bleed's angle as given and reads it in the shape's own axes, which a filled shape under a
+    // rotation keeps (its frame); only a shape under a shear or a scale that differs by axis is on the canvas's
+    fillBleed(a) { if (a.length > 2 && isNum(a[2])) a[2] = toDeg(a[2]); },
   };
   // Trailing undefined arguments are dropped so defaults apply.
   function trimArgs(a) { while (a.length && a[a.length - 1] === null) a.length = a.length - 1; return a; }
@@ -735,10 +779,17 @@
       inRecord++;
       let a;
       try { a = trimArgs(brushColorArgs(name, argsOf(arguments)).map((v) => plain(v, 0))); } finally { inRecord--; }
-      if (xf) xf(a);
-      record(name, a);
+      // a filled circle, polygon or shape under a rotation or scale keeps its own coordinates (see `ownFrame`)
+      const own = name === "circle" || name === "polygon" || name === "beginShape" ? ownFrame() : null;
+      if (name === "beginShape") shapeOwn = own !== null;
+      if (xf && own === null && !(name === "vertex" && shapeOwn)) xf(a);
+      record(name, a, name === "endShape" && shapeOwn ? frameRec : own);
+      if (name === "endShape") shapeOwn = false;
       if (name === "hatch") { hatchOn = true; hatchArgs = a; } else if (name === "noHatch") hatchOn = false;
       else if (name === "set" || name === "stroke") strokeOn = true; else if (name === "noStroke") strokeOn = false;
+      else if (name === "fill") fillSet = true; else if (name === "noFill") fillSet = false;
+      else if (name === "wash") washSet = true; else if (name === "noWash") washSet = false;
+      else if (name === "mass") massSet = true; else if (name === "noMass") massSet = false;
     };
   }
   // Under a transform that is not a similarity (scale(2, 0.5), a shear) p5.brush draws its circle through the canvas
