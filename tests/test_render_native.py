@@ -597,3 +597,17 @@ def test_a_filled_shape_in_a_frame_is_built_in_its_own_axes_and_painted_through_
                                    seed=4))).sum()
     assert line_big > 3 * line_small  # twice as long and twice as wide (measured 4.3; 2 were its stamps unscaled)
     assert np.array_equal(img, render(prog(*FILL, turn, square, seed=4)))  # deterministic
+
+
+def test_a_frames_small_scale_is_charged_the_walk_in_its_own_coordinates():
+    """Under a frame of scale 1e-4 a 9 px rect on the canvas is 90,000 px a side in its own coordinates, where
+    p5.brush walks its outline (360,000 steps): the work is charged at that length, so fifty of them stop at the
+    vertex budget at once (they were charged 36 each, and ran on)."""
+    turn = [1e-4, 0, 0, 1e-4, 300, 300]
+    shapes = []
+    for _ in range(50):
+        shapes += [("frame", turn), ("rect", [0, 0, 90_000, 90_000])]
+    with pytest.raises(RenderError, match="over the render budget: more than 2e\\+06 vertices"):
+        render(prog(*FILL, *shapes, width=600, height=600))
+    one = render_full(prog(*FILL, *shapes[:2], width=600, height=600))
+    assert one.stats["vertices"] >= 360_000

@@ -548,8 +548,9 @@ _spec("background", "canvas", "draw", P("color", "color"), doc="Paint the whole 
 
 
 
-#: The least and greatest scale a frame may have (as the sandbox records one).
-FRAME_SCALE = (1e-4, 1e4)
+#: The least and greatest scale a frame may have: twice the range the sandbox frames a shape in (1e-4 to 1e4),
+#: so a scale at its edge, computed there in JavaScript, is never refused here by a last bit.
+FRAME_SCALE = (5e-5, 2e4)
 
 
 def _frame(args: list) -> list:

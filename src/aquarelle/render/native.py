@@ -450,7 +450,9 @@ class _Painter:
         need = st.wash.active or st.fill.active or st.mass.active or st.hatch.active
         if need:
             wk = self.walker(st)
-            self.budget.spend(self.used, "vertices", plot.length)
+            # the walk is as long as the shape in its own coordinates (under a frame's small scale, far longer
+            # than on the canvas: 360,000 steps for a 9 px rect at scale 1e-4)
+            self.budget.spend(self.used, "vertices", max(plot.length, wplot.length))
         if st.wash.active and st.wash.color:
             self.wash(st, canvas(wk.gen_pol(wplot, wx, wy, 0, self.rng2)))
         if st.fill.active and st.fill.color:
