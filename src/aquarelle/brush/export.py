@@ -172,9 +172,10 @@ class _Writer:
                 self.body.append("pop();")
                 self.framed_shape = False
             return
-        elif m in ("rect", "circle", "polygon") and self.frame is not None:
-            self.body.append(f"push(); {self.frame} brush.{m}({', '.join(js_value(x) for x in _trimmed_args(cmd))}); "
-                             "pop();")
+        elif m in ("rect", "circle", "polygon", "hatchArray") and self.frame is not None:
+            self.body.append(f"push(); {self.frame}")
+            self._call(cmd)
+            self.body.append("pop();")
             return
         self._call(cmd)
 

@@ -360,11 +360,17 @@ class _Painter:
                    self.brush_rng, self.pools, None if frame is None else frame.xf)
         self.mix.painted_fill()
 
-    def hatch(self, st: PaintState, polys: list[np.ndarray]) -> None:
+    def hatch(self, st: PaintState, polys: list[np.ndarray], frame: Frame | None = None) -> None:
+        """``polys`` on the canvas, or with a ``frame`` in its walk coordinates (hatched there, as p5.brush hatches
+        a shape in its own axes, and the lines taken to the canvas)."""
         h = st.hatch
         rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
         self.budget.spend(self.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
         lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
+        if frame is not None and len(lines):
+            lines = lines.copy()
+            lines[:, 0:2] = frame.to_canvas(lines[:, 0:2])
+            lines[:, 2:4] = frame.to_canvas(lines[:, 2:4])
         self.budget.spend(self.used, "hatch_lines", len(lines))
         if h.style is not None:
             brush, color, weight = h.style
@@ -464,9 +470,9 @@ class _Painter:
             if len(v) >= 3:
                 self.mass(st, [v])
         if st.hatch.active:
-            v = canvas(wk.gen_pol(wplot, wx, wy, 0.3, self.rng2))
+            v = wk.gen_pol(wplot, wx, wy, 0.3, self.rng2)
             if len(v) >= 3:
-                self.hatch(st, [v])
+                self.hatch(st, [v], frame)
         if st.stroke.active and st.stroke.color:
             self.plot_draw(st, plot, x, y)
 
@@ -485,7 +491,7 @@ class _Painter:
         if st.mass.active:
             self.mass(st, [v])
         if st.hatch.active:
-            self.hatch(st, [v])
+            self.hatch(st, [v] if own is None else [own], frame)
         if st.stroke.active and st.stroke.color:
             self._straight(st, _edges(v), st.stroke.brush, st.stroke.color, st.stroke.weight, False)
 
@@ -571,7 +577,10 @@ class _Painter:
                 fr = Frame(st.frame)
                 self.show_polygon(fr.state(st), a[0], fr)
         elif m == "hatchArray":
-            self.hatch(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]])
+            fr = None if st.frame is None else Frame(st.frame)
+            polys = a[0] if fr is None else [fr.walk(p) for p in a[0]]
+            self.hatch(st if fr is None else fr.state(st), [np.asarray([[q[0], q[1]] for q in p], np.float64)
+                                                           for p in polys], fr)
         elif m == "massArray":
             self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]], is_array=True)
 

@@ -162,9 +162,8 @@
   }
   const scaleOf = () => M.sqrt(M.abs(mat[0] * mat[3] - mat[1] * mat[2]));
   // p5.brush angles: degrees, counter-clockwise on screen (direction (cos a, -sin a)).
-  function tangle(a) {
-    if (!isNum(a)) return a;
-    const deg = toDeg(a);
+  function tangle(a) { return isNum(a) ? tangleDeg(toDeg(a)) : a; }
+  function tangleDeg(deg) {
     if (linearIdentity()) return deg;
     const r = deg * D2R;
     const vx = M.cos(r), vy = -M.sin(r);
@@ -350,6 +349,7 @@
     if (nRecorded >= cfg.maxCommands) { limitHit = "commands"; throw limitError(); }
     nRecorded++;
     push_(calls, [method, args]);
+    if (method === "hatch") hatchRec = args;
   }
   // p5.brush lays a stroke's stamps in the sketch's units and draws them through the canvas transform: each stamp's
   // size times the length of the transformed x-axis (its snapshotMatrix's scale), its spacing and scatter scaled
@@ -375,11 +375,33 @@
   // 0.146, one under scale(1.5) 0.147 against 0.168. Only a proper similarity (one scale, no mirror or shear) is
   // framed; the frame recorded last is `frameRec` (null: the canvas's), and a shape drawn without one after a framed
   // one is preceded by the identity frame.
-  // A shape that hatches or masses is left in the canvas's coordinates: the hatch's distance and angle are taken
-  // to the canvas when hatch() is called (and p5.brush hatches in the shape's axes: a known limit).
+  // p5.brush hatches a shape (and a hatchArray's polygons) in its own axes too, with the distance and angle hatch()
+  // was given: hatch() is recorded as given, a hatching shape is framed as a filled one is, and a hatching shape
+  // left on the canvas's coordinates (under a shear, a scale that differs by axis) is preceded by the hatch as the
+  // transform there takes it to the canvas; a hatch is recorded only when the one recorded last (`hatchRec`) is
+  // another. A shape that masses stays on the canvas's coordinates.
   let frameRec = null, shapeOwn = false, fillSet = false, washSet = false, massSet = false;
-  function ownFrame() {
-    if (!(fillSet || washSet) || hatchOn || massSet || linearIdentity()) return null;
+  let hatchRec = null;
+  function same(x, y) {
+    if (x === y) return true;
+    if (x === null || y === null || typeof x !== "object" || typeof y !== "object") return false;
+    const kx = objKeys(x), ky = objKeys(y);
+    if (kx.length !== ky.length) return false;
+    for (let i = 0; i < kx.length; i++) if (!same(x[kx[i]], y[kx[i]])) return false;
+    return true;
+  }
+  function hatchFor(own) {
+    if (!hatchOn || hatchArgs === null) return;
+    let want = hatchArgs;
+    if (!own && !linearIdentity()) {
+      want = hatchArgs.slice();
+      if (isNum(want[0])) want[0] = want[0] * scaleOf();
+      if (want.length > 1 && isNum(want[1])) want[1] = tangleDeg(want[1]);
+    }
+    if (!same(want, hatchRec)) put("hatch", want);
+  }
+  function ownFrame(hatching) {
+    if (!(hatching ? hatchOn : (fillSet || washSet || hatchOn) && !massSet) || linearIdentity()) return null;
     const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
     const s = M.sqrt(a * a + b * b);
     if (M.abs(a - d) > 1e-9 * s || M.abs(b + c) > 1e-9 * s || !(s >= 1e-4 && s <= 1e4)) return null;
@@ -393,6 +415,10 @@
   }
   function record(method, args, own) {
     if (method === "rect" || method === "circle" || method === "polygon" || method === "beginShape") {
+      hatchFor(own);
+      setFrame(own || null);
+    } else if (method === "hatchArray") {
+      hatchFor(own);
       setFrame(own || null);
     }
     // (a framed shape's strokes are scaled by its frame, as p5.brush's are by the transform: no wrap)
@@ -614,7 +640,7 @@
       // that is negative on the canvas (a negative size, a mirroring scale), the same shape is recorded, in the
       // same vertex order (it decides where the fill starts and which way it bleeds; a rect command's sides are
       // non-negative). A filled rect under a rotation or scale is recorded in its own frame (see `ownFrame`).
-      const own = isNum(x) && isNum(y) && isNum(w) && isNum(h) ? ownFrame() : null;
+      const own = isNum(x) && isNum(y) && isNum(w) && isNum(h) ? ownFrame(false) : null;
       if (own !== null) {
         if (w < 0 || h < 0) {
           let x0 = x, y0 = y;
@@ -662,7 +688,10 @@
       if (inRecord) throw sandboxError("a Polygon's hatch() called while converting another call's arguments");
       const on = hatchOn, prev = hatchArgs;
       if (dist) target.hatch.apply(null, argsOf(arguments));
-      if (hatchOn) record("hatchArray", [[polyPoints(poly)]]);
+      if (hatchOn) {
+        const own = ownFrame(true);
+        record("hatchArray", [[own !== null && isArray(poly.a) ? poly.a : polyPoints(poly)]], own);
+      }
       if (dist) {
         record("hatch", prev === null ? [] : prev);
         hatchArgs = prev;
@@ -696,8 +725,10 @@
     }
     return freeze(poly);
   }
+  let pointsOwn = false;  // a framed hatchArray's polygons keep their own coordinates
   function polyPoints(p) {
-    return tpoints(p !== null && typeof p === "object" && !isArray(p) && isArray(p.a) ? p.a : p);
+    const pts = p !== null && typeof p === "object" && !isArray(p) && isArray(p.a) ? p.a : p;
+    return pointsOwn ? pts : tpoints(pts);
   }
   // in a sketch, what p5.brush takes: a plain point list passes here but throws inside the real p5.brush ("Cannot
   // read properties of undefined (reading 'length')"), so a sketch that paints here would fail anywhere else
@@ -740,7 +771,8 @@
         a[0] = [M.min.apply(null, xs), M.min.apply(null, ys), M.max.apply(null, xs), M.max.apply(null, ys)];
       }
     },
-    hatch(a) { if (isNum(a[0])) a[0] = a[0] * scaleOf(); if (a.length > 1) a[1] = tangle(a[1]); },
+    // as given (the angle in degrees): p5.brush hatches each shape in its own axes (see `hatchFor`)
+    hatch(a) { if (a.length > 1 && isNum(a[1])) a[1] = toDeg(a[1]); },
     // p5.brush keeps the bleed's angle as given and reads it in the shape's own axes, which a filled shape under a
     // rotation keeps (its frame); only a shape under a shear or a scale that differs by axis is on the canvas's
     fillBleed(a) { if (a.length > 2 && isNum(a[2])) a[2] = toDeg(a[2]); },
@@ -780,9 +812,14 @@
       let a;
       try { a = trimArgs(brushColorArgs(name, argsOf(arguments)).map((v) => plain(v, 0))); } finally { inRecord--; }
       // a filled circle, polygon or shape under a rotation or scale keeps its own coordinates (see `ownFrame`)
-      const own = name === "circle" || name === "polygon" || name === "beginShape" ? ownFrame() : null;
+      const own = name === "circle" || name === "polygon" || name === "beginShape" ? ownFrame(false)
+        : name === "hatchArray" ? ownFrame(true) : null;
       if (name === "beginShape") shapeOwn = own !== null;
       if (xf && own === null && !(name === "vertex" && shapeOwn)) xf(a);
+      else if (name === "hatchArray") {  // its Polygons read as points, in their own coordinates
+        pointsOwn = true;
+        try { xf(a); } finally { pointsOwn = false; }
+      }
       record(name, a, name === "endShape" && shapeOwn ? frameRec : own);
       if (name === "endShape") shapeOwn = false;
       if (name === "hatch") { hatchOn = true; hatchArgs = a; } else if (name === "noHatch") hatchOn = false;
