@@ -343,6 +343,23 @@ def test_hatches_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(re
     assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 0.4
 
 
+def test_brush_state_set_between_push_and_pop_is_undone_as_in_p5_brush(renderer):
+    """p5.brush's p5 add-on saves its fill, wash, stroke, hatch, mass and field state at push() and restores it at
+    pop(); the sandbox kept the state set inside, so a shape after pop() was filled (the program painted 0.27 of the
+    canvas, p5.brush 0.14: mean pixel difference 3.8) and a line after it flowed along the field set inside (2.0).
+    Recorded as push/pop, the program paints p5.brush's pixels."""
+    src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.noiseSeed(7);
+      brush.noStroke(); push(); brush.fill("#aa3355", 120); brush.circle(80, 80, 50); pop(); brush.circle(200, 200, 60);
+      brush.set("2B", "#222222", 2); push(); brush.noStroke(); brush.fill("#3355aa", 100); brush.rect(150, 30, 100, 80);
+      pop(); brush.rect(30, 180, 100, 80);
+      push(); brush.field("curved"); brush.hatchStyle("HB", "#553322", 1); brush.hatch(6, 30);
+      brush.flowLine(20, 20, 200, 30); pop(); brush.flowLine(20, 140, 200, 30); brush.polygon([[220, 150], [290, 160], [260, 230]]);
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.05)
+
+
 def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
     """p5.brush takes a circle's irregularity as a signed factor (segments shrunk instead of stretched); the
     sandbox refused anything below 0. Its program paints p5.brush's pixels, and the native renderer its shapes."""

@@ -256,7 +256,7 @@ def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runne
     hatches = [a for m, a in got if m == "hatch"]
     assert hatches == [[4, 30, {}]]  # as given, under the rotation too
     got = [(m, a) for m, a in got if m not in ("fill", "set", "hatchStyle", "hatch", "noHatch", "noFill",
-                                               "scaleBrushes", "background")]
+                                               "scaleBrushes", "background", "push", "pop")]
     turn = [pytest.approx(v, abs=1e-12) for v in (0, 1, -1, 0, 100, 50)]
     assert got[:11] == [("frame", turn), ("rect", [0, 0, 10, 20, "corner"]), ("circle", [5, 5, 4, 0]),
                         ("polygon", [[[0, 0], [9, 0], [0, 9]]]), ("beginShape", [0]), ("vertex", [1, 2, 1]),
@@ -267,6 +267,17 @@ def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runne
     assert got[13:15] == [("frame", turn[:4] + [0, 0]), ("rect", [1, 1, 5, 5, "corner"])]  # hatched: framed
     rest = [m for m, _ in got[15:]]
     assert rest[:2] == ["frame", "beginShape"] and "rect" not in rest  # stroked only: the canvas's, baked
+
+
+def test_p5_push_and_pop_are_recorded(runner):
+    """p5.brush saves and restores its state with p5's push()/pop(), so the sandbox records them (the state model
+    replays them); the brush state it tracks for its own choices (fill on, hatch args) is restored with them: a
+    filled circle inside a rotated push() is framed, a circle after pop() (no fill, nothing hatched) is not."""
+    body = ("brush.noStroke(); push(); translate(50, 50); rotate(30); brush.fill('red', 100); brush.circle(0, 0, 9);"
+            "pop(); push(); rotate(30); brush.set('HB', 'black', 1); brush.circle(5, 5, 3); pop();")
+    got = [m for m, _ in calls(runner.run(skeleton(body)))]
+    i = got.index("push")
+    assert got[i:] == ["push", "fill", "frame", "circle", "pop", "push", "set", "frame", "circle", "pop"]
 
 
 def test_wrand_answers_as_p5_brush_does(runner):
@@ -285,14 +296,15 @@ def test_a_circle_or_arc_under_a_scale_that_differs_by_axis_is_its_ellipse(runne
     scale a circle stays a circle."""
     body = ("push(); translate(100, 90); scale(2, 0.5); brush.circle(0, 0, 35); pop();"
             "push(); translate(50, 50); rotate(30); scale(1.5); brush.circle(0, 0, 10); pop();")
-    got = calls(runner.run(skeleton(body)))
+    got = [(m, a) for m, a in calls(runner.run(skeleton(body))) if m not in ("push", "pop")]
     ms = [m for m, _ in got]
     assert ms.count("vertex") == 48 and ms[ms.index("beginShape"):].count("endShape") == 1
     xs, ys = zip(*[a[:2] for m, a in got if m == "vertex"])
     assert (min(xs), max(xs), min(ys), max(ys)) == pytest.approx((30, 170, 72.5, 107.5))
     assert got[-1] == ("circle", [pytest.approx(50), pytest.approx(50), pytest.approx(15), 0])
     # an arc there is the stroke of its elliptical arc (an arc is a stroke only in p5.brush)
-    got = calls(runner.run(skeleton("push(); translate(150, 80); scale(2, 0.5); brush.arc(0, 0, 50, 0, 180); pop();")))
+    got = [(m, a) for m, a in calls(runner.run(skeleton("push(); translate(150, 80); scale(2, 0.5);"
+                                                         "brush.arc(0, 0, 50, 0, 180); pop();"))) if m not in ("push", "pop")]
     ms = [m for m, _ in got]
     assert ms[ms.index("beginStroke"):] == ["beginStroke"] + ["move"] * 24 + ["endStroke"]
     start = got[ms.index("beginStroke")][1]
@@ -411,7 +423,8 @@ def test_color_reads_every_css_name_and_functional_form_as_p5_does(runner):
 
 
 def test_transforms_are_applied_to_brush_coordinates(runner):
-    got = approx_calls(runner.run((SKETCHES / "transforms.js").read_text()))
+    got = [(m, a) for m, a in approx_calls(runner.run((SKETCHES / "transforms.js").read_text()))
+           if m not in ("push", "pop")]  # p5's push()/pop(), recorded (p5.brush saves its state with them)
     assert got[0] == ("background", ["#ffffff"])
     assert got[2] == ("line", [100, 50, 100, 60])
     # a rect under rotation becomes a closed shape with the rotated corners

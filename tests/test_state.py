@@ -137,3 +137,21 @@ def test_scale_brushes_scales_the_brushes_that_exist_when_it_is_called():
     assert st.scale_of("2B") == pytest.approx(1.5)
     st, _ = replay(cmds(("scaleBrushes", 0.5), ("add", "2B", {"weight": 2})))  # a custom brush that replaces one
     assert st.scale_of("2B") == 1
+
+
+def test_push_and_pop_save_and_restore_what_p5_brush_saves():
+    """p5.brush's p5 add-on wraps push()/pop(): its fill, wash, stroke, hatch, mass and field state set between
+    them is undone at pop(); brushes, their scale, custom fields and the frame are not part of it. A pop() without a
+    push() restores nothing, and push() makes p5.brush's fields (a custom "waves" after it replaces the built-in)."""
+    st, ops = replay(cmds(("noStroke",), ("push",), ("fill", "red", 100), ("set", "2B", "blue", 2),
+                          ("hatch", 4, 30), ("wash", "green", 50), ("field", "curved"), ("scaleBrushes", 2),
+                          ("frame", 0, 1, -1, 0, 5, 5), ("circle", 1, 1, 5), ("pop",), ("circle", 2, 2, 5), ("pop",)))
+    inside, after = ops[0].state, ops[1].state
+    assert inside.fill.active and inside.stroke.active and inside.hatch.active and inside.wash.active
+    assert inside.flow.active and inside.flow.name == "curved"
+    assert not (after.fill.active or after.stroke.active or after.hatch.active or after.wash.active or after.flow.active)
+    assert after.brush_scale == 2 and after.frame == (0, 1, -1, 0, 5, 5)  # not saved by push()
+    assert st.stack == []
+    grid = [[30.0]]
+    st, _ = replay(cmds(("push",), ("addField", "waves", grid)))
+    assert st.fields == {"waves": grid}

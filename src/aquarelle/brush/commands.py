@@ -573,9 +573,15 @@ _spec("frame", "canvas", "state", *(P(n, "coord") for n in "abcdef"),
       doc="The rotation, scale and move the next filled shapes are drawn through (their coordinates are their own).",
       custom=_frame)
 
-#: Written by the sandbox, not called by a policy: p5's ``background``, and ``frame`` (p5's transform at a shape).
-NOT_BRUSH = ("background", "frame")
-#: The 47 p5.brush functions (``background`` and ``frame`` are p5's own and recorded alongside).
+# p5's push()/pop(): p5.brush 2.2.2 saves its fill, wash, stroke, hatch, mass and field state with p5's (its p5
+# add-on wraps them), so what a sketch sets between them is undone at pop()
+_spec("push", "canvas", "state", doc="p5's push(): save the fill, wash, stroke, hatch, mass and field state.")
+_spec("pop", "canvas", "state", doc="p5's pop(): restore the state the matching push() saved.")
+
+#: Written by the sandbox from p5's own calls (the skeleton's ``background``, ``push``/``pop``, and ``frame``: p5's
+#: transform at a shape), not p5.brush functions.
+NOT_BRUSH = ("background", "frame", "push", "pop")
+#: The 47 p5.brush functions (``background``, ``push``, ``pop`` and ``frame`` are p5's own, recorded alongside).
 BRUSH_METHODS = tuple(n for n in SPECS if n not in NOT_BRUSH)
 assert len(BRUSH_METHODS) == 47, len(BRUSH_METHODS)
 

@@ -145,37 +145,43 @@ class _Writer:
         self.body: list[str] = []
         self.helpers: set[str] = set()
         self.frame: str | None = None  # the frame's applyMatrix, while it is not the canvas's own
-        self.framed_shape = False  # inside a beginShape drawn through the frame (its pop comes after endShape)
+        self.framed_shape = False  # inside a beginShape drawn through the frame (the canvas's back after endShape)
+
+    #: Back to the sketch's base frame, the canvas (not push()/pop(): p5.brush saves and restores its state with
+    #: them, and a program records them as the sketch's own)
+    CANVAS = "resetMatrix(); translate(-width / 2, -height / 2);"
 
     def command(self, cmd: Command) -> None:
         m, a = cmd.method, cmd.args
+        if m in ("push", "pop"):
+            self.body.append(f"{m}();")
+            return
         if m == "frame":
-            # p5's transform around each shape drawn in it, so p5.brush builds the fill in the shape's own axes
-            # (the sketch's base frame is the canvas: ``translate(-width / 2, -height / 2)``, nothing else)
+            # p5's transform around each shape drawn in it, so p5.brush builds the shape in its own axes
             self.frame = None if tuple(a) == (1, 0, 0, 1, 0, 0) else f"applyMatrix({', '.join(js_value(x) for x in a)});"
             if self.framed_shape:
-                self.body.append("pop();")
+                self.body.append(self.CANVAS)
                 self.framed_shape = False
             if self.frame is not None and self._in_shape:
-                self.body.append(f"push(); {self.frame}")
+                self.body.append(self.frame)
                 self.framed_shape = True
             return
         if m == "beginShape":
             self._in_shape = True
             if self.frame is not None:
-                self.body.append(f"push(); {self.frame}")
+                self.body.append(self.frame)
                 self.framed_shape = True
         elif m == "endShape":
             self._in_shape = False
             self._call(cmd)
             if self.framed_shape:
-                self.body.append("pop();")
+                self.body.append(self.CANVAS)
                 self.framed_shape = False
             return
         elif m in ("rect", "circle", "polygon", "hatchArray") and self.frame is not None:
-            self.body.append(f"push(); {self.frame}")
+            self.body.append(self.frame)
             self._call(cmd)
-            self.body.append("pop();")
+            self.body.append(self.CANVAS)
             return
         self._call(cmd)
 

@@ -123,6 +123,8 @@ class PaintState:
     fields_made: bool = False
     #: the frame a shape's coordinates are in (``frame``: a, b, c, d, e, f), None for the canvas's own
     frame: tuple | None = None
+    #: what each ``push`` saved (p5.brush's ``save.js``: fill, wash, stroke, hatch, mass, field)
+    stack: list = dfield(default_factory=list)
     shape: ShapeInProgress | None = None
     path: StrokeInProgress | None = None
     background: str | None = None
@@ -190,6 +192,14 @@ class PaintState:
             if not scale <= MAX_COORD:
                 raise CommandError(f"scaleBrushes: brushes scaled {scale:g} times in all (at most {MAX_COORD:g})")
             self.brush_scale = scale
+        elif m == "push":
+            self.stack.append((_shallow(self.fill), _shallow(self.wash), _shallow(self.stroke), _shallow(self.hatch),
+                               _shallow(self.mass), _shallow(self.flow)))
+        elif m == "pop":
+            if self.stack:  # p5.brush's pop() without a push restores nothing
+                t = self.flow.t  # a refreshed field stays refreshed: p5.brush regenerates it in place
+                self.fill, self.wash, self.stroke, self.hatch, self.mass, self.flow = self.stack.pop()
+                self.flow.t = t
         elif m == "frame":
             self.frame = None if tuple(a) == (1, 0, 0, 1, 0, 0) else tuple(a)
         elif m == "seed":
@@ -312,7 +322,7 @@ class PaintState:
 
 
 #: p5.brush calls that make its built-in fields (``isFieldReady``) whatever the state; the shapes do when they paint
-_MAKES_FIELDS = frozenset({"field", "noField", "wiggle", "line", "flowLine"})
+_MAKES_FIELDS = frozenset({"field", "noField", "wiggle", "line", "flowLine", "push"})
 _SHAPES = frozenset({"rect", "circle", "arc", "endShape", "spline", "polygon", "endStroke", "hatchArray", "massArray"})
 
 

@@ -124,10 +124,11 @@ def source_reasons(source: str, *, action_space: str | list[str] | None = "full"
     if bare:
         reasons.append("bare p5 drawing (use brush.*): " + ", ".join(bare))
     from ..brush.action_space import get_space
-    from ..brush.commands import LEGACY_NAMES, SPECS
+    from ..brush.commands import BRUSH_METHODS, LEGACY_NAMES, SPECS
 
     called = {m.group(1) for m in _BRUSH_CALL_RE.finditer(code)}
-    unknown = sorted(m for m in called if m not in SPECS and m not in LEGACY_NAMES
+    # (p5's own calls the program records, background, push, pop and frame, are no brush methods)
+    unknown = sorted(m for m in called if m not in BRUSH_METHODS and m not in LEGACY_NAMES
                      and m not in ("Polygon", "Plot", "Position"))
     if unknown:
         reasons.append("unknown brush method(s): " + ", ".join(unknown))

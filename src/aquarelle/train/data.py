@@ -405,4 +405,4 @@ def _close_transcript(env: Any, messages: list[dict], space_tools: set[str]) -> 
 
 
 def hf10_fits(program: Program) -> bool:
-    return all(c.method in HF10 or (c.method in ALWAYS and c.method != "frame") for c in program.commands)
+    return all(c.method in HF10 or (c.method in ALWAYS and c.method not in ("frame", "push", "pop")) for c in program.commands)

@@ -34,8 +34,8 @@ def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type |
     for d in demos:
         if mode == "tools":
             prog = program_of(d, action_space)
-            if prog is None or any(c.method == "frame" for c in prog.commands):
-                continue  # (shapes in a sketch's own axes: tool calls, in the canvas's, cannot say them)
+            if prog is None or any(c.method in ("frame", "push", "pop") for c in prog.commands):
+                continue  # (a sketch's own axes and p5's state stack: tool calls replayed here cannot say them)
             ex = tools_transcript(d, prog, env_cls, system=system, row=_row(d, mode, system, action_space, max_steps),
                                   budget_tokens=budget_tokens, count=count)  # cut to fit as it replays
         else:

@@ -390,6 +390,13 @@
     for (let i = 0; i < kx.length; i++) if (!same(x[kx[i]], y[kx[i]])) return false;
     return true;
   }
+  function brushFlags() {
+    return [fillSet, washSet, massSet, hatchOn, hatchArgs, hatchRec, strokeOn, currentField];
+  }
+  function setBrushFlags(f) {
+    fillSet = f[0]; washSet = f[1]; massSet = f[2]; hatchOn = f[3]; hatchArgs = f[4]; hatchRec = f[5];
+    strokeOn = f[6]; currentField = f[7];
+  }
   function hatchFor(own) {
     if (!hatchOn || hatchArgs === null) return;
     let want = hatchArgs;
@@ -1401,8 +1408,17 @@
     }
     return cmode;
   });
-  def("push", () => { push_(stack, [mat, angleUnits, cmode]); });
-  def("pop", () => { const s = stack.pop(); if (s) { mat = s[0]; cmode = s[2]; } });
+  // p5.brush's p5 add-on wraps push()/pop() to save and restore its fill, wash, stroke, hatch, mass and field
+  // state: recorded as commands the state model replays, with what this sandbox tracks of that state alongside
+  def("push", () => {
+    record("push", []);
+    push_(stack, [mat, angleUnits, cmode, brushFlags()]);
+  });
+  def("pop", () => {
+    record("pop", []);
+    const s = stack.pop();
+    if (s) { mat = s[0]; cmode = s[2]; setBrushFlags(s[3]); }
+  });
   def("translate", (x, y) => { mat = mul(mat, [1, 0, 0, 1, +x || 0, +y || 0]); });
   const rotateBy = (a) => { const r = toRad(+a || 0); mat = mul(mat, [M.cos(r), M.sin(r), -M.sin(r), M.cos(r), 0, 0]); };
   def("rotate", rotateBy);
