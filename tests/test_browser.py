@@ -360,6 +360,23 @@ def test_brush_state_set_between_push_and_pop_is_undone_as_in_p5_brush(renderer)
     _raw_paints_its_program(renderer, src, painted=0.05)
 
 
+def test_mirrored_fills_paint_in_p5_brush_as_in_their_program(renderer):
+    """A mirror (scale(-1, 1), a leaf drawn once and flipped) is a similarity too: the filled shapes under it are
+    framed, and their program paints p5.brush's pixels (a pair of mirrored leaves, and a rect flipped on both axes,
+    which p5.brush walks off the canvas in its own coordinates and so barely paints)."""
+    src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3);
+      brush.set("HB", "#224422", 1); brush.fill("#44aa55", 120); brush.fillBleed(0.3);
+      for (const side of [-1, 1]) {
+        push(); translate(150, 170); scale(side, 1); rotate(30); brush.beginShape(0.6); brush.vertex(0, 0);
+        brush.vertex(50, -30); brush.vertex(110, 0); brush.vertex(50, 22); brush.endShape(true); pop();
+      }
+      brush.noStroke(); push(); scale(-1, -1); brush.rect(-250, -120, 150, 90); pop();
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.03)
+
+
 def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
     """p5.brush takes a circle's irregularity as a signed factor (segments shrunk instead of stretched); the
     sandbox refused anything below 0. Its program paints p5.brush's pixels, and the native renderer its shapes."""

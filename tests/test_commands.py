@@ -20,7 +20,7 @@ GOOD = {
     "line": [0, 0, 10, 10], "flowLine": [1, 2, 30, 90], "beginStroke": ["curve", 5, 5], "move": [30, 20, 0.5],
     "endStroke": [0, 1], "spline": [SQ, 0.5], "rect": [1, 2, 30, 40, "center"], "circle": [300, 300, 40, 0.5],
     "arc": [10, 10, 5, 0, 180], "beginShape": [0.3], "vertex": [1, 2], "endShape": [True], "polygon": [SQ],
-    "background": ["#fffceb"], "frame": [0.5, 0.866, -0.866, 0.5, 100, 80], "push": [], "pop": [],
+    "background": ["#fffceb"], "frame": [-0.5, 0.866, 0.866, 0.5, 100, 80], "push": [], "pop": [],
 }
 BAD = {
     "scaleBrushes": ([0], "must be > 0"), "seed": ([[1]], "seed must be a number"), "noiseSeed": ([None], "seed"),

@@ -554,15 +554,15 @@ FRAME_SCALE = (5e-5, 2e4)
 
 
 def _frame(args: list) -> list:
-    """A frame's six numbers, a rotation and a scale the same on both axes (a proper similarity) and a move."""
+    """A frame's six numbers: a rotation, a scale the same on both axes, perhaps a mirror (a similarity), a move."""
     if len(args) != 6:
         raise CommandError(f"frame: takes 6 numbers (a, b, c, d, e, f), got {len(args)}")
     a, b, c, d, e, f = (_coord("frame", n, v) for n, v in zip("abcdef", args))
     s = math.hypot(a, b)
-    tol = 1e-9 * max(s, 1e-300)
-    if abs(a - d) > tol or abs(b + c) > tol:
-        raise CommandError(f"frame: (a, b, c, d) must be a rotation and one scale (a = d, b = -c), got "
-                           f"{_show([a, b, c, d])}")
+    tol = 2e-9 * max(s, 1e-300)  # (the sandbox frames within 1e-9: a last bit of its arithmetic is not refused)
+    if not ((abs(a - d) <= tol and abs(b + c) <= tol) or (abs(a + d) <= tol and abs(b - c) <= tol)):
+        raise CommandError(f"frame: (a, b, c, d) must be a rotation and one scale, perhaps mirrored (a = d and b = -c,"
+                           f" or a = -d and b = c), got {_show([a, b, c, d])}")
     if not FRAME_SCALE[0] <= s <= FRAME_SCALE[1]:
         raise CommandError(f"frame: scale must be in {FRAME_SCALE[0]:g}-{FRAME_SCALE[1]:g}, got {s:g}")
     return [a, b, c, d, e, f]

@@ -255,7 +255,7 @@ def _layer(d, dcount, lo, hi, p, s8, code, dirty, xf):
     attribute read of the namedtuple is a counted reference). Under a frame (``xf``, see ``watercolour``) the
     polygon is taken to the canvas first."""
     if s8 > 0:
-        if xf[6] != 1.0 or xf[1] != 0.0 or xf[4] != 0.0 or xf[5] != 0.0:
+        if xf[0] != 1.0 or xf[1] != 0.0 or xf[2] != 0.0 or xf[3] != 1.0 or xf[4] != 0.0 or xf[5] != 0.0:
             span_polygon(d, dcount, _framed(p, xf), code, dirty, lo, hi)
         else:
             span_polygon(d, dcount, p, code, dirty, lo, hi)
@@ -601,7 +601,8 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
     ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``);
     ``holes`` is the texture's hole strength (0: no holes) and ``etab``, ``keep``, ``stall`` what the holes do
     to the alpha (``erosion_table(holes)``). ``xf`` is the frame, [a, b, c, d, e, f, s]: the similarity
-    (x, y) -> (a x + c y + e, b x + d y + f) of scale s from the polygon's coordinates to the canvas's. p5.brush
+    (x, y) -> (a x + c y + e, b x + d y + f) of scale s (a mirror or not) from the polygon's coordinates to the
+    canvas's. p5.brush
     builds a fill in the shape's own axes and draws it through the canvas transform, so under a rotation or a
     scale the sizes, centre offset, holes and border widths are the shape's own; [1, 0, 0, 1, 0, 0, 1] otherwise.
     """

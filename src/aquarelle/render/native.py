@@ -100,9 +100,9 @@ class Budget:
 
 
 class Frame:
-    """A shape's frame (``frame(a, b, c, d, e, f)``: a similarity and a move), as p5.brush draws a shape through
-    the canvas transform. Its coordinates are the shape's own; p5.brush walks its outline (and reads the field)
-    at those plus the move, the "walk" coordinates here, builds its fill, mass and hatch polygons there and takes
+    """A shape's frame (``frame(a, b, c, d, e, f)``: a similarity, perhaps mirrored, and a move), as p5.brush draws
+    a shape through the canvas transform. Its coordinates are the shape's own; p5.brush walks its outline (and reads
+    the field) at those plus the move, the "walk" coordinates here, builds its fill, mass and hatch polygons there and takes
     them to the canvas, and strokes it through the transform: stamps, spacing and scatter scaled with it."""
 
     def __init__(self, frame: tuple) -> None:
@@ -110,6 +110,7 @@ class Frame:
         self.m = (a, b, c, d, e, f)
         self.scale = math.hypot(a, b)
         self.turn = math.degrees(math.atan2(-b, a))  # p5.brush's angles run anticlockwise on the canvas
+        self.mirror = a * d - b * c < 0  # a mirror turns its angles the other way: theta - alpha
         # walk -> canvas: A (p - t) + t
         self.xf = np.array([a, b, c, d, e - (a * e + c * f), f - (b * e + d * f), self.scale])
 
@@ -134,7 +135,7 @@ class Frame:
         q.segments = [x * s for x in p.segments]
         q.cum = [x * s for x in p.cum]
         q.length = p.length * s
-        q.angles = [float(_norm(x + t)) for x in p.angles]
+        q.angles = [float(_norm(t - x if self.mirror else x + t)) for x in p.angles]
         q.pres = list(p.pres)
         if p.origin is not None:
             q.origin = tuple(self.to_canvas(np.array([p.origin[:2]], np.float64))[0])

@@ -411,7 +411,9 @@
     if (!(hatching ? hatchOn : (fillSet || washSet || hatchOn) && !massSet) || linearIdentity()) return null;
     const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
     const s = M.sqrt(a * a + b * b);
-    if (M.abs(a - d) > 1e-9 * s || M.abs(b + c) > 1e-9 * s || !(s >= 1e-4 && s <= 1e4)) return null;
+    const tol = 1e-9 * s;  // a similarity: a rotation and one scale, mirrored or not
+    const turn = M.abs(a - d) <= tol && M.abs(b + c) <= tol, mirror = M.abs(a + d) <= tol && M.abs(b - c) <= tol;
+    if (!(turn || mirror) || !(s >= 1e-4 && s <= 1e4)) return null;
     if (!isFinite_(mat[4]) || !isFinite_(mat[5]) || M.abs(mat[4]) > 1e5 || M.abs(mat[5]) > 1e5) return null;
     return [a, b, c, d, mat[4], mat[5]];
   }
