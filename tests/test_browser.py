@@ -317,9 +317,10 @@ def test_fills_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(rend
 def test_hatches_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(renderer):
     """p5.brush hatches a shape (and a Polygon's own hatch) in its own axes with the distance and angle hatch() was
     given. The sandbox took them to the canvas when hatch() was called: a hatch set before rotate() lay at another
-    angle (overlap 0.10), a rotated polygon's lines at another phase (mean pixel difference 0.63). Hatching shapes
-    are framed as filled ones, the hatch recorded as given: the program paints p5.brush's pixels, and the native
-    renderer lays its lines as p5.brush does (a hatch set before a turn: 0.23 mean pixel difference)."""
+    angle (overlap 0.10), a rotated polygon's lines at another phase (mean pixel difference 0.63), and a Polygon's
+    hatch under a move alone differed too (1.08). Hatching shapes are framed as filled ones (a move alone too), the
+    hatch recorded as given: the program paints p5.brush's pixels, and the native renderer lays its lines as
+    p5.brush does (a hatch set before a turn: 0.23 mean pixel difference)."""
     src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
     function draw() {
       translate(-width / 2, -height / 2); background(250); randomSeed(3);
@@ -329,6 +330,7 @@ def test_hatches_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(re
       brush.fill("#aa6633", 90); brush.polygon([[-60, 40], [50, 30], [30, 120]]); pop();
       brush.set("pen", "#222244", 1); push(); translate(90, 220); rotate(20);
       const p = new brush.Polygon([[-60, -40], [50, -50], [30, 40]]); p.hatch(7, 45); pop();
+      push(); translate(230, 230); const q = new brush.Polygon([[-50, -40], [40, -45], [20, 50]]); q.hatch(6, 45); pop();
     }"""
     _raw_paints_its_program(renderer, src, painted=0.05)
     from aquarelle.render.native import render as native_render

@@ -240,10 +240,10 @@ def test_a_flowline_of_negative_length_is_p5_brushs_length_zero(runner):
 
 def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runner):
     """p5.brush builds a fill (and a hatch) in the shape's own axes and draws it through the transform: a filled or
-    hatching rect, circle, polygon or beginShape/endShape under a rotation or one scale keeps the sketch's own
-    coordinates after a ``frame`` holding the transform, the hatch recorded as hatch() was given it; a shape after
-    it without one gets the canvas's frame back. Strokes alone, a scale that differs by axis and a move alone stay
-    baked into canvas coordinates, as before."""
+    hatching rect, circle, polygon or beginShape/endShape under a rotation, one scale or a move keeps the sketch's
+    own coordinates after a ``frame`` holding the transform, the hatch recorded as hatch() was given it; a shape
+    after it without one gets the canvas's frame back. Strokes alone and a scale that differs by axis stay baked
+    into canvas coordinates, as before."""
     body = ("brush.fill('#cc4466', 110); push(); translate(100, 50); rotate(90);"
             "brush.rect(0, 0, 10, 20); brush.circle(5, 5, 4); brush.polygon([[0, 0], [9, 0], [0, 9]]);"
             "brush.beginShape(0); brush.vertex(1, 2); brush.vertex(3, 4); brush.vertex(5, 1); brush.endShape(true); pop();"
@@ -262,10 +262,10 @@ def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runne
                         ("polygon", [[[0, 0], [9, 0], [0, 9]]]), ("beginShape", [0]), ("vertex", [1, 2, 1]),
                         ("vertex", [3, 4, 1]), ("vertex", [5, 1, 1]), ("endShape", [True]),
                         ("frame", [1, 0, 0, 1, 0, 0]), ("circle", [10, 10, 3, 0])]
-    assert got[11] == ("circle", [10, 10, 5, 0])  # a move alone: baked, no frame
-    assert got[12] == ("rect", [2, 1, 10, 5, "corner"])  # scale(2, 1): baked
-    assert got[13:15] == [("frame", turn[:4] + [0, 0]), ("rect", [1, 1, 5, 5, "corner"])]  # hatched: framed
-    rest = [m for m, _ in got[15:]]
+    assert got[11:13] == [("frame", [1, 0, 0, 1, 10, 10]), ("circle", [0, 0, 5, 0])]  # a move alone too
+    assert got[13:15] == [("frame", [1, 0, 0, 1, 0, 0]), ("rect", [2, 1, 10, 5, "corner"])]  # scale(2, 1): baked
+    assert got[15:17] == [("frame", turn[:4] + [0, 0]), ("rect", [1, 1, 5, 5, "corner"])]  # hatched: framed
+    rest = [m for m, _ in got[17:]]
     assert rest[:2] == ["frame", "beginShape"] and "rect" not in rest  # stroked only: the canvas's, baked
 
 

@@ -102,8 +102,9 @@ class Budget:
 class Frame:
     """A shape's frame (``frame(a, b, c, d, e, f)``: a similarity, perhaps mirrored, and a move), as p5.brush draws
     a shape through the canvas transform. Its coordinates are the shape's own; p5.brush walks its outline (and reads
-    the field) at those plus the move, the "walk" coordinates here, builds its fill, mass and hatch polygons there and takes
-    them to the canvas, and strokes it through the transform: stamps, spacing and scatter scaled with it."""
+    the field) at those plus the move, the "walk" coordinates here, builds its fill and hatch from the polygon that
+    walk gives in its own coordinates, takes them to the canvas, and strokes it through the transform: stamps,
+    spacing and scatter scaled with it."""
 
     def __init__(self, frame: tuple) -> None:
         a, b, c, d, e, f = (float(v) for v in frame)
@@ -111,8 +112,7 @@ class Frame:
         self.scale = math.hypot(a, b)
         self.turn = math.degrees(math.atan2(-b, a))  # p5.brush's angles run anticlockwise on the canvas
         self.mirror = a * d - b * c < 0  # a mirror turns its angles the other way: theta - alpha
-        # walk -> canvas: A (p - t) + t
-        self.xf = np.array([a, b, c, d, e - (a * e + c * f), f - (b * e + d * f), self.scale])
+        self.xf = np.array([a, b, c, d, e, f, self.scale])  # own -> canvas, for the fill kernel
 
     def canvas(self, pts) -> list:
         """Own coordinates to the canvas, as the sandbox transforms a point (x, y, then any extra items)."""
@@ -120,12 +120,17 @@ class Frame:
         return [[a * p[0] + c * p[1] + e, b * p[0] + d * p[1] + f, *p[2:]] for p in pts]
 
     def walk(self, pts) -> list:
+        """Own coordinates to the walk's (plus the move)."""
         e, f = self.m[4], self.m[5]
         return [[p[0] + e, p[1] + f, *p[2:]] for p in pts]
 
+    def own(self, v: np.ndarray) -> np.ndarray:
+        """Walk coordinates (N x 2) back to the shape's own, as p5.brush's walk gives its polygon."""
+        return v - np.array([self.m[4], self.m[5]]) if len(v) else v
+
     def to_canvas(self, v: np.ndarray) -> np.ndarray:
-        """Walk coordinates (N x 2) to the canvas."""
-        a, b, c, d, e, f, _ = self.xf
+        """Own coordinates (N x 2) to the canvas."""
+        a, b, c, d, e, f = self.m
         return np.stack([a * v[:, 0] + c * v[:, 1] + e, b * v[:, 0] + d * v[:, 1] + f], axis=1) if len(v) else v
 
     def plot(self, p: Plot) -> Plot:
@@ -138,7 +143,7 @@ class Frame:
         q.angles = [float(_norm(t - x if self.mirror else x + t)) for x in p.angles]
         q.pres = list(p.pres)
         if p.origin is not None:
-            q.origin = tuple(self.to_canvas(np.array([p.origin[:2]], np.float64))[0])
+            q.origin = tuple(self.to_canvas(self.own(np.array([p.origin[:2]], np.float64)))[0])
         return q
 
     def state(self, st: PaintState) -> PaintState:
@@ -331,7 +336,7 @@ class _Painter:
                      math.log(1 - a), 0, 0, self.mix.dirty["fill"])
 
     def fill(self, st: PaintState, verts: np.ndarray, frame: Frame | None = None) -> None:
-        """``verts`` on the canvas, or with a ``frame`` in its walk coordinates (the fill is built there)."""
+        """``verts`` on the canvas, or with a ``frame`` in the shape's own coordinates (the fill is built there)."""
         if len(verts) < 3:
             self.warn("fill: shape has fewer than 3 vertices; not filled")
             return
@@ -362,8 +367,8 @@ class _Painter:
         self.mix.painted_fill()
 
     def hatch(self, st: PaintState, polys: list[np.ndarray], frame: Frame | None = None) -> None:
-        """``polys`` on the canvas, or with a ``frame`` in its walk coordinates (hatched there, as p5.brush hatches
-        a shape in its own axes, and the lines taken to the canvas)."""
+        """``polys`` on the canvas, or with a ``frame`` in the shape's own coordinates (hatched there, as p5.brush
+        hatches a shape in its own axes, and the lines taken to the canvas)."""
         h = st.hatch
         rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
         self.budget.spend(self.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
@@ -451,7 +456,10 @@ class _Painter:
             return
 
         def canvas(v: np.ndarray) -> np.ndarray:
-            return v if frame is None else frame.to_canvas(v)
+            return v if frame is None else frame.to_canvas(frame.own(v))
+
+        def own(v: np.ndarray) -> np.ndarray:
+            return v if frame is None else frame.own(v)
 
         wk = None
         need = st.wash.active or st.fill.active or st.mass.active or st.hatch.active
@@ -465,13 +473,13 @@ class _Painter:
         if st.fill.active and st.fill.color:
             b = st.fill.bleed
             side = 0.0 if b < 0.06 else min(max(0.2 + (b / 0.6) * 0.4, 0.2), 0.6)
-            self.fill(st, wk.gen_pol(wplot, wx, wy, side, self.rng2), frame)
+            self.fill(st, own(wk.gen_pol(wplot, wx, wy, side, self.rng2)), frame)
         if st.mass.active:
             v = canvas(wk.gen_pol(wplot, wx, wy, 0.15, self.rng2))
             if len(v) >= 3:
                 self.mass(st, [v])
         if st.hatch.active:
-            v = wk.gen_pol(wplot, wx, wy, 0.3, self.rng2)
+            v = own(wk.gen_pol(wplot, wx, wy, 0.3, self.rng2))
             if len(v) >= 3:
                 self.hatch(st, [v], frame)
         if st.stroke.active and st.stroke.color:
@@ -481,7 +489,7 @@ class _Painter:
         """p5.brush ``Polygon.show``: the raw vertices, no field (with a ``frame``: its own coordinates)."""
         own = None
         if frame is not None:
-            own = np.asarray([[p[0], p[1]] for p in frame.walk(pts)], np.float64)
+            own = np.asarray([[p[0], p[1]] for p in pts], np.float64)
             pts = frame.canvas(pts)
         v = np.asarray([[p[0], p[1]] for p in pts], np.float64)
         self.budget.spend(self.used, "vertices", len(v))
@@ -563,7 +571,7 @@ class _Painter:
                 fr = Frame(st.frame)
                 (wx, wy), = fr.walk([[x, y]])
                 p, sx, sy = circle_plot(wx, wy, r, irr, self.rng2.random)
-                (cx, cy), = fr.to_canvas(np.array([[sx, sy]], np.float64))
+                (cx, cy), = fr.to_canvas(fr.own(np.array([[sx, sy]], np.float64)))
                 self.show_plot(fr.state(st), fr.plot(p), cx, cy, (p, sx, sy, fr))
         elif m == "arc":
             res = arc_plot(*a[:5])
@@ -579,9 +587,8 @@ class _Painter:
                 self.show_polygon(fr.state(st), a[0], fr)
         elif m == "hatchArray":
             fr = None if st.frame is None else Frame(st.frame)
-            polys = a[0] if fr is None else [fr.walk(p) for p in a[0]]
             self.hatch(st if fr is None else fr.state(st), [np.asarray([[q[0], q[1]] for q in p], np.float64)
-                                                           for p in polys], fr)
+                                                           for p in a[0]], fr)
         elif m == "massArray":
             self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]], is_array=True)
 

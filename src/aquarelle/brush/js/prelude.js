@@ -408,7 +408,10 @@
     if (!same(want, hatchRec)) put("hatch", want);
   }
   function ownFrame(hatching) {
-    if (!(hatching ? hatchOn : (fillSet || washSet || hatchOn) && !massSet) || linearIdentity()) return null;
+    // (a move alone is framed too: the same pixels natively, and p5.brush's own arithmetic in its coordinates: a
+    // Polygon's hatch under translate() laid another last line at the canvas's, 1.08 mean pixel difference)
+    if (!(hatching ? hatchOn : (fillSet || washSet || hatchOn) && !massSet) ||
+        (linearIdentity() && mat[4] === 0 && mat[5] === 0)) return null;
     const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
     const s = M.sqrt(a * a + b * b);
     const tol = 1e-9 * s;  // a similarity: a rotation and one scale, mirrored or not
