@@ -155,3 +155,12 @@ def test_push_and_pop_save_and_restore_what_p5_brush_saves():
     grid = [[30.0]]
     st, _ = replay(cmds(("push",), ("addField", "waves", grid)))
     assert st.fields == {"waves": grid}
+
+
+def test_push_nests_at_most_so_deep():
+    from aquarelle.brush.state import MAX_PUSH_DEPTH
+
+    st, _ = replay(cmds(*[("push",)] * MAX_PUSH_DEPTH, *[("pop",)] * MAX_PUSH_DEPTH))
+    assert st.stack == []
+    with pytest.raises(CommandError, match=f"push: more than {MAX_PUSH_DEPTH} pushes without a pop"):
+        replay(cmds(*[("push",)] * (MAX_PUSH_DEPTH + 1)))

@@ -193,6 +193,8 @@ class PaintState:
                 raise CommandError(f"scaleBrushes: brushes scaled {scale:g} times in all (at most {MAX_COORD:g})")
             self.brush_scale = scale
         elif m == "push":
+            if len(self.stack) >= MAX_PUSH_DEPTH:
+                raise CommandError(f"push: more than {MAX_PUSH_DEPTH} pushes without a pop (each saves the brush state)")
             self.stack.append((_shallow(self.fill), _shallow(self.wash), _shallow(self.stroke), _shallow(self.hatch),
                                _shallow(self.mass), _shallow(self.flow)))
         elif m == "pop":
@@ -320,6 +322,10 @@ class PaintState:
             raise CommandError(f"{m}: not handled by the state model")
         return None
 
+
+#: How deep push() may nest: each saves the brush state, and a loop that pushes without popping would keep 200,000
+#: copies (the command limit) in every replay of the program.
+MAX_PUSH_DEPTH = 10_000
 
 #: p5.brush calls that make its built-in fields (``isFieldReady``) whatever the state; the shapes do when they paint
 _MAKES_FIELDS = frozenset({"field", "noField", "wiggle", "line", "flowLine", "push"})
