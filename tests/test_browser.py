@@ -335,6 +335,18 @@ def test_hatches_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(re
     _raw_paints_its_program(renderer, src, painted=0.05)
     from aquarelle.render.native import render as native_render
 
+    # the native renderer walks each hatch line in the shape's frame, its length taken there as p5.brush takes it
+    # (taken on the canvas, a length rounded to another step count: a Polygon's hatch under a move 1.10 off)
+    for body in ("push(); translate(150, 150); rotate(20);", "push(); translate(150, 150);"):
+        poly = f"""function setup() {{ createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }}
+        function draw() {{
+          translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.set("HB", "#333355", 1);
+          {body} const p = new brush.Polygon([[-90, -60], [60, -70], [40, 50]]); p.hatch(6, 45); pop();
+          brush.set("pen", "#883322", 1); brush.line(10, 280, 290, 250);
+        }}"""
+        program = run_sketch(poly).program
+        assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 0.3, body
+
     turned = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
     function draw() {
       translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.noStroke();
@@ -377,6 +389,36 @@ def test_mirrored_fills_paint_in_p5_brush_as_in_their_program(renderer):
       brush.noStroke(); push(); scale(-1, -1); brush.rect(-250, -120, 150, 90); pop();
     }"""
     _raw_paints_its_program(renderer, src, painted=0.03)
+    # its strokes are scattered in the shape's own axes and each stamp taken through the mirror, as p5.brush's
+    # (scattered on the canvas's, a mirrored circle's hatch fell the other way: 1.33 mean pixel difference)
+    from aquarelle.render.native import render as native_render
+
+    hatched = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.noStroke();
+      brush.hatchStyle("HB", "#333355", 1); brush.hatch(6, 30);
+      push(); translate(150, 150); scale(-1.3, 1.3); brush.circle(20, 10, 40); pop();
+    }"""
+    program = run_sketch(hatched).program
+    assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 0.3
+
+
+def test_outlines_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(renderer):
+    """A shape that is only stroked is framed too: p5.brush walks and scatters its outline in the shape's own
+    coordinates (2B outlines of a circle and a polygon under rotate(40) and scale(1.3): 1.34 mean pixel difference
+    baked into the canvas's); the program paints p5.brush's pixels and the native renderer, taking each stamp
+    through the frame, comes within 0.2."""
+    src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(RADIANS); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.set("2B", "#222222", 1);
+      push(); translate(150, 150); rotate(0.7); scale(1.3); brush.circle(0, 0, 50); brush.set("marker", "#335577", 1);
+      brush.polygon([[-90, -60], [100, -40], [60, 90]]); pop();
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.02)
+    from aquarelle.render.native import render as native_render
+
+    program = run_sketch(src).program
+    assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 0.2
 
 
 def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):

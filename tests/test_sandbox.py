@@ -240,10 +240,10 @@ def test_a_flowline_of_negative_length_is_p5_brushs_length_zero(runner):
 
 def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runner):
     """p5.brush builds a fill (and a hatch) in the shape's own axes and draws it through the transform: a filled or
-    hatching rect, circle, polygon or beginShape/endShape under a rotation, one scale or a move keeps the sketch's
-    own coordinates after a ``frame`` holding the transform, the hatch recorded as hatch() was given it; a shape
-    after it without one gets the canvas's frame back. Strokes alone and a scale that differs by axis stay baked
-    into canvas coordinates, as before."""
+    hatching (or stroked) rect, circle, polygon or beginShape/endShape under a rotation, one scale or a move keeps
+    the sketch's own coordinates after a ``frame`` holding the transform, the hatch recorded as hatch() was given
+    it; a shape after it without one gets the canvas's frame back. A scale that differs by axis stays baked into
+    canvas coordinates, as before."""
     body = ("brush.fill('#cc4466', 110); push(); translate(100, 50); rotate(90);"
             "brush.rect(0, 0, 10, 20); brush.circle(5, 5, 4); brush.polygon([[0, 0], [9, 0], [0, 9]]);"
             "brush.beginShape(0); brush.vertex(1, 2); brush.vertex(3, 4); brush.vertex(5, 1); brush.endShape(true); pop();"
@@ -265,8 +265,7 @@ def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runne
     assert got[11:13] == [("frame", [1, 0, 0, 1, 10, 10]), ("circle", [0, 0, 5, 0])]  # a move alone too
     assert got[13:15] == [("frame", [1, 0, 0, 1, 0, 0]), ("rect", [2, 1, 10, 5, "corner"])]  # scale(2, 1): baked
     assert got[15:17] == [("frame", turn[:4] + [0, 0]), ("rect", [1, 1, 5, 5, "corner"])]  # hatched: framed
-    rest = [m for m, _ in got[17:]]
-    assert rest[:2] == ["frame", "beginShape"] and "rect" not in rest  # stroked only: the canvas's, baked
+    assert [m for m, _ in got[17:]] == ["rect"]  # stroked only: framed as well (the same turn: no new frame)
 
 
 def test_p5_push_and_pop_are_recorded(runner):
@@ -427,14 +426,13 @@ def test_transforms_are_applied_to_brush_coordinates(runner):
            if m not in ("push", "pop")]  # p5's push()/pop(), recorded (p5.brush saves its state with them)
     assert got[0] == ("background", ["#ffffff"])
     assert got[2] == ("line", [100, 50, 100, 60])
-    # a rect under rotation becomes a closed shape with the rotated corners
-    assert got[3:9] == [("beginShape", [0]), ("vertex", [100, 50, 1]), ("vertex", [100, 60, 1]),
-                        ("vertex", [80, 60, 1]), ("vertex", [80, 50, 1]), ("endShape", [True])]
-    # under scale(2) p5.brush draws the stamps twice the size, spacing and scatter: each stroking call is recorded
-    # between scaleBrushes(2) and scaleBrushes(0.5); the rotation alone (above) added nothing
-    assert got[9:12] == [("scaleBrushes", [2]), ("circle", [220, 150, 10, 0]), ("scaleBrushes", [0.5])]
-    assert got[12:15] == [("scaleBrushes", [2]), ("flowLine", [200, 150, 20, 45]), ("scaleBrushes", [0.5])]
-    assert got[15] == ("rect", [5, 5, 10, 10, "corner"])
+    # a stroked rect under rotation keeps its own coordinates after the frame p5.brush draws it through
+    assert got[3:5] == [("frame", [0, 1, -1, 0, 100, 50]), ("rect", [0, 0, 10, 20, "corner"])]
+    # the circle too; a flowLine is baked, and under scale(2) p5.brush draws its stamps twice the size, spacing and
+    # scatter: it is recorded between scaleBrushes(2) and scaleBrushes(0.5)
+    assert got[5:7] == [("frame", [2, 0, 0, 2, 200, 150]), ("circle", [10, 0, 5, 0])]
+    assert got[7:10] == [("scaleBrushes", [2]), ("flowLine", [200, 150, 20, 45]), ("scaleBrushes", [0.5])]
+    assert got[10:12] == [("frame", [1, 0, 0, 1, 0, 0]), ("rect", [5, 5, 10, 10, "corner"])]
 
 
 def test_radians_custom_field_custom_tip_and_queries(runner):

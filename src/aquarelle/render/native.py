@@ -36,7 +36,7 @@ from .compositor import Compositor, paint_background
 from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
-from .geometry import Plot, Walker, _norm, arc_plot, circle_plot, spline_plot
+from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
 from .resample import resample
@@ -103,8 +103,8 @@ class Frame:
     """A shape's frame (``frame(a, b, c, d, e, f)``: a similarity, perhaps mirrored, and a move), as p5.brush draws
     a shape through the canvas transform. Its coordinates are the shape's own; p5.brush walks its outline (and reads
     the field) at those plus the move, the "walk" coordinates here, builds its fill and hatch from the polygon that
-    walk gives in its own coordinates, takes them to the canvas, and strokes it through the transform: stamps,
-    spacing and scatter scaled with it."""
+    walk gives in its own coordinates and takes them to the canvas; its strokes are walked and scattered there too,
+    each stamp taken through the transform (``strokes._through``), as p5.brush's are."""
 
     def __init__(self, frame: tuple) -> None:
         a, b, c, d, e, f = (float(v) for v in frame)
@@ -113,6 +113,8 @@ class Frame:
         self.turn = math.degrees(math.atan2(-b, a))  # p5.brush's angles run anticlockwise on the canvas
         self.mirror = a * d - b * c < 0  # a mirror turns its angles the other way: theta - alpha
         self.xf = np.array([a, b, c, d, e, f, self.scale])  # own -> canvas, for the fill kernel
+        # walk (own + move) -> canvas, for the strokes' stamps: A (p - t) + t
+        self.wxf = np.array([a, b, c, d, e - (a * e + c * f), f - (b * e + d * f), self.scale])
 
     def canvas(self, pts) -> list:
         """Own coordinates to the canvas, as the sandbox transforms a point (x, y, then any extra items)."""
@@ -132,27 +134,6 @@ class Frame:
         """Own coordinates (N x 2) to the canvas."""
         a, b, c, d, e, f = self.m
         return np.stack([a * v[:, 0] + c * v[:, 1] + e, b * v[:, 0] + d * v[:, 1] + f], axis=1) if len(v) else v
-
-    def plot(self, p: Plot) -> Plot:
-        """A plot in walk coordinates as the canvas sees it: its angles turned, its lengths scaled."""
-        s, t = self.scale, self.turn
-        q = Plot(p.type)
-        q.segments = [x * s for x in p.segments]
-        q.cum = [x * s for x in p.cum]
-        q.length = p.length * s
-        q.angles = [float(_norm(t - x if self.mirror else x + t)) for x in p.angles]
-        q.pres = list(p.pres)
-        if p.origin is not None:
-            q.origin = tuple(self.to_canvas(self.own(np.array([p.origin[:2]], np.float64)))[0])
-        return q
-
-    def state(self, st: PaintState) -> PaintState:
-        """The state its strokes paint with: the brushes scaled by the frame (as scaleBrushes scales them)."""
-        if self.scale == 1.0:
-            return st
-        st = st.snapshot()
-        st.brush_scale *= self.scale
-        return st
 
 
 def _edges(verts: np.ndarray) -> np.ndarray:
@@ -277,7 +258,7 @@ class _Painter:
         self._straight(st, line_rows(ends), brush or st.stroke.brush, color or st.stroke.color,
                        st.stroke.weight if weight is None else weight, False, walker)
 
-    def _straight(self, st, rows, brush, color, weight, jitter, walker=None) -> None:
+    def _straight(self, st, rows, brush, color, weight, jitter, walker=None, xf=None) -> None:
         """Straight strokes (rows x, y, length, heading; ``paint_lines``) in one compiled call: a line, a
         flowLine or a hatch's lines. The field is looked up (and generated if new) once a line has length, the
         stroke begins (``Compositor.begin``) once one takes a step, as for each line alone; the steps taken are
@@ -292,7 +273,7 @@ class _Painter:
             self.mix.begin(True, color)
             self._warn_clip(st)
         steps = paint_lines(self.mix.masks["brush"], self.mix.dirty["brush"], rows, b, weight, jitter, self.strokes,
-                            walker, self.budget.steps - self.used.get("steps", 0), self.left)
+                            walker, self.budget.steps - self.used.get("steps", 0), self.left, xf)
         self._stamped()
         self.budget.spend(self.used, "steps", steps)
 
@@ -304,7 +285,7 @@ class _Painter:
         self.budget.spend(self.used, "stroke_area", area - self.used.get("stroke_area", 0))
 
     def plot_draw(self, st: PaintState, plot: Plot, x: float, y: float, walker=None, brush=None, color=None,
-                  weight=None) -> None:
+                  weight=None, xf=None) -> None:
         if plot.origin is not None:
             x, y = plot.origin
         brush = brush or st.stroke.brush
@@ -320,7 +301,8 @@ class _Painter:
         path = Path(xs[:-1], ys[:-1], pang, ppres, float(plot.length), (xs[-1], ys[-1]))
         self.mix.begin(True, color)
         self._warn_clip(st)
-        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, left=self.left)
+        paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, left=self.left,
+                     xf=xf)
         self._stamped()
 
     # ---------------------------------------------------------------- areas
@@ -373,10 +355,7 @@ class _Painter:
         rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
         self.budget.spend(self.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
         lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
-        if frame is not None and len(lines):
-            lines = lines.copy()
-            lines[:, 0:2] = frame.to_canvas(lines[:, 0:2])
-            lines[:, 2:4] = frame.to_canvas(lines[:, 2:4])
+
         self.budget.spend(self.used, "hatch_lines", len(lines))
         if h.style is not None:
             brush, color, weight = h.style
@@ -389,7 +368,11 @@ class _Painter:
         else:
             return
         # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style
-        self._straight(st, line_rows(np.ascontiguousarray(lines[:, :4])), brush, color, weight, h.style is not None)
+        rows = line_rows(np.ascontiguousarray(lines[:, :4]))
+        if frame is not None:  # each a line() in the shape's frame: its length and heading there, walked at own + move
+            rows[:, 0] += frame.m[4]
+            rows[:, 1] += frame.m[5]
+        self._straight(st, rows, brush, color, weight, h.style is not None, xf=None if frame is None else frame.wxf)
 
     def mass(self, st: PaintState, polys: list[np.ndarray], is_array: bool = False) -> None:
         """p5.brush ``createMass``: its decisions from ``rng2`` and its hatch jitter and strokes from ``rng``, each
@@ -483,7 +466,10 @@ class _Painter:
             if len(v) >= 3:
                 self.hatch(st, [v], frame)
         if st.stroke.active and st.stroke.color:
-            self.plot_draw(st, plot, x, y)
+            if frame is None:
+                self.plot_draw(st, plot, x, y)
+            else:
+                self.plot_draw(st, wplot, wx, wy, xf=frame.wxf)
 
     def show_polygon(self, st: PaintState, pts: list, frame: Frame | None = None) -> None:
         """p5.brush ``Polygon.show``: the raw vertices, no field (with a ``frame``: its own coordinates)."""
@@ -502,7 +488,13 @@ class _Painter:
         if st.hatch.active:
             self.hatch(st, [v] if own is None else [own], frame)
         if st.stroke.active and st.stroke.color:
-            self._straight(st, _edges(v), st.stroke.brush, st.stroke.color, st.stroke.weight, False)
+            if frame is None:
+                self._straight(st, _edges(v), st.stroke.brush, st.stroke.color, st.stroke.weight, False)
+            else:  # each side a line() in the frame: its length and heading there, walked at own + move
+                rows = _edges(own)
+                rows[:, 0] += frame.m[4]
+                rows[:, 1] += frame.m[5]
+                self._straight(st, rows, st.stroke.brush, st.stroke.color, st.stroke.weight, False, xf=frame.wxf)
 
     def _show_outline(self, st: PaintState, verts: list, curvature: float, closed: bool) -> None:
         """A shape through its vertices (closed: the first repeated last), in its frame if it has one."""
@@ -510,9 +502,9 @@ class _Painter:
             self.show_plot(st, spline_plot(verts, curvature, closed), verts[0][0], verts[0][1])
             return
         fr = Frame(st.frame)
-        cv, wv = fr.canvas(verts), fr.walk(verts)
-        self.show_plot(fr.state(st), spline_plot(cv, curvature, closed), cv[0][0], cv[0][1],
-                       (spline_plot(wv, curvature, closed), wv[0][0], wv[0][1], fr))
+        wv = fr.walk(verts)
+        wp = spline_plot(wv, curvature, closed)
+        self.show_plot(st, wp, wv[0][0], wv[0][1], (wp, wv[0][0], wv[0][1], fr))
 
     # ---------------------------------------------------------------- dispatch
 
@@ -571,8 +563,7 @@ class _Painter:
                 fr = Frame(st.frame)
                 (wx, wy), = fr.walk([[x, y]])
                 p, sx, sy = circle_plot(wx, wy, r, irr, self.rng2.random)
-                (cx, cy), = fr.to_canvas(fr.own(np.array([[sx, sy]], np.float64)))
-                self.show_plot(fr.state(st), fr.plot(p), cx, cy, (p, sx, sy, fr))
+                self.show_plot(st, p, sx, sy, (p, sx, sy, fr))
         elif m == "arc":
             res = arc_plot(*a[:5])
             if res is None:
@@ -584,11 +575,10 @@ class _Painter:
                 self.show_polygon(st, a[0])
             else:
                 fr = Frame(st.frame)
-                self.show_polygon(fr.state(st), a[0], fr)
+                self.show_polygon(st, a[0], fr)
         elif m == "hatchArray":
             fr = None if st.frame is None else Frame(st.frame)
-            self.hatch(st if fr is None else fr.state(st), [np.asarray([[q[0], q[1]] for q in p], np.float64)
-                                                           for p in a[0]], fr)
+            self.hatch(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]], fr)
         elif m == "massArray":
             self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]], is_array=True)
 

@@ -176,13 +176,13 @@ def _stroke_args(b: Brush, weight: float) -> tuple:
 
 def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float, rs: StrokeStream,
                  steps: int | None = None, k0: int = 0, direction: float | None = None,
-                 left: np.ndarray | None = None) -> int:
+                 left: np.ndarray | None = None, xf: np.ndarray | None = None) -> int:
     """Stamp one stroke into the brush mask; returns the number of stamps.
 
     ``steps`` is the whole stroke's step count when ``path`` holds only its steps k0.. (a line whose far parts
     cannot reach the canvas): every step still draws its numbers, as p5.brush's does. ``direction`` is a
     line's heading (degrees); a plot stroke takes each step's heading from ``path``. ``left`` is the stamp budget
-    (``stamp_budget``), spent here."""
+    (``stamp_budget``), spent here. ``xf``: a frame the stamps are taken through (``_through``)."""
     n = path.xs.shape[0] if steps is None else int(steps)
     left = _left(left)
     rs.reserve(2 * n)
@@ -195,6 +195,8 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
         path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
         grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples,
         left)
+    if xf is not None:
+        _through(xs, ys, ds, m, xf)
     _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m, left)
     return m
 
@@ -214,6 +216,27 @@ def stamp_budget(stamps: float = math.inf, pixels: float = math.inf) -> np.ndarr
 
 def _left(left: np.ndarray | None) -> np.ndarray:
     return stamp_budget() if left is None else left
+
+
+#: No frame (``_through``): stamps stay where the stroke put them.
+NO_XF = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+
+
+@njit
+def _through(xs, ys, ds, m, xf):
+    """Stamps [0, m) taken through a frame ``xf`` = [a, b, c, d, e, f, s] (x, y -> a x + c y + e, b x + d y + f;
+    diameters times s), as p5.brush's ``circle`` takes each stamp through the canvas transform: a stroke walked and
+    scattered in a shape's own coordinates lands on the canvas as p5.brush's does, its scatter turned (or mirrored)
+    with it."""
+    if xf[0] == 1.0 and xf[1] == 0.0 and xf[2] == 0.0 and xf[3] == 1.0 and xf[4] == 0.0 and xf[5] == 0.0:
+        return
+    a, b, c, d, e, f, sc = xf[0], xf[1], xf[2], xf[3], xf[4], xf[5], xf[6]
+    for k in range(m):
+        x = xs[k]
+        y = ys[k]
+        xs[k] = a * x + c * y + e
+        ys[k] = b * x + d * y + f
+        ds[k] = ds[k] * sc
 
 
 @njit
@@ -320,19 +343,21 @@ def line_rows(ends):
 
 
 def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush, weight: float, jitter: bool,
-                rs: StrokeStream, walker, steps_left: float, left: np.ndarray | None = None) -> int:
+                rs: StrokeStream, walker, steps_left: float, left: np.ndarray | None = None,
+                xf: np.ndarray | None = None) -> int:
     """Stroke straight lines (rows x, y, length, heading in degrees; a length of 0 draws nothing) in one compiled
     call: a line, a flowLine, or a hatch's lines back to back with one brush. With ``jitter`` each line's weight
     is ``weight`` times a draw in [0.9, 1.1] from ``rs``'s stream, made before the line, as p5.brush's hatch
     weighs its lines. Far-off parts of a line without a field are skipped (``visible_steps``), but every step
     draws its random numbers, as p5.brush walks them all. Returns the steps taken (those that can reach the
-    canvas); past ``steps_left`` it stops, and the caller's budget refuses the rest."""
+    canvas); past ``steps_left`` it stops, and the caller's budget refuses the rest. ``xf``: a frame the lines are
+    walked in, their stamps taken through it to the canvas (``_through``; nothing is skipped then)."""
     tip = b.tip if b.tip is not None else _NO_TIP
     steps, pool = _line_strokes(mask, dirty, np.ascontiguousarray(lines, np.float64).reshape(-1, 4),
                                 float(b.spacing), jitter, float(steps_left), float(b.opacity),
                                 b.type in ("default", "spray"), walker.fgrid, walker.field_on, float(walker.wiggle),
                                 float(walker.res), float(walker.width), float(walker.height), rs.st, rs.pool, rs.npool,
-                                rs.pstate, *_stroke_args(b, weight), tip, _left(left))
+                                rs.pstate, *_stroke_args(b, weight), tip, _left(left), NO_XF if xf is None else xf)
     rs.pool = pool
     return int(steps)
 
@@ -340,11 +365,12 @@ def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush
 @njit
 def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat_alpha, fgrid, field_on, wiggle,
                   res, width, height, st, pool, npool, pstate, kind, grain, scatter, sharp, bweight, weight, alpha0,
-                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip, left):
+                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip, left, xf):
     """The lines' strokes (see ``paint_lines``); returns (steps, the gaussian pool, grown if needed). Stops once
     the stamp budget ``left`` is overspent."""
     total = 0.0
     z = np.zeros(1)
+    framed = not (xf[0] == 1.0 and xf[1] == 0.0 and xf[2] == 0.0 and xf[3] == 1.0 and xf[4] == 0.0 and xf[5] == 0.0)
     for k in range(lines.shape[0]):
         x1 = lines[k, 0]
         y1 = lines[k, 1]
@@ -362,7 +388,7 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
             continue
         k0 = 0
         k1 = n
-        if not field_on:
+        if not field_on and not framed:
             k0, k1 = visible_steps(x1, y1, direction, spacing, float(n), w * (bweight + scatter * 3.0) + 4.0, width,
                                    height)
             k1 = max(k0, k1)
@@ -379,6 +405,7 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
                                                 np.ones(0), False, direction, d, spacing, xs[m], ys[m], grain,
                                                 scatter, sharp, bweight, w, a0, noise, marker_tip, rot, custom, pmin,
                                                 pmax, ca, cb, samples, left)
+        _through(ox, oy, od, mm, xf)
         _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm, left)
         if left[0] < 0.0 or left[1] < 0.0:
             break

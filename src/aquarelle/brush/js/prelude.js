@@ -410,7 +410,7 @@
   function ownFrame(hatching) {
     // (a move alone is framed too: the same pixels natively, and p5.brush's own arithmetic in its coordinates: a
     // Polygon's hatch under translate() laid another last line at the canvas's, 1.08 mean pixel difference)
-    if (!(hatching ? hatchOn : (fillSet || washSet || hatchOn) && !massSet) ||
+    if (!(hatching ? hatchOn : (fillSet || washSet || hatchOn || strokeOn) && !massSet) ||
         (linearIdentity() && mat[4] === 0 && mat[5] === 0)) return null;
     const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
     const s = M.sqrt(a * a + b * b);
