@@ -421,6 +421,31 @@ def test_outlines_under_rotate_and_scale_paint_in_p5_brush_as_in_their_program(r
     assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 0.2
 
 
+def test_strokes_under_rotate_paint_in_p5_brush_as_in_their_program(renderer):
+    """Lines, flowLines, splines, arcs and beginStroke/endStroke strokes are framed too: p5.brush walks them (and
+    reads its field) in their own coordinates plus the move and takes each stamp through the transform. Baked into
+    the canvas's, flowLines through a field under rotate(35) took other paths (4.65 mean pixel difference) and a
+    filled spline under rotate(60) another fill (1.06); now the program paints p5.brush's pixels and the native
+    renderer comes within 0.3."""
+    src = """function setup() { createCanvas(300, 300, WEBGL); angleMode(DEGREES); noLoop(); }
+    function draw() {
+      translate(-width / 2, -height / 2); background(250); randomSeed(3); brush.noiseSeed(7); brush.field("curved");
+      brush.set("HB", "#222244", 1);
+      push(); translate(150, 100); rotate(35); for (let i = 0; i < 5; i++) brush.flowLine(-100, -40 + i * 20, 160, 10); pop();
+      brush.noField(); brush.set("marker", "#335577", 2); push(); translate(150, 150); rotate(40); brush.line(-100, 0, 100, 10); pop();
+      brush.set("charcoal", "#553322", 1); push(); translate(80, 220); rotate(-25); scale(1.2);
+      brush.beginStroke("curve", -40, 0); brush.move(30, 60, 1); brush.move(-40, 50, 0.5); brush.endStroke(0, 1);
+      brush.arc(0, 40, 40, 0, 200); pop();
+      brush.set("2B", "#223355", 1); brush.fill("#aa8833", 90); push(); translate(220, 220); rotate(60);
+      brush.spline([[-60, -30], [0, 50], [70, -20]], 0.6); pop();
+    }"""
+    _raw_paints_its_program(renderer, src, painted=0.05)
+    from aquarelle.render.native import render as native_render
+
+    program = run_sketch(src).program
+    assert np.abs(native_render(program).astype(int) - renderer.render(program)).mean() < 0.3
+
+
 def test_a_circle_with_negative_irregularity_paints_as_in_p5_brush(renderer):
     """p5.brush takes a circle's irregularity as a signed factor (segments shrunk instead of stretched); the
     sandbox refused anything below 0. Its program paints p5.brush's pixels, and the native renderer its shapes."""

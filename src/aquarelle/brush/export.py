@@ -166,19 +166,19 @@ class _Writer:
                 self.body.append(self.frame)
                 self.framed_shape = True
             return
-        if m == "beginShape":
+        if m in ("beginShape", "beginStroke"):
             self._in_shape = True
             if self.frame is not None:
                 self.body.append(self.frame)
                 self.framed_shape = True
-        elif m == "endShape":
+        elif m in ("endShape", "endStroke"):
             self._in_shape = False
             self._call(cmd)
             if self.framed_shape:
                 self.body.append(self.CANVAS)
                 self.framed_shape = False
             return
-        elif m in ("rect", "circle", "polygon", "hatchArray") and self.frame is not None:
+        elif m in ("rect", "circle", "polygon", "hatchArray", "spline", "line", "flowLine", "arc") and self.frame is not None:
             self.body.append(self.frame)
             self._call(cmd)
             self.body.append(self.CANVAS)

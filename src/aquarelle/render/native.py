@@ -518,12 +518,22 @@ class _Painter:
             self.mix.charge(self.w * self.h / 8.0)
             paint_background(self.mix.canvas, rgb_of(a[0]))
         elif m == "line":
-            self.line(st, *a[:4])
+            if st.frame is None:
+                self.line(st, *a[:4])
+            else:  # a line() in its frame: its length and heading there, walked at own + move
+                fr = Frame(st.frame)
+                rows = line_rows(np.array([a[:4]], np.float64))
+                rows[:, 0] += fr.m[4]
+                rows[:, 1] += fr.m[5]
+                self._straight(st, rows, st.stroke.brush, st.stroke.color, st.stroke.weight, False, xf=fr.wxf)
         elif m == "flowLine":
             x, y, length, d = a
             if length > 0:
+                fr = None if st.frame is None else Frame(st.frame)
+                if fr is not None:
+                    x, y = x + fr.m[4], y + fr.m[5]
                 self._straight(st, np.array([[x, y, length, d]], np.float64), st.stroke.brush, st.stroke.color,
-                               st.stroke.weight, False)
+                               st.stroke.weight, False, xf=None if fr is None else fr.wxf)
         elif m == "endStroke":
             g = op.geometry
             p = Plot(g["type"])
@@ -534,12 +544,22 @@ class _Painter:
                 return
             p.end(a[0], a[1], degrees=False)
             if st.stroke.active and st.stroke.color:
-                self.plot_draw(st, p, g["x"], g["y"])
+                if st.frame is None:
+                    self.plot_draw(st, p, g["x"], g["y"])
+                else:
+                    fr = Frame(st.frame)
+                    self.plot_draw(st, p, g["x"] + fr.m[4], g["y"] + fr.m[5], xf=fr.wxf)
             else:
                 self.warn("endStroke: no stroke colour set; nothing painted")
         elif m == "spline":
-            p = spline_plot(a[0], a[1], False)
-            self.show_plot(st, p, a[0][0][0], a[0][0][1])
+            if st.frame is None:
+                p = spline_plot(a[0], a[1], False)
+                self.show_plot(st, p, a[0][0][0], a[0][0][1])
+            else:
+                fr = Frame(st.frame)
+                wv = fr.walk(a[0])
+                p = spline_plot(wv, a[1], False)
+                self.show_plot(st, p, wv[0][0], wv[0][1], (p, wv[0][0], wv[0][1], fr))
         elif m == "endShape":
             g = op.geometry
             verts = [list(v) for v in g["vertices"]]
@@ -565,11 +585,13 @@ class _Painter:
                 p, sx, sy = circle_plot(wx, wy, r, irr, self.rng2.random)
                 self.show_plot(st, p, sx, sy, (p, sx, sy, fr))
         elif m == "arc":
-            res = arc_plot(*a[:5])
+            fr = None if st.frame is None else Frame(st.frame)
+            x, y = (a[0], a[1]) if fr is None else (a[0] + fr.m[4], a[1] + fr.m[5])
+            res = arc_plot(x, y, *a[2:5])
             if res is None:
                 self.warn("arc: zero sweep; nothing painted")
             elif st.stroke.active and st.stroke.color:
-                self.plot_draw(st, res[0], res[1], res[2])
+                self.plot_draw(st, res[0], res[1], res[2], xf=None if fr is None else fr.wxf)
         elif m == "polygon":
             if st.frame is None:
                 self.show_polygon(st, a[0])

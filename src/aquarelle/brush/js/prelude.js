@@ -426,12 +426,15 @@
     frameRec = f;
   }
   function record(method, args, own) {
-    if (method === "rect" || method === "circle" || method === "polygon" || method === "beginShape") {
-      hatchFor(own);
-      setFrame(own || null);
-    } else if (method === "hatchArray") {
-      hatchFor(own);
-      setFrame(own || null);
+    switch (method) {
+      case "rect": case "circle": case "polygon": case "beginShape": case "spline": case "hatchArray":
+        hatchFor(own);
+        setFrame(own || null);
+        break;
+      case "line": case "flowLine": case "arc": case "beginStroke":  // strokes are framed as shapes are
+        setFrame(own || null);
+        break;
+      default:
     }
     // (a framed shape's strokes are scaled by its frame, as p5.brush's are by the transform: no wrap)
     const s = M.sqrt(mat[0] * mat[0] + mat[1] * mat[1]);
@@ -789,6 +792,17 @@
     // rotation keeps (its frame); only a shape under a shear or a scale that differs by axis is on the canvas's
     fillBleed(a) { if (a.length > 2 && isNum(a[2])) a[2] = toDeg(a[2]); },
   };
+  // The calls framed in their own coordinates (`ownFrame`), and what those keep of their transform: angles in degrees
+  const FRAMED = { rect: 1, circle: 1, polygon: 1, beginShape: 1, spline: 1, line: 1, flowLine: 1, arc: 1,
+                   beginStroke: 1 };
+  const inDeg = (v) => (isNum(v) ? toDeg(v) : v);
+  const XF_OWN = {
+    flowLine(a) { at(a, 3, inDeg); },
+    move(a) { at(a, 0, inDeg); },
+    endStroke(a) { at(a, 0, inDeg); },
+    arc(a) { at(a, 3, inDeg); at(a, 4, inDeg); },
+  };
+  let strokeOwn = false;
   // Trailing undefined arguments are dropped so defaults apply.
   function trimArgs(a) { while (a.length && a[a.length - 1] === null) a.length = a.length - 1; return a; }
 
@@ -823,17 +837,22 @@
       inRecord++;
       let a;
       try { a = trimArgs(brushColorArgs(name, argsOf(arguments)).map((v) => plain(v, 0))); } finally { inRecord--; }
-      // a filled circle, polygon or shape under a rotation or scale keeps its own coordinates (see `ownFrame`)
-      const own = name === "circle" || name === "polygon" || name === "beginShape" ? ownFrame(false)
-        : name === "hatchArray" ? ownFrame(true) : null;
+      // a shape or stroke under a rotation, one scale or a move keeps its own coordinates (see `ownFrame`)
+      const own = FRAMED[name] === 1 ? ownFrame(false) : name === "hatchArray" ? ownFrame(true) : null;
       if (name === "beginShape") shapeOwn = own !== null;
-      if (xf && own === null && !(name === "vertex" && shapeOwn)) xf(a);
-      else if (name === "hatchArray") {  // its Polygons read as points, in their own coordinates
+      if (name === "beginStroke") strokeOwn = own !== null;
+      const inOwn = own !== null || (name === "vertex" && shapeOwn) || ((name === "move" || name === "endStroke") && strokeOwn);
+      if (!inOwn) {
+        if (xf) xf(a);
+      } else if (name === "hatchArray") {  // its Polygons read as points, in their own coordinates
         pointsOwn = true;
         try { xf(a); } finally { pointsOwn = false; }
+      } else if (XF_OWN[name]) {
+        XF_OWN[name](a);  // angles in degrees, nothing else
       }
-      record(name, a, name === "endShape" && shapeOwn ? frameRec : own);
+      record(name, a, name === "endShape" && shapeOwn ? frameRec : name === "endStroke" && strokeOwn ? frameRec : own);
       if (name === "endShape") shapeOwn = false;
+      if (name === "endStroke") strokeOwn = false;
       if (name === "hatch") { hatchOn = true; hatchArgs = a; } else if (name === "noHatch") hatchOn = false;
       else if (name === "set" || name === "stroke") strokeOn = true; else if (name === "noStroke") strokeOn = false;
       else if (name === "fill") fillSet = true; else if (name === "noFill") fillSet = false;
