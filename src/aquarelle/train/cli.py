@@ -102,7 +102,9 @@ def register(app: typer.Typer) -> None:
             raise
         from .procs import Procs
 
-        if Procs.from_env().main:  # a multi-process launch: one summary line, not one per process
+        procs = Procs.from_env()
+        procs.close()
+        if procs.main:  # a multi-process launch: one summary line, not one per process
             typer.echo(json.dumps(summary))
 
     @app.command("paint")
