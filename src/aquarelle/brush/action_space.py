@@ -27,9 +27,8 @@ HF10 = (
 
 #: In every space: p5's ``background`` (part of the skeleton), the seeding calls p5's ``randomSeed`` and
 #: ``noiseSeed`` amount to (p5.brush's p5 add-on reseeds p5.brush from them), p5's ``push``/``pop`` (which save and
-#: restore p5.brush's state) and ``frame`` (p5's rotate/scale at a filled shape, which the sandbox records); none of
-#: them paints a shape. The environment refuses ``frame`` as a
-#: tool call: a tool's coordinates are the canvas's.
+#: restore p5.brush's state) and ``frame`` (p5's transform at a shape or stroke, which the sandbox records); none of
+#: them paints a shape. The environment refuses ``frame`` as a tool call: a tool's coordinates are the canvas's.
 ALWAYS = frozenset({"background", "seed", "noiseSeed", "frame", "push", "pop"})
 
 

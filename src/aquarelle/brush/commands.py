@@ -548,6 +548,9 @@ _spec("background", "canvas", "draw", P("color", "color"), doc="Paint the whole 
 
 
 
+#: The frame that is the canvas's own (no turn, scale or move).
+IDENTITY_FRAME = (1, 0, 0, 1, 0, 0)
+
 #: The least and greatest scale a frame may have: twice the range the sandbox frames a shape in (1e-4 to 1e4),
 #: so a scale at its edge, computed there in JavaScript, is never refused here by a last bit.
 FRAME_SCALE = (5e-5, 2e4)
@@ -568,9 +571,10 @@ def _frame(args: list) -> list:
     return [a, b, c, d, e, f]
 
 
-# p5's transform, recorded where p5.brush builds a fill in the shape's own axes (the sandbox writes it; not a tool)
+# p5's transform, recorded where p5.brush builds a shape or stroke in its own axes (the sandbox writes it; not a tool)
 _spec("frame", "canvas", "state", *(P(n, "coord") for n in "abcdef"),
-      doc="The rotation, scale and move the next filled shapes are drawn through (their coordinates are their own).",
+      doc="The rotation, scale and move the next shapes and strokes are drawn through (their coordinates are their "
+          "own).",
       custom=_frame)
 
 # p5's push()/pop(): p5.brush 2.2.2 saves its fill, wash, stroke, hatch, mass and field state with p5's (its p5

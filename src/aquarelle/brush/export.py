@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .commands import REQUIRED, SPECS, Command
+from .commands import IDENTITY_FRAME, REQUIRED, SPECS, Command
 from .program import Program
 
 __all__ = ["to_sketch", "to_html", "js_value", "P5_VERSION", "BRUSH_VERSION"]
@@ -146,6 +146,7 @@ class _Writer:
         self.helpers: set[str] = set()
         self.frame: str | None = None  # the frame's applyMatrix, while it is not the canvas's own
         self.framed_shape = False  # inside a beginShape drawn through the frame (the canvas's back after endShape)
+        self._in_shape = False  # between a beginShape/beginStroke and its end
 
     #: Back to the sketch's base frame, the canvas (not push()/pop(): p5.brush saves and restores its state with
     #: them, and a program records them as the sketch's own)
@@ -158,7 +159,7 @@ class _Writer:
             return
         if m == "frame":
             # p5's transform around each shape drawn in it, so p5.brush builds the shape in its own axes
-            self.frame = None if tuple(a) == (1, 0, 0, 1, 0, 0) else f"applyMatrix({', '.join(js_value(x) for x in a)});"
+            self.frame = None if tuple(a) == IDENTITY_FRAME else f"applyMatrix({', '.join(js_value(x) for x in a)});"
             if self.framed_shape:
                 self.body.append(self.CANVAS)
                 self.framed_shape = False
@@ -184,8 +185,6 @@ class _Writer:
             self.body.append(self.CANVAS)
             return
         self._call(cmd)
-
-    _in_shape = False
 
     def _call(self, cmd: Command) -> None:
         m, a = cmd.method, cmd.args

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dfield
 from typing import Any
 
-from .commands import BUILTIN_BRUSHES, BUILTIN_FIELDS, MAX_COORD, Command, CommandError
+from .commands import BUILTIN_BRUSHES, BUILTIN_FIELDS, IDENTITY_FRAME, MAX_COORD, Command, CommandError
 
 
 @dataclass
@@ -203,7 +203,7 @@ class PaintState:
                 self.fill, self.wash, self.stroke, self.hatch, self.mass, self.flow = self.stack.pop()
                 self.flow.t = t
         elif m == "frame":
-            self.frame = None if tuple(a) == (1, 0, 0, 1, 0, 0) else tuple(a)
+            self.frame = None if tuple(a) == IDENTITY_FRAME else tuple(a)
         elif m == "seed":
             self.seed = a[0]
         elif m == "noiseSeed":

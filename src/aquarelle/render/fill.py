@@ -24,6 +24,7 @@ import numpy as np
 from ._jit import njit, njit_inline, njit_vec
 from ._jit import uidx as _u
 from .brush_random import LUT_COS, LUT_SIN, POOL, advance, between, draw, draws, gauss_draw, js_hypot, lut_index, rr
+from .geometry import NO_FRAME, moves_nothing
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
 from .raster import span_disc, span_polygon
 
@@ -255,10 +256,10 @@ def _layer(d, dcount, lo, hi, p, s8, code, dirty, xf):
     attribute read of the namedtuple is a counted reference). Under a frame (``xf``, see ``watercolour``) the
     polygon is taken to the canvas first."""
     if s8 > 0:
-        if xf[0] != 1.0 or xf[1] != 0.0 or xf[2] != 0.0 or xf[3] != 1.0 or xf[4] != 0.0 or xf[5] != 0.0:
-            span_polygon(d, dcount, _framed(p, xf), code, dirty, lo, hi)
-        else:
+        if moves_nothing(xf):
             span_polygon(d, dcount, p, code, dirty, lo, hi)
+        else:
+            span_polygon(d, dcount, _framed(p, xf), code, dirty, lo, hi)
 
 
 @njit
@@ -602,9 +603,9 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
     ``holes`` is the texture's hole strength (0: no holes) and ``etab``, ``keep``, ``stall`` what the holes do
     to the alpha (``erosion_table(holes)``). ``xf`` is the frame, [a, b, c, d, e, f, s]: the similarity
     (x, y) -> (a x + c y + e, b x + d y + f) of scale s (a mirror or not) from the polygon's coordinates to the
-    canvas's. p5.brush
-    builds a fill in the shape's own axes and draws it through the canvas transform, so under a rotation or a
-    scale the sizes, centre offset, holes and border widths are the shape's own; [1, 0, 0, 1, 0, 0, 1] otherwise.
+    canvas's. p5.brush builds a fill in the shape's own axes and draws it through the canvas transform, so under a
+    rotation or a scale the sizes, centre offset, holes and border widths are the shape's own (``geometry.NO_FRAME``
+    otherwise).
     """
     n = bx.shape[0]
     bb = np.array([bx.min(), by.min(), bx.max(), by.max()])
@@ -747,10 +748,6 @@ def over_tables(svals: tuple[int, int, int, int]) -> np.ndarray:
     pool and bench paintings use 113), and with 64 kept a second pass over them rebuilt 112 tables, 0.28 ms
     each."""
     return _over_tables(np.array(svals, np.int64))
-
-
-#: The identity frame (``watercolour``'s ``xf``).
-NO_FRAME = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
 
 
 def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state,

@@ -16,7 +16,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 from .brush_random import LUT_COS, LUT_SIN, cos_deg, js_hypot, lut_index, sin_deg
 
 
@@ -504,3 +504,14 @@ class Walker:
         # path ignores a ``lineTo`` to NaN
         ok = np.isfinite(v).all(axis=1)
         return v if ok.all() else v[ok]
+
+
+#: A frame, [a, b, c, d, e, f, s]: (x, y) -> (a x + c y + e, b x + d y + f), lengths times s (a similarity), as the
+#: fill and stroke kernels take a shape's frame to the canvas; this one moves nothing.
+NO_FRAME = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+
+
+@njit_inline
+def moves_nothing(xf):
+    """Whether frame ``xf`` is the identity (its scale follows from a, b)."""
+    return xf[0] == 1.0 and xf[1] == 0.0 and xf[2] == 0.0 and xf[3] == 1.0 and xf[4] == 0.0 and xf[5] == 0.0

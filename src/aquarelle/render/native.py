@@ -110,8 +110,6 @@ class Frame:
         a, b, c, d, e, f = (float(v) for v in frame)
         self.m = (a, b, c, d, e, f)
         self.scale = math.hypot(a, b)
-        self.turn = math.degrees(math.atan2(-b, a))  # p5.brush's angles run anticlockwise on the canvas
-        self.mirror = a * d - b * c < 0  # a mirror turns its angles the other way: theta - alpha
         self.xf = np.array([a, b, c, d, e, f, self.scale])  # own -> canvas, for the fill kernel
         # walk (own + move) -> canvas, for the strokes' stamps: A (p - t) + t
         self.wxf = np.array([a, b, c, d, e - (a * e + c * f), f - (b * e + d * f), self.scale])
@@ -125,6 +123,13 @@ class Frame:
         """Own coordinates to the walk's (plus the move)."""
         e, f = self.m[4], self.m[5]
         return [[p[0] + e, p[1] + f, *p[2:]] for p in pts]
+
+    def moved(self, rows: np.ndarray) -> np.ndarray:
+        """Line rows (x, y, length, heading) measured in own coordinates, started where they are walked (plus the
+        move): p5.brush takes a line's length, so its step count, in the shape's coordinates."""
+        rows[:, 0] += self.m[4]
+        rows[:, 1] += self.m[5]
+        return rows
 
     def own(self, v: np.ndarray) -> np.ndarray:
         """Walk coordinates (N x 2) back to the shape's own, as p5.brush's walk gives its polygon."""
@@ -369,9 +374,8 @@ class _Painter:
             return
         # each line is ``line``'s stroke, its weight jittered first when the hatch has its own style
         rows = line_rows(np.ascontiguousarray(lines[:, :4]))
-        if frame is not None:  # each a line() in the shape's frame: its length and heading there, walked at own + move
-            rows[:, 0] += frame.m[4]
-            rows[:, 1] += frame.m[5]
+        if frame is not None:  # each a line() in the shape's frame
+            rows = frame.moved(rows)
         self._straight(st, rows, brush, color, weight, h.style is not None, xf=None if frame is None else frame.wxf)
 
     def mass(self, st: PaintState, polys: list[np.ndarray], is_array: bool = False) -> None:
@@ -425,15 +429,11 @@ class _Painter:
 
     # ---------------------------------------------------------------- shapes
 
-    def show_plot(self, st: PaintState, plot: Plot, x: float, y: float,
-                  framed: tuple[Plot, float, float, Frame] | None = None) -> None:
-        """p5.brush ``Plot.show``: wash, fill, mass, hatch, then stroke. ``framed``: a shape in a frame, (its plot,
-        x and y in walk coordinates, the frame); ``plot``, x and y are then the canvas's, for the stroke."""
+    def show_plot(self, st: PaintState, plot: Plot, x: float, y: float, frame: Frame | None = None) -> None:
+        """p5.brush ``Plot.show``: wash, fill, mass, hatch, then stroke. With a ``frame`` the plot, x and y are in its
+        walk coordinates (own plus the move)."""
         if plot.origin is not None:
             x, y = plot.origin
-        wplot, wx, wy, frame = framed if framed is not None else (plot, x, y, None)
-        if framed is not None and wplot.origin is not None:
-            wx, wy = wplot.origin
         if plot.length <= 0:
             self.warn("shape has zero length; nothing painted")
             return
@@ -450,26 +450,23 @@ class _Painter:
             wk = self.walker(st)
             # the walk is as long as the shape in its own coordinates (under a frame's small scale, far longer
             # than on the canvas: 360,000 steps for a 9 px rect at scale 1e-4)
-            self.budget.spend(self.used, "vertices", max(plot.length, wplot.length))
+            self.budget.spend(self.used, "vertices", plot.length)
         if st.wash.active and st.wash.color:
-            self.wash(st, canvas(wk.gen_pol(wplot, wx, wy, 0, self.rng2)))
+            self.wash(st, canvas(wk.gen_pol(plot, x, y, 0, self.rng2)))
         if st.fill.active and st.fill.color:
             b = st.fill.bleed
             side = 0.0 if b < 0.06 else min(max(0.2 + (b / 0.6) * 0.4, 0.2), 0.6)
-            self.fill(st, own(wk.gen_pol(wplot, wx, wy, side, self.rng2)), frame)
+            self.fill(st, own(wk.gen_pol(plot, x, y, side, self.rng2)), frame)
         if st.mass.active:
-            v = canvas(wk.gen_pol(wplot, wx, wy, 0.15, self.rng2))
+            v = canvas(wk.gen_pol(plot, x, y, 0.15, self.rng2))
             if len(v) >= 3:
                 self.mass(st, [v])
         if st.hatch.active:
-            v = own(wk.gen_pol(wplot, wx, wy, 0.3, self.rng2))
+            v = own(wk.gen_pol(plot, x, y, 0.3, self.rng2))
             if len(v) >= 3:
                 self.hatch(st, [v], frame)
         if st.stroke.active and st.stroke.color:
-            if frame is None:
-                self.plot_draw(st, plot, x, y)
-            else:
-                self.plot_draw(st, wplot, wx, wy, xf=frame.wxf)
+            self.plot_draw(st, plot, x, y, xf=None if frame is None else frame.wxf)
 
     def show_polygon(self, st: PaintState, pts: list, frame: Frame | None = None) -> None:
         """p5.brush ``Polygon.show``: the raw vertices, no field (with a ``frame``: its own coordinates)."""
@@ -490,11 +487,9 @@ class _Painter:
         if st.stroke.active and st.stroke.color:
             if frame is None:
                 self._straight(st, _edges(v), st.stroke.brush, st.stroke.color, st.stroke.weight, False)
-            else:  # each side a line() in the frame: its length and heading there, walked at own + move
-                rows = _edges(own)
-                rows[:, 0] += frame.m[4]
-                rows[:, 1] += frame.m[5]
-                self._straight(st, rows, st.stroke.brush, st.stroke.color, st.stroke.weight, False, xf=frame.wxf)
+            else:  # each side a line() in the frame
+                self._straight(st, frame.moved(_edges(own)), st.stroke.brush, st.stroke.color, st.stroke.weight,
+                               False, xf=frame.wxf)
 
     def _show_outline(self, st: PaintState, verts: list, curvature: float, closed: bool) -> None:
         """A shape through its vertices (closed: the first repeated last), in its frame if it has one."""
@@ -503,8 +498,7 @@ class _Painter:
             return
         fr = Frame(st.frame)
         wv = fr.walk(verts)
-        wp = spline_plot(wv, curvature, closed)
-        self.show_plot(st, wp, wv[0][0], wv[0][1], (wp, wv[0][0], wv[0][1], fr))
+        self.show_plot(st, spline_plot(wv, curvature, closed), wv[0][0], wv[0][1], fr)
 
     # ---------------------------------------------------------------- dispatch
 
@@ -520,19 +514,16 @@ class _Painter:
         elif m == "line":
             if st.frame is None:
                 self.line(st, *a[:4])
-            else:  # a line() in its frame: its length and heading there, walked at own + move
+            else:  # a line() in its frame
                 fr = Frame(st.frame)
-                rows = line_rows(np.array([a[:4]], np.float64))
-                rows[:, 0] += fr.m[4]
-                rows[:, 1] += fr.m[5]
-                self._straight(st, rows, st.stroke.brush, st.stroke.color, st.stroke.weight, False, xf=fr.wxf)
+                self._straight(st, fr.moved(line_rows(np.array([a[:4]], np.float64))), st.stroke.brush,
+                               st.stroke.color, st.stroke.weight, False, xf=fr.wxf)
         elif m == "flowLine":
             x, y, length, d = a
             if length > 0:
                 fr = None if st.frame is None else Frame(st.frame)
-                if fr is not None:
-                    x, y = x + fr.m[4], y + fr.m[5]
-                self._straight(st, np.array([[x, y, length, d]], np.float64), st.stroke.brush, st.stroke.color,
+                rows = np.array([[x, y, length, d]], np.float64)
+                self._straight(st, rows if fr is None else fr.moved(rows), st.stroke.brush, st.stroke.color,
                                st.stroke.weight, False, xf=None if fr is None else fr.wxf)
         elif m == "endStroke":
             g = op.geometry
@@ -558,8 +549,7 @@ class _Painter:
             else:
                 fr = Frame(st.frame)
                 wv = fr.walk(a[0])
-                p = spline_plot(wv, a[1], False)
-                self.show_plot(st, p, wv[0][0], wv[0][1], (p, wv[0][0], wv[0][1], fr))
+                self.show_plot(st, spline_plot(wv, a[1], False), wv[0][0], wv[0][1], fr)
         elif m == "endShape":
             g = op.geometry
             verts = [list(v) for v in g["vertices"]]
@@ -582,8 +572,7 @@ class _Painter:
             else:
                 fr = Frame(st.frame)
                 (wx, wy), = fr.walk([[x, y]])
-                p, sx, sy = circle_plot(wx, wy, r, irr, self.rng2.random)
-                self.show_plot(st, p, sx, sy, (p, sx, sy, fr))
+                self.show_plot(st, *circle_plot(wx, wy, r, irr, self.rng2.random), fr)
         elif m == "arc":
             fr = None if st.frame is None else Frame(st.frame)
             x, y = (a[0], a[1]) if fr is None else (a[0] + fr.m[4], a[1] + fr.m[5])

@@ -22,7 +22,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline
 from .brush_random import LUT_COS, LUT_SIN, advance, between, draw, draws, gauss, js_hypot, lut_index, rnd, rr
-from .geometry import _calc_angle, arc_arrays, visible_steps, walk
+from .geometry import NO_FRAME, _calc_angle, arc_arrays, moves_nothing, visible_steps, walk
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -218,17 +218,13 @@ def _left(left: np.ndarray | None) -> np.ndarray:
     return stamp_budget() if left is None else left
 
 
-#: No frame (``_through``): stamps stay where the stroke put them.
-NO_XF = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
-
-
 @njit
 def _through(xs, ys, ds, m, xf):
     """Stamps [0, m) taken through a frame ``xf`` = [a, b, c, d, e, f, s] (x, y -> a x + c y + e, b x + d y + f;
     diameters times s), as p5.brush's ``circle`` takes each stamp through the canvas transform: a stroke walked and
     scattered in a shape's own coordinates lands on the canvas as p5.brush's does, its scatter turned (or mirrored)
     with it."""
-    if xf[0] == 1.0 and xf[1] == 0.0 and xf[2] == 0.0 and xf[3] == 1.0 and xf[4] == 0.0 and xf[5] == 0.0:
+    if moves_nothing(xf):
         return
     a, b, c, d, e, f, sc = xf[0], xf[1], xf[2], xf[3], xf[4], xf[5], xf[6]
     for k in range(m):
@@ -357,7 +353,7 @@ def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush
                                 float(b.spacing), jitter, float(steps_left), float(b.opacity),
                                 b.type in ("default", "spray"), walker.fgrid, walker.field_on, float(walker.wiggle),
                                 float(walker.res), float(walker.width), float(walker.height), rs.st, rs.pool, rs.npool,
-                                rs.pstate, *_stroke_args(b, weight), tip, _left(left), NO_XF if xf is None else xf)
+                                rs.pstate, *_stroke_args(b, weight), tip, _left(left), NO_FRAME if xf is None else xf)
     rs.pool = pool
     return int(steps)
 
@@ -370,7 +366,7 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
     the stamp budget ``left`` is overspent."""
     total = 0.0
     z = np.zeros(1)
-    framed = not (xf[0] == 1.0 and xf[1] == 0.0 and xf[2] == 0.0 and xf[3] == 1.0 and xf[4] == 0.0 and xf[5] == 0.0)
+    framed = not moves_nothing(xf)
     for k in range(lines.shape[0]):
         x1 = lines[k, 0]
         y1 = lines[k, 1]

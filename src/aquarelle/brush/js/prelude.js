@@ -353,12 +353,12 @@
   }
   // p5.brush lays a stroke's stamps in the sketch's units and draws them through the canvas transform: each stamp's
   // size times the length of the transformed x-axis (its snapshotMatrix's scale), its spacing and scatter scaled
-  // with the points. A program's coordinates are the canvas's, so a stroke drawn under a scale s is recorded between
-  // scaleBrushes(s) and scaleBrushes(1 / s), which scale those three (measured: a 2B line under scale(2) painted
-  // half the width here, a spray 0.041 of the canvas against p5.brush's 0.057). Shapes are wrapped only while they
-  // stroke or hatch (a fill takes nothing from the brushes); a rotation alone (s within 1e-9 of 1) adds nothing.
-  // Under a scale that differs by axis p5.brush's stamps grow with the x-axis and its steps with the stroke's
-  // direction, which one factor cannot say: left as it was (a line under scale(2, 0.5): 0.55 mean pixel
+  // with the points. Under a similarity a stroke is framed (below); one left on the canvas's coordinates under a
+  // scale s (a massing shape's outline) is recorded between scaleBrushes(s) and scaleBrushes(1 / s), which scale
+  // those three (measured before the frames: a 2B line under scale(2) painted half the width, a spray 0.041 of the
+  // canvas against p5.brush's 0.057). Shapes are wrapped only while they stroke or hatch (a fill takes nothing from
+  // the brushes). Under a scale that differs by axis p5.brush's stamps grow with the x-axis and its steps with the
+  // stroke's direction, which one factor cannot say: left as it was (a line under scale(2, 0.5): 0.55 mean pixel
   // difference from p5.brush as it was, 0.72 wrapped).
   function strokes(method) {
     switch (method) {
@@ -367,14 +367,13 @@
       default: return false;
     }
   }
-  // p5.brush builds a fill in the shape's own axes (its sizes, centre offset, texture holes and border widths) and
-  // draws it through the canvas transform, so under a rotation or a scale a filled rect, circle, polygon or
-  // beginShape/endShape is recorded in its own coordinates after a `frame` command holding the transform (a, b, c,
-  // d, e, f); every other call, and a shape under a translation alone, keeps the canvas's coordinates. Measured
-  // raw in Chromium against the program: a rect rotated 30 degrees painted 0.118 of the canvas where p5.brush paints
-  // 0.146, one under scale(1.5) 0.147 against 0.168. Only a proper similarity (one scale, no mirror or shear) is
-  // framed; the frame recorded last is `frameRec` (null: the canvas's), and a shape drawn without one after a framed
-  // one is preceded by the identity frame.
+  // p5.brush builds a shape or stroke in its own coordinates (a fill's sizes, centre offset, texture holes and border
+  // widths; a stroke's walk, field and scatter) and draws it through the canvas transform, so under a similarity (a
+  // rotation and one scale, mirrored or not, or a move alone) the calls in FRAMED, and a hatching hatchArray, are
+  // recorded in their own coordinates after a `frame` command holding the transform (a, b, c, d, e, f). Measured
+  // raw in Chromium against the program before: a rect rotated 30 degrees painted 0.118 of the canvas where
+  // p5.brush paints 0.146, one under scale(1.5) 0.147 against 0.168. The frame recorded last is `frameRec` (null:
+  // the canvas's), and a call drawn without one after a framed one is preceded by the identity frame.
   // p5.brush hatches a shape (and a hatchArray's polygons) in its own axes too, with the distance and angle hatch()
   // was given: hatch() is recorded as given, a hatching shape is framed as a filled one is, and a hatching shape
   // left on the canvas's coordinates (under a shear, a scale that differs by axis) is preceded by the hatch as the
