@@ -1008,6 +1008,28 @@ def test_a_fill_off_the_canvas_draws_as_p5_brush_so_the_next_shape_matches(rende
     assert np.abs(native.astype(int) - browser).mean() < 1.0
 
 
+@pytest.mark.parametrize("shape", [
+    ("rect", [-60, -60, 720, 720]),  # edges well past the canvas: no outline reaches in
+    ("rect", [0, 0, 600, 600]),  # edges on the canvas's edge: half of each outline is inside
+    ("circle", [300, 300, 520]),
+], ids=["past", "on-edge", "big-circle"])
+def test_a_bordered_fills_outline_at_the_canvas_edge_is_p5_brushs(renderer, shape):
+    """The fill's outlines (canvas stroke() of every layer polygon, width size / 25 x border) reach in from
+    polygon edges just past the canvas, and nowhere else. The native cover count ended at the canvas's edge:
+    a shape past it got a dark frame (outer 2 px 215 against p5.brush's 240) and one on it too little
+    (215.5 against 218.4, 240 with the count taken as level past the edge)."""
+    from aquarelle.render.native import render as native_render
+
+    program = Program.from_calls([("noStroke", []), ("fill", ["#3355cc", 120]), ("fillTexture", [0.0, 1.0]), shape],
+                                 seed=1025426155)
+    native = native_render(program).astype(float).mean(axis=2)
+    browser = renderer.render(program).astype(float).mean(axis=2)
+    for depth in (2, 10):
+        ring = np.ones(native.shape, bool)
+        ring[depth:-depth, depth:-depth] = False
+        assert abs(native[ring].mean() - browser[ring].mean()) < 2.5, depth
+
+
 def test_a_hatch_with_nothing_to_draw_its_lines_with_stops_the_sketch_in_both_renderers(renderer):
     """p5.brush draws a hatch's lines with ``line``, which throws without a stroke: ``noStroke(); hatch(10, 45)``
     then a shape is a sketch error in the browser (and in any exported sketch). Ours painted the fill, warned and

@@ -240,28 +240,32 @@ def test_scanline_fill_on_row_centres_and_horizontal_edges(xs, ys):
     assert np.array_equal(buf != 0, want)
 
 
-@pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0, 60.0])
+@pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0, 60.0, 130.0])
 def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     """The fill's in-place resolve of the cover count and its integer box sums against cumsum and an explicit k x k window
-    (the window sits h = k // 2 before the pixel's right/bottom edge, clipped to the region)."""
+    (the window sits h = k // 2 before the pixel's right/bottom edge; past the region the count is its edge
+    pixel's: numpy's edge padding). The count's buffers reach fill.MARGIN past the canvas on every side."""
     from aquarelle.render import fill
 
     rng = np.random.default_rng(int(lw * 10))
     h, w = 37, 45
+    m = fill.MARGIN
     sc = fill.make_scratch(h, w)
-    dcount = rng.integers(-3, 4, (h, w + 1)).astype(np.int32)
+    assert sc.dcount.shape == (h + 2 * m, w + 2 * m + 1) and sc.s.shape == sc.l.shape == (h + 2 * m, w + 2 * m)
+    dcount = rng.integers(-3, 4, sc.dcount.shape).astype(np.int32)
     sc.dcount[:] = dcount
-    x0, y0, x1, y1 = 3, 2, 41, 35
+    x0, y0, x1, y1 = 3, 2, 41 + 2 * m, 35 + 2 * m
     fill._resolve_box(sc, x0, y0, x1, y1, lw)
     cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
     assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
     k = max(1, int(round(lw)))
     hh = k // 2
     rh, rw = cnt.shape
+    ext = np.pad(cnt, k, mode="edge")  # ext[q + k, c + k] is cnt at (q, c) clamped into the region
     want = np.empty((rh, rw))
     for q in range(rh):
         for c in range(rw):
-            win = cnt[max(q + hh - k + 1, 0):min(q + hh, rh - 1) + 1, max(c + hh - k + 1, 0):min(c + hh, rw - 1) + 1]
+            win = ext[q + hh - k + 1 + k:q + hh + 1 + k, c + hh - k + 1 + k:c + hh + 1 + k]
             want[q, c] = win.sum() * (1.0 / (k * k))  # the sum times 1 / k^2, as the pass computes it
     assert np.array_equal(sc.s[y0:y1, x0:x1], want)
 
@@ -332,7 +336,9 @@ def test_fills_leave_their_scratch_clear():
     prog = Program.from_calls([
         ("background", ["#fbf7ee"]), ("fill", ["#e76f51", 180]), ("fillTexture", [0.8, 0.6]), ("fillBleed", [0.4]),
         ("circle", [300, 300, 120]), ("circle", [590, 10, 90]), ("fillTexture", [0.5, 0.0]), ("rect", [-40, 500, 700, 200]),
-        ("fillTexture", [0.0, 0.0]), ("circle", [120, 420, 60])])
+        ("fillTexture", [0.0, 0.0]), ("circle", [120, 420, 60]),
+        # spans in the cover count's margin only (past the canvas's edge): cleared too
+        ("fillTexture", [0.4, 0.8]), ("fillBleed", [0.0]), ("circle", [-25, 300, 10])])
     painter = _Painter(600, 600, (255, 255, 255), 0, Budget())
     st = PaintState()
     painted = 0
@@ -361,12 +367,13 @@ def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
     rng = np.random.default_rng(r)
     h, w = 80, 90
     sc = fill.make_scratch(h, w)
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
     for cx, cy, rad in ((20.0, 20.0, 6.0), (60.0, 50.0, 12.0), (30.0, 62.0, 3.0)):
         a = np.linspace(0, 2 * np.pi, 40, endpoint=False)
         rr_ = rad * (0.7 + 0.3 * rng.random(40))
         span_polygon(sc.d, sc.dcount, np.stack([cx + rr_ * np.cos(a), cy + rr_ * np.sin(a)]), 1, dirty, sc.lo, sc.hi)
-    cover = np.cumsum(sc.dcount[:, :w].astype(np.int64), axis=1) > 0
+    m = fill.MARGIN
+    cover = np.cumsum(sc.dcount[m:m + h].astype(np.int64), axis=1)[:, m:m + w] > 0
     x0, y0, x1, y1 = 5, 4, 85, 76  # a region that cuts nothing covered
     ox, oy = x0 - 3, y0 - 3
     rh = y1 - y0 + 6
@@ -400,7 +407,8 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     rng = np.random.default_rng(7 + bands)
     h, w = 70, 80
     sc = fill.make_scratch(h, w)
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    m = fill.MARGIN
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
     for i in range(14):  # main, scatter and darker layers (classes in bytes 0, 1 and 2 of the code)
         a = np.linspace(0, 2 * np.pi, 60, endpoint=False)
         rad = 18.0 * (0.6 + 0.4 * rng.random(60))
@@ -415,7 +423,7 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     x0, y0, x1, y1 = max(dirty[0] - 4, 0), max(dirty[1] - 4, 0), min(dirty[2] + 4, w), min(dirty[3] + 4, h)
     d_before = sc.d.copy()
     if bands:
-        fill._resolve_box(sc, x0, y0, x1, y1, lw)
+        fill._resolve_box(sc, x0 + m, y0 + m, x1 + m, y1 + m, lw)
     ox, oy = x0 - 3, y0 - 3
     rh, rw = y1 - y0 + 6, x1 - x0 + 6
     alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
@@ -436,8 +444,8 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
             code = int(codes[q, c - x0])
             dv = replay(2, replay(1, replay(0, 0, code & 255), (code >> 8) & 255), code >> 16)
             if bands and y0 < q < y1 - 1 and x0 < c < x1 - 1:
-                gx = 0.5 * (sc.s[q, c + 1] - sc.s[q, c - 1])
-                gy = 0.5 * (sc.s[q + 1, c] - sc.s[q - 1, c])
+                gx = 0.5 * (sc.s[q + m, c + m + 1] - sc.s[q + m, c + m - 1])
+                gy = 0.5 * (sc.s[q + m + 1, c + m] - sc.s[q + m - 1, c + m])
                 dv = replay(3, dv, int(lw * math.sqrt(gx * gx + gy * gy) + 0.5))
             k = int(holes[q, c])
             if k > 0 and dv > stall:

@@ -89,6 +89,18 @@ def test_watercolour_fill_paints_the_circle_in_its_colour():
     assert px[0] > px[1] + 15 and px[0] > px[2] + 10  # red, mixed toward the paper
 
 
+def test_a_bordered_fill_past_the_canvas_paints_no_frame_at_the_canvas_edge():
+    """Each layer polygon's outline (width size / 25 x border) is read from the cover count's gradient. The
+    count stopped at the canvas's edge, as if every polygon had an edge there, so a shape running past the
+    canvas got a dark outline along it that p5.brush does not paint (mean 215 against 240 in the outer 2 px)."""
+    img = render(prog(("noStroke", []), ("fill", ["#3355cc", 120]), ("fillTexture", [0.0, 1.0]),
+                      ("rect", [-60, -60, 720, 720]), width=600, height=600)).astype(float).mean(axis=2)
+    ring = np.ones(img.shape, bool)
+    ring[2:-2, 2:-2] = False
+    inner = img[20:-20, 20:-20].mean()
+    assert abs(img[ring].mean() - inner) < 3.0
+
+
 def test_fill_spectral_mix_turns_blue_over_yellow_greenish():
     img = render(prog(("noStroke", []), ("fill", ["#f2d600", 255]), ("rect", [20, 20, 160, 160]),
                       ("fill", ["#1f4fd6", 255]), ("rect", [60, 60, 80, 80])))

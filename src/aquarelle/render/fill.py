@@ -313,6 +313,14 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
     ``dcount`` is prefix-summed in place over the region into the cover count (exact in int32) on the way.
     (The per-class layer counts ``d`` stay row differences: the alpha pass sums them as it goes.)
 
+    The region is in the cover count's indices, which reach ``MARGIN`` px past the canvas (``span_polygon``):
+    the polygons go on past the canvas's edge, where p5.brush's mask has no edge. Cut at the canvas's edge,
+    the count made a false outline k / 2 px deep along it (a fill with a large border and a shape past the
+    canvas painted a dark frame: 215 against p5.brush's 240 in the outer 2 px). Past the region the count is
+    taken as its edge pixel's (the window is clamped, not cut): the zero it is where the region ends inside
+    the buffer (it reaches more than k / 2 px past every polygon), and level past the margin, where an
+    outline wider than 2 x MARGIN would need more.
+
     Each row's horizontal box sums are taken while the row just resolved is in cache. Box sums of integer
     counts are integers, so they are summed exactly in integers (``l`` holds the horizontal ones); only the
     mean is a double.
@@ -335,35 +343,39 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
             acc2 += accs
             cnt[uq, c] = accs
             pp[j] = acc2
-        # hs[q, x0 + j] = sum of the row's counts over [j + h - k + 1, j + h] within the region: a difference of
-        # two prefix sums, in three branch-free runs (window cut at the left, whole, cut at the right)
-        jl = min(max(k - h, 0), w)  # j < jl: the window starts left of the region
-        jr = max(min(w - h, w), jl)  # j >= jr: the window ends right of the region
-        for j in range(jl):
-            hs[uq, _u(x0 + j)] = pp[_u(min(j + h, w - 1))]
-        for j in range(jr - jl):
-            jj = jl + j
-            hs[uq, _u(x0 + jj)] = pp[_u(jj + h)] - pp[_u(jj + h - k)]
-        for j in range(w - jr):
-            jj = jr + j
-            hs[uq, _u(x0 + jj)] = pp[w - 1] - (pp[_u(jj + h - k)] if jj + h - k >= 0 else 0)
-    # the vertical pass row by row: one running sum per column, without striding through memory
+        first = cnt[uq, _u(x0)]
+        last = accs
+        # hs[q, x0 + j] = sum of the row's counts over [j + h - k + 1, j + h], clamped to the region: a difference
+        # of two prefix sums plus the edge pixel's count times the window's overhang, in three branch-free runs
+        # (window past the left edge, within, past the right edge; a window wider than the region is past both)
+        jl = min(max(k - 1 - h, 0), w)  # j < jl: the window starts left of the region
+        jr = max(min(w - h, w), 0)  # j >= jr: the window ends right of the region
+        for j in range(min(jl, jr)):
+            hs[uq, _u(x0 + j)] = pp[_u(j + h)] + (k - 1 - h - j) * first
+        for j in range(jr, jl):  # both
+            hs[uq, _u(x0 + j)] = pp[w - 1] + (k - 1 - h - j) * first + (j + h - w + 1) * last
+        for j in range(jl, jr):
+            hs[uq, _u(x0 + j)] = pp[_u(j + h)] - (pp[_u(j + h - k)] if j + h - k >= 0 else 0)
+        for j in range(max(jl, jr), w):
+            hs[uq, _u(x0 + j)] = pp[w - 1] - (pp[_u(j + h - k)] if j + h - k >= 0 else 0) + (j + h - w + 1) * last
+    # the vertical pass row by row: one running sum per column over rows [qo + h - k + 1, qo + h] (clamped to
+    # the region's), without striding through memory
     accv = np.zeros(w, np.int64)
+    for r in range(y0 + h - k + 1, y0 + h + 1):
+        ur = _u(min(max(r, y0), y1 - 1))
+        for j in range(w):
+            accv[j] += hs[ur, _u(x0 + j)]
     # the mean as the sum times 1 / k^2: a vector division was a quarter of this pass (moves 18 pixels of the
     # 66 parity paintings by one level, all in arch_city_mud: a band's width rounds the other way)
     ikk = 1.0 / (k * k)
-    for q in range(y0, y1 + h + 1):
-        if q < y1:
-            for j in range(w):
-                accv[j] += hs[_u(q), _u(x0 + j)]
-        ql = q - k
-        if ql >= y0:
-            for j in range(w):
-                accv[j] -= hs[_u(ql), _u(x0 + j)]
-        qo = q - h
-        if qo >= y0 and qo < y1:
-            for j in range(w):
-                s[_u(qo), _u(x0 + j)] = accv[j] * ikk
+    for qo in range(y0, y1):
+        uo = _u(qo)
+        for j in range(w):
+            s[uo, _u(x0 + j)] = accv[j] * ikk
+        ua = _u(min(qo + h + 1, y1 - 1))
+        ud = _u(min(max(qo + h - k + 1, y0), y1 - 1))
+        for j in range(w):
+            accv[j] += hs[ua, _u(x0 + j)] - hs[ud, _u(x0 + j)]
 
 
 @njit
@@ -454,17 +466,18 @@ def erosion_table(holes: float):
 
 
 @njit_vec
-def _band_row(s, q, c0, c1, x0, lw, nb):
+def _band_row(s, q, c0, c1, x0, lw, nb, m):
     """The border bands over columns [c0, c1) of row q (inner pixels of the region from x0) into ``nb[c - x0]``:
-    lw x |grad s| rounded (branch-free, so it vectorises)."""
-    uq = _u(q)
-    um = _u(q - 1)
-    up = _u(q + 1)
+    lw x |grad s| rounded (branch-free, so it vectorises). ``s`` has the cover count's margin m (canvas pixel
+    (q, c) at [q + m, c + m])."""
+    uq = _u(q + m)
+    um = _u(q + m - 1)
+    up = _u(q + m + 1)
     for j in range(c1 - c0):  # 2-D indices unsigned (``_jit.uidx``): plain vector loads, no gathers
-        c = c0 + j
+        c = c0 + j + m
         gx = 0.5 * (s[uq, _u(c + 1)] - s[uq, _u(c - 1)])
         gy = 0.5 * (s[up, _u(c)] - s[um, _u(c)])
-        nb[_u(c - x0)] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
+        nb[_u(c - m - x0)] = int(lw * math.sqrt(gx * gx + gy * gy) + 0.5)
 
 
 @njit_inline  # called per run of pixels with the table: inlined, so no reference counting per call
@@ -490,17 +503,26 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
     lc = sc.d
     s = sc.s
     e = sc.e
+    m = (s.shape[0] - lc.shape[0]) // 2
     tf = tab.reshape(-1)  # both tables flattened: see ``_replay``
     ef = etab.reshape(-1)  # etab[k, a] at k << 8 | a
-    nb = np.zeros(x1 - x0, np.int64)  # its first and last entries stay 0: the bands leave the region's rim out
+    nb = np.zeros(x1 - x0, np.int64)
+    # the bands leave the region's rim out (nb's first and last entries stay 0 there), but not where the rim is
+    # the canvas's edge: the box mean ``s`` reaches into the cover count's margin, so the gradient is read there
+    hh = lc.shape[0]
+    ww = lc.shape[1] - 1
+    qlo = y0 + 1 if y0 > 0 else 0
+    qhi = y1 - 1 if y1 < hh else hh
+    clo = x0 + 1 if x0 > 0 else 0
+    chi = x1 - 1 if x1 < ww else ww
     for q in range(y0, y1):
         ua = _u(q - oy)
         ca = ox + alo[ua]
         cb = ox + ahi[ua]
         if cb <= ca:
             continue
-        if bands and q > y0 and q < y1 - 1:
-            _band_row(s, q, max(ca, x0 + 1), min(cb, x1 - 1), x0, lw, nb)
+        if bands and q >= qlo and q < qhi:
+            _band_row(s, q, max(ca, clo), min(cb, chi), x0, lw, nb, m)
         elif bands:  # the region's first and last rows get no bands (nb holds the row before's)
             nb[:] = 0
         uq = _u(q)
@@ -554,7 +576,8 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 @njit
 def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, pig, lut,
            work, tab, etab, keep, stall, xf):
-    hh, ww = sc.l.shape
+    hh = sc.d.shape[0]
+    ww = sc.d.shape[1] - 1
     painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
     x0 = y0 = x1 = y1 = 0  # nothing painted: an empty region (the holes' numbers are drawn all the same)
     pad = max(1, int(round(lw))) // 2 + 2
@@ -572,8 +595,11 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         ex0, ey0, ey1 = _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1, xf)
     if painted:  # the passes below draw no random numbers
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
-        if bands:
-            _resolve_box(sc, x0, y0, x1, y1, lw)
+        if bands:  # over the spans' box in the margin's indices (it holds the region's, shifted by m)
+            gh, gw = sc.l.shape
+            # (one px more: the bands at the canvas's edge read the mean one px into the margin)
+            _resolve_box(sc, max(dirty[4] - pad - 1, 0), max(dirty[5] - pad - 1, 0), min(dirty[6] + pad + 1, gw),
+                         min(dirty[7] + pad + 1, gh), lw)
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
         # alpha reaches h + 1 px past the polygons with bands (see above), not past them without
@@ -583,15 +609,17 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, px0, py0, alo, ahi)
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
-        sc.dcount[y0:y1, x0:x1 + 1] = 0
         sc.lo[y0:y1] = 1 << 30
         sc.hi[y0:y1] = -(1 << 30)
+    if dirty[7] > dirty[5]:  # the cover count, margin included (spans there may miss the canvas)
+        sc.dcount[dirty[5]:dirty[7], dirty[4]:dirty[6] + 1] = 0
     if ey1 > ey0:
         sc.e[ey0:ey1, ex0:] = 0
-    dirty[0] = 1 << 30
-    dirty[1] = 1 << 30
-    dirty[2] = -(1 << 30)
-    dirty[3] = -(1 << 30)
+    for i in (0, 4):
+        dirty[i] = 1 << 30
+        dirty[i + 1] = 1 << 30
+        dirty[i + 2] = -(1 << 30)
+        dirty[i + 3] = -(1 << 30)
 
 
 @njit
@@ -671,7 +699,7 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
     size = max(sizex, sizey)
     darker = rr(st, 0.15, 0.7)
     s_main, s_tex, s_dark = svals[0], svals[1], svals[2]
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)  # canvas's, margin's (span_polygon)
     sd = sc.d
     sdc = sc.dcount
     slo = sc.lo
@@ -720,16 +748,24 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
 
 #: Canvas-sized buffers a render reuses for every fill: row differences (d: the per-class layer counts, summed
 #: by the alpha pass as it reads them; dcount: the cover count, resolved in place when the fill has bands; both
-#: int32; e: the texture's holes), the horizontal box sums of the cover count (l, int32), its box mean (s), and
+#: int32; e: the texture's holes), the horizontal box sums of the cover count (l, int32), its box mean (s) (the
+#: cover count's three reach ``MARGIN`` px past the canvas on every side: ``span_polygon``), and
 #: per row the first and last column a layer polygon covered since the last flush (lo, hi; 1 << 30 and
 #: -(1 << 30) when none: ``_alpha_rows``). A namedtuple, so compiled kernels cache on disk.
 Scratch = namedtuple("Scratch", "d dcount e l s lo hi")
 
 
+#: How far past the canvas's edge the cover count (dcount, and its box sums l and mean s) is kept: outlines of
+#: width up to 2 x MARGIN reaching in from polygon edges past the canvas are exact; wider ones read the count
+#: beyond as its value at the margin's edge (``_resolve_box``).
+MARGIN = 32
+
+
 def make_scratch(height: int, width: int) -> Scratch:
-    return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height, width + 1), np.int32),
-                   np.zeros((height, width + 1), np.int16), np.zeros((height, width), np.int32),
-                   np.zeros((height, width)), np.full(height, 1 << 30, np.int64), np.full(height, -(1 << 30), np.int64))
+    m = MARGIN
+    return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height + 2 * m, width + 2 * m + 1), np.int32),
+                   np.zeros((height, width + 1), np.int16), np.zeros((height + 2 * m, width + 2 * m), np.int32),
+                   np.zeros((height + 2 * m, width + 2 * m)), np.full(height, 1 << 30, np.int64), np.full(height, -(1 << 30), np.int64))
 
 
 class FillScratch:

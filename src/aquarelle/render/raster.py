@@ -17,12 +17,12 @@ from ._jit import uidx as _u
 
 
 @njit_vec  # the slope of a horizontal edge divides by zero (numpy's model: inf, unused), not an error check per edge
-def _row_crossings(xy, ox, oy, h):
+def _row_crossings(xy, ox, oy, m, h):
     """Edge crossings of a closed polygon (``xy``: a row of x and a row of y; fills pass their (4, n) polygon
     whole), bucketed by pixel row and sorted by x within each row.
 
-    Rows r0..r1 (within [0, h)) hold crossings; row r's crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]``
-    with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
+    Rows r0..r1 (within [-m, h + m): m is a margin, 0 but for the fills' cover count) hold crossings; row r's
+    crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]`` with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
     Each vertex's first row at or below it is taken once (an edge crosses the row centres from one end's row
     to the other's). The crossings are listed in edge order in one pass that does not branch on whether an
     edge crosses a row (a fill's edges are about a row tall, so that branch went either way at random; only
@@ -35,8 +35,8 @@ def _row_crossings(xy, ox, oy, h):
     for k in range(n):
         cy[k] = int(math.ceil(xy[1, k] - oy - 0.5))
     cy[n] = cy[0]
-    rmin = max(cy.min(), 0)
-    rmax = min(cy.max() - 1, h - 1)
+    rmin = max(cy.min(), -m)
+    rmax = min(cy.max() - 1, h + m - 1)
     if rmax < rmin:
         return 0, -1, np.zeros(1, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
     nr = rmax - rmin + 1
@@ -110,13 +110,14 @@ def _row_crossings(xy, ox, oy, h):
 
 
 @njit
-def _row_spans(xy, ox, oy, h, w):
+def _row_spans(xy, ox, oy, m, h, w):
     """The polygon's inside (nonzero winding, like canvas ``fill()``) as pixel spans, row by row.
 
     Returns (r0, r1, k, rows, c0s, c1s): span j covers columns c0s[j]..c1s[j] of row rows[j] (clipped to
-    [0, w)), rows ascending; r0..r1 are the rows holding edge crossings. Shared by the scanline kernels.
+    [-m, w + m) x [-m, h + m): ``m`` a margin past the buffer, see ``span_polygon``), rows ascending; r0..r1 are
+    the rows holding edge crossings. Shared by the scanline kernels.
     """
-    r0, r1, counts, cx, cw = _row_crossings(xy, ox, oy, h)
+    r0, r1, counts, cx, cw = _row_crossings(xy, ox, oy, m, h)
     nmax = cx.shape[0] // 2  # a span closes at least two crossings
     rows = np.empty(nmax, np.int64)
     c0s = np.empty(nmax, np.int64)
@@ -135,8 +136,8 @@ def _row_spans(xy, ox, oy, h, w):
             if prev == 0 and wind != 0:
                 start = cx[_u(i)]
             elif prev != 0 and wind == 0:
-                c0 = max(int(math.ceil(start - 0.5)), 0)
-                c1 = min(int(math.ceil(cx[_u(i)] - 0.5)) - 1, w - 1)
+                c0 = max(int(math.ceil(start - 0.5)), -m)
+                c1 = min(int(math.ceil(cx[_u(i)] - 0.5)) - 1, w + m - 1)
                 if c1 >= c0:
                     rows[_u(k)] = r + r0
                     c0s[_u(k)] = c0
@@ -158,7 +159,7 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
     xy = np.empty((2, xs.shape[0]))
     xy[0] = xs
     xy[1] = ys
-    r0, r1, k, rows, c0s, c1s = _row_spans(xy, ox, oy, h, w)
+    r0, r1, k, rows, c0s, c1s = _row_spans(xy, ox, oy, 0, h, w)
     if k == 0:
         return
     cmin = w
@@ -417,36 +418,59 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
     """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
 
     A prefix sum along each row later turns ``dbuf`` into the sum of ``val`` over the polygons covering each
-    pixel and ``dcount`` into how many cover it; cost is per row crossed, not per pixel covered. Buffers are
-    (h, w + 1), integer or float. ``lo`` and ``hi`` (one per row) grow to each row's first and last covered
-    column, so the passes over the pixels can skip what no polygon reached (a thin or round shape leaves much
-    of its bounding box empty).
+    pixel and ``dcount`` into how many cover it; cost is per row crossed, not per pixel covered. ``dbuf`` is
+    (h, w + 1), integer or float; ``dcount`` reaches a margin m past it on every side ((h + 2m, w + 2m + 1),
+    pixel (r, c) at [r + m, c + m]): the fills' outlines are read from the cover count's gradient, and a
+    polygon's edge just past the canvas's edge still has its outline inside it (p5.brush's stroke reaches in
+    from there). ``lo`` and ``hi`` (one per canvas row) grow to each row's first and last covered column, so
+    the passes over the pixels can skip what no polygon reached (a thin or round shape leaves much of its
+    bounding box empty). ``dirty`` is the canvas's box of the spans (x0, y0, x1, y1), then the margin's
+    (the same in ``dcount``'s indices).
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
+    m = (dcount.shape[0] - h) // 2
     if xy.shape[1] < 3:
         return
-    _, _, k, rows, c0s, c1s = _row_spans(xy, 0.0, 0.0, h, w)
+    _, _, k, rows, c0s, c1s = _row_spans(xy, 0.0, 0.0, m, h, w)
     if k == 0:
         return
     cmin = w
     cmax = -1
+    rmin = h
+    rmax = -1
+    gmin = w + 2 * m
+    gmax = -1
     for j in range(k):
-        row = _u(rows[j])
+        row = rows[j]
         c0 = c0s[j]
         c1 = c1s[j]
-        dbuf[row, _u(c0)] += val
-        dbuf[row, _u(c1 + 1)] -= val
-        dcount[row, _u(c0)] += 1
-        dcount[row, _u(c1 + 1)] -= 1
-        lo[row] = min(lo[row], c0)
-        hi[row] = max(hi[row], c1)
+        dcount[_u(row + m), _u(c0 + m)] += 1
+        dcount[_u(row + m), _u(c1 + 1 + m)] -= 1
+        gmin = min(gmin, c0 + m)
+        gmax = max(gmax, c1 + m)
+        c0 = max(c0, 0)
+        c1 = min(c1, w - 1)
+        if row < 0 or row >= h or c1 < c0:
+            continue
+        ur = _u(row)
+        dbuf[ur, _u(c0)] += val
+        dbuf[ur, _u(c1 + 1)] -= val
+        lo[ur] = min(lo[ur], c0)
+        hi[ur] = max(hi[ur], c1)
         cmin = min(cmin, c0)
         cmax = max(cmax, c1)
-    dirty[0] = min(dirty[0], cmin)
-    dirty[1] = min(dirty[1], rows[0])
-    dirty[2] = max(dirty[2], cmax + 1)
-    dirty[3] = max(dirty[3], rows[k - 1] + 1)
+        rmin = min(rmin, row)
+        rmax = row
+    if rmax >= 0:
+        dirty[0] = min(dirty[0], cmin)
+        dirty[1] = min(dirty[1], rmin)
+        dirty[2] = max(dirty[2], cmax + 1)
+        dirty[3] = max(dirty[3], rmax + 1)
+    dirty[4] = min(dirty[4], gmin)
+    dirty[5] = min(dirty[5], rows[0] + m)
+    dirty[6] = max(dirty[6], gmax + 1)
+    dirty[7] = max(dirty[7], rows[k - 1] + m + 1)
 
 
 @njit_inline
