@@ -357,6 +357,38 @@ def test_fills_leave_their_scratch_clear():
     assert (painter.mix.finish() != np.array([251, 247, 238], np.uint8)).any(axis=-1).mean() > 0.2
 
 
+def test_span_polygon_counts_winding_magnitudes_for_the_outlines_and_cover_for_the_layers():
+    """A pentagram, half past the canvas: the layer rows hold its nonzero-winding cover (as canvas fill()), the
+    outlines' count the magnitude of its winding number at every pixel centre (2 in the middle pentagon, whose
+    edges canvas stroke() draws too), also in the margin past the canvas, and both dirty boxes bound them."""
+    from aquarelle.render import fill
+    from aquarelle.render.raster import span_polygon
+
+    h, w = 60, 70
+    m = fill.MARGIN
+    sc = fill.make_scratch(h, w)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
+    a = np.radians(-90 + 144 * np.arange(5))
+    xy = np.stack([8.3 + 36.0 * np.cos(a), 30.2 + 36.0 * np.sin(a)])
+    span_polygon(sc.d, sc.dcount, xy, 3, dirty, sc.lo, sc.hi)
+    ys, xs = np.mgrid[-m:h + m, -m:w + m] + 0.5
+    wind = np.zeros(ys.shape, np.int64)  # the winding number at each pixel centre, edge by edge
+    for i in range(5):
+        (x0, y0), (x1, y1) = xy[:, i], xy[:, (i + 1) % 5]
+        cross = (y0 <= ys) != (y1 <= ys)
+        xc = x0 + (ys - y0) * (x1 - x0) / (y1 - y0)
+        wind += np.where(cross & (xs < xc), np.where(y1 > y0, 1, -1), 0)
+    count = np.cumsum(sc.dcount.astype(np.int64), axis=1)[:, :w + 2 * m]
+    assert np.array_equal(count, np.abs(wind)) and count.max() == 2
+    cover = np.cumsum(sc.d.astype(np.int64), axis=1)[:, :w]
+    assert np.array_equal(cover, 3 * (wind[m:m + h, m:m + w] != 0))
+    r, c = np.nonzero(cover)
+    assert (dirty[0], dirty[1], dirty[2], dirty[3]) == (c.min(), r.min(), c.max() + 1, r.max() + 1)
+    r, c = np.nonzero(count)
+    assert (dirty[4], dirty[5], dirty[6], dirty[7]) == (c.min(), r.min(), c.max() + 1, r.max() + 1)
+    assert c.min() < m  # the star reaches into the margin
+
+
 @pytest.mark.parametrize("r", [0, 1, 4])
 def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
     """The alpha, rim and blend passes visit only each row's [alo, ahi): every pixel within r (rows and columns)

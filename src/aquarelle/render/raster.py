@@ -418,59 +418,81 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
     """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
 
     A prefix sum along each row later turns ``dbuf`` into the sum of ``val`` over the polygons covering each
-    pixel and ``dcount`` into how many cover it; cost is per row crossed, not per pixel covered. ``dbuf`` is
-    (h, w + 1), integer or float; ``dcount`` reaches a margin m past it on every side ((h + 2m, w + 2m + 1),
-    pixel (r, c) at [r + m, c + m]): the fills' outlines are read from the cover count's gradient, and a
-    polygon's edge just past the canvas's edge still has its outline inside it (p5.brush's stroke reaches in
-    from there). ``lo`` and ``hi`` (one per canvas row) grow to each row's first and last covered column, so
-    the passes over the pixels can skip what no polygon reached (a thin or round shape leaves much of its
-    bounding box empty). ``dirty`` is the canvas's box of the spans (x0, y0, x1, y1), then the margin's
-    (the same in ``dcount``'s indices).
+    pixel (nonzero winding, as canvas ``fill()``), and ``dcount`` into the sum of their winding numbers'
+    magnitudes; cost is per row crossed, not per pixel covered. ``dcount`` is what the fills' outlines are
+    read from (canvas ``stroke()`` strokes every edge of the path, also one inside the filled area where a
+    polygon crosses itself): every edge is a unit step in it, where the cover (0 or 1) steps only at the
+    filled area's rim. For a polygon that does not cross itself the two are the same. ``dbuf`` is (h, w + 1),
+    integer or float; ``dcount`` reaches a margin m past it on every side ((h + 2m, w + 2m + 1), pixel (r, c)
+    at [r + m, c + m]): a polygon's edge just past the canvas's edge still has its outline inside it (p5.brush's
+    stroke reaches in from there). ``lo`` and ``hi`` (one per canvas row) grow to each row's first and last
+    covered column, so the passes over the pixels can skip what no polygon reached (a thin or round shape
+    leaves much of its bounding box empty). ``dirty`` is the canvas's box of the spans (x0, y0, x1, y1), then
+    the margin's (the same in ``dcount``'s indices).
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
     m = (dcount.shape[0] - h) // 2
     if xy.shape[1] < 3:
         return
-    _, _, k, rows, c0s, c1s = _row_spans(xy, 0.0, 0.0, m, h, w)
-    if k == 0:
-        return
+    r0, r1, counts, cx, cw = _row_crossings(xy, 0.0, 0.0, m, h)
     cmin = w
     cmax = -1
     rmin = h
     rmax = -1
     gmin = w + 2 * m
     gmax = -1
-    for j in range(k):
-        row = rows[j]
-        c0 = c0s[j]
-        c1 = c1s[j]
-        dcount[_u(row + m), _u(c0 + m)] += 1
-        dcount[_u(row + m), _u(c1 + 1 + m)] -= 1
-        gmin = min(gmin, c0 + m)
-        gmax = max(gmax, c1 + m)
-        c0 = max(c0, 0)
-        c1 = min(c1, w - 1)
-        if row < 0 or row >= h or c1 < c0:
+    grmin = h + 2 * m
+    grmax = -1
+    for r in range(r1 - r0 + 1):
+        s = counts[r]
+        e = counts[r + 1]
+        if e - s < 2:
             continue
-        ur = _u(row)
-        dbuf[ur, _u(c0)] += val
-        dbuf[ur, _u(c1 + 1)] -= val
-        lo[ur] = min(lo[ur], c0)
-        hi[ur] = max(hi[ur], c1)
-        cmin = min(cmin, c0)
-        cmax = max(cmax, c1)
-        rmin = min(rmin, row)
-        rmax = row
+        row = r + r0
+        ug = _u(row + m)
+        canvas_row = row >= 0 and row < h
+        wind = 0
+        start = 0.0
+        for i in range(s, e - 1):
+            prev = wind
+            wind += cw[_u(i)]
+            if prev == 0 and wind != 0:
+                start = cx[_u(i)]
+            if wind != 0:  # the interval to the next crossing, at its winding's magnitude
+                c0 = max(int(math.ceil(cx[_u(i)] - 0.5)), -m)
+                c1 = min(int(math.ceil(cx[_u(i + 1)] - 0.5)) - 1, w + m - 1)
+                if c1 >= c0:
+                    aw = abs(wind)
+                    dcount[ug, _u(c0 + m)] += aw
+                    dcount[ug, _u(c1 + 1 + m)] -= aw
+                    gmin = min(gmin, c0 + m)
+                    gmax = max(gmax, c1 + m)
+                    grmin = min(grmin, row + m)
+                    grmax = row + m
+                if wind + cw[_u(i + 1)] == 0 and canvas_row:  # the filled span closes at the next crossing
+                    c0 = max(int(math.ceil(start - 0.5)), 0)
+                    c1 = min(int(math.ceil(cx[_u(i + 1)] - 0.5)) - 1, w - 1)
+                    if c1 >= c0:
+                        ur = _u(row)
+                        dbuf[ur, _u(c0)] += val
+                        dbuf[ur, _u(c1 + 1)] -= val
+                        lo[ur] = min(lo[ur], c0)
+                        hi[ur] = max(hi[ur], c1)
+                        cmin = min(cmin, c0)
+                        cmax = max(cmax, c1)
+                        rmin = min(rmin, row)
+                        rmax = row
     if rmax >= 0:
         dirty[0] = min(dirty[0], cmin)
         dirty[1] = min(dirty[1], rmin)
         dirty[2] = max(dirty[2], cmax + 1)
         dirty[3] = max(dirty[3], rmax + 1)
-    dirty[4] = min(dirty[4], gmin)
-    dirty[5] = min(dirty[5], rows[0] + m)
-    dirty[6] = max(dirty[6], gmax + 1)
-    dirty[7] = max(dirty[7], rows[k - 1] + m + 1)
+    if grmax >= 0:
+        dirty[4] = min(dirty[4], gmin)
+        dirty[5] = min(dirty[5], grmin)
+        dirty[6] = max(dirty[6], gmax + 1)
+        dirty[7] = max(dirty[7], grmax + 1)
 
 
 @njit_inline
