@@ -370,6 +370,26 @@ def test_round_trip_of_a_published_style_sketch(tmp_path):
     assert [c.to_json() for c in second.program.recorded().commands] == [c.to_json() for c in first.program.recorded().commands]
 
 
+def test_the_sandbox_frames_the_calls_the_export_draws_through_the_frame():
+    """The prelude (JavaScript) and the export (Python) must agree on which calls a frame holds: a call the sandbox
+    records in its own coordinates that the export drew on the canvas would paint elsewhere in p5.brush."""
+    from pathlib import Path
+
+    import aquarelle.brush
+    from aquarelle.brush.commands import FRAMED_CALLS, SPECS
+
+    prelude = (Path(aquarelle.brush.__file__).parent / "js" / "prelude.js").read_text(encoding="utf-8")
+    body = re.search(r"const FRAMED = \{([^}]*)\}", prelude).group(1)
+    framed = set(re.findall(r"(\w+): 1", body))
+    assert framed and framed | {"hatchArray"} == FRAMED_CALLS  # hatchArray is framed only when it hatches
+    assert FRAMED_CALLS <= set(SPECS)
+    prog = Program.from_calls([("frame", [0, 1, -1, 0, 300, 0]), ("fill", ["#336699", 150]), ("rect", [0, 0, 50, 40]),
+                               ("circle", [10, 10, 5]), ("polygon", [[[0, 0], [30, 0], [0, 30]]]),
+                               ("line", [0, 0, 40, 40]), ("arc", [0, 0, 20, 0, 90])])
+    sketch = to_sketch(prog)
+    assert sketch.count("applyMatrix(0, 1, -1, 0, 300, 0);") == 5
+
+
 def test_round_trip_of_shapes_drawn_in_their_own_frame():
     """A filled shape under rotate/scale is recorded in its own coordinates after a ``frame``; the export draws it
     through that transform (push, applyMatrix, the call, pop), and the sandbox makes the same program of it again,

@@ -551,6 +551,12 @@ _spec("background", "canvas", "draw", P("color", "color"), doc="Paint the whole 
 #: The frame that is the canvas's own (no turn, scale or move).
 IDENTITY_FRAME = (1, 0, 0, 1, 0, 0)
 
+#: The calls a program may hold in a shape's own coordinates after a ``frame`` (the sandbox's prelude records
+#: them so, its ``FRAMED`` plus a hatching ``hatchArray``; the export draws them through p5's matrix): a
+#: beginShape's vertices up to its endShape, and a beginStroke's moves up to its endStroke, with them.
+FRAMED_CALLS = frozenset({"rect", "circle", "polygon", "beginShape", "spline", "line", "flowLine", "arc",
+                          "beginStroke", "hatchArray"})
+
 #: The least and greatest scale a frame may have: twice the range the sandbox frames a shape in (1e-4 to 1e4),
 #: so a scale at its edge, computed there in JavaScript, is never refused here by a last bit.
 FRAME_SCALE = (5e-5, 2e4)

@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .commands import IDENTITY_FRAME, REQUIRED, SPECS, Command
+from .commands import FRAMED_CALLS, IDENTITY_FRAME, REQUIRED, SPECS, Command
 from .program import Program
 
 __all__ = ["to_sketch", "to_html", "js_value", "P5_VERSION", "BRUSH_VERSION"]
@@ -179,7 +179,7 @@ class _Writer:
                 self.body.append(self.CANVAS)
                 self.framed_shape = False
             return
-        elif m in ("rect", "circle", "polygon", "hatchArray", "spline", "line", "flowLine", "arc") and self.frame is not None:
+        elif m in FRAMED_CALLS and self.frame is not None:  # one call (beginShape and beginStroke are above)
             self.body.append(self.frame)
             self._call(cmd)
             self.body.append(self.CANVAS)
