@@ -1048,6 +1048,22 @@ def test_a_self_crossing_fill_has_p5_brushs_outlines_inside_it(renderer):
     assert abs(native[middle].mean() - browser[middle].mean()) < 3.5
 
 
+def test_a_self_crossing_shape_with_very_wide_outlines_is_as_dark_as_in_p5_brush(renderer):
+    """A policy's shape through seven crossing vertices: its signed area nearly vanishes, so its centroid, hence its
+    size, lies thousands of px away, and every layer polygon's outline is 187 px wide. Counted per edge with its
+    sense, the edges cancelled and most bands were lost: mean colour (166, 193, 253) natively against p5.brush's
+    (128, 164, 250), distance 47.5; `bench/parity_fuzz.py`'s fills-001, its one program unlike p5.brush."""
+    from aquarelle.render.native import render as native_render
+
+    vertices = [[-87, -121], [626, 162], [664, 653], [-121, -32], [156, 792], [618, 266], [266, 263]]
+    program = Program.from_calls(
+        [("noStroke", []), ("fill", ["#1523d7", 160]), ("fillBleed", [0.5, "out"]), ("fillTexture", [0.2, 1.0]),
+         ("beginShape", [0.6]), *[("vertex", v) for v in vertices], ("endShape", [True])], seed=1025426155)
+    native = native_render(program).reshape(-1, 3).astype(float).mean(axis=0)
+    browser = renderer.render(program).reshape(-1, 3).astype(float).mean(axis=0)
+    assert np.linalg.norm(native - browser) < 8.0
+
+
 def test_a_hatch_with_nothing_to_draw_its_lines_with_stops_the_sketch_in_both_renderers(renderer):
     """p5.brush draws a hatch's lines with ``line``, which throws without a stroke: ``noStroke(); hatch(10, 45)``
     then a shape is a sketch error in the browser (and in any exported sketch). Ours painted the fill, warned and

@@ -270,6 +270,38 @@ def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     assert np.array_equal(sc.s[y0:y1, x0:x1], want)
 
 
+@pytest.mark.parametrize("lw", [24.0, 40.0, 130.0])
+def test_wide_outlines_read_the_box_mean_of_the_edge_density(lw):
+    """For outlines of width >= WIDE_K the fill reads the k x k box mean of |grad C| (central differences, the
+    region's edge pixels repeated past it) instead of the gradient of C's box mean: against numpy."""
+    from aquarelle.render import fill
+
+    assert lw >= fill.WIDE_K
+    rng = np.random.default_rng(int(lw))
+    h, w = 37, 45
+    m = fill.MARGIN
+    sc = fill.make_scratch(h, w)
+    dcount = rng.integers(-3, 4, sc.dcount.shape).astype(np.int32)
+    sc.dcount[:] = dcount
+    x0, y0, x1, y1 = 5, 3, 40 + 2 * m, 33 + 2 * m
+    fill._resolve_wide(sc, x0, y0, x1, y1, lw)
+    cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
+    assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
+    e = np.pad(cnt, 1, mode="edge").astype(float)
+    gx = 0.5 * (e[1:-1, 2:] - e[1:-1, :-2])
+    gy = 0.5 * (e[2:, 1:-1] - e[:-2, 1:-1])
+    dens = np.sqrt(gx * gx + gy * gy)
+    k = int(round(lw))
+    hh = k // 2
+    ext = np.pad(dens, k, mode="edge")
+    rh, rw = dens.shape
+    want = np.empty((rh, rw))
+    for q in range(rh):
+        for c in range(rw):
+            want[q, c] = ext[q + hh + 1:q + hh + k + 1, c + hh + 1:c + hh + k + 1].sum() / (k * k)
+    assert np.allclose(sc.s[y0:y1, x0:x1], want, rtol=1e-9, atol=1e-12)
+
+
 def test_background_fill_and_fill_tables_cache():
     canvas = np.zeros((5, 7, 3), np.uint8)
     paint_background(canvas, (251, 247, 238))
@@ -460,7 +492,7 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     rh, rw = y1 - y0 + 6, x1 - x0 + 6
     alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
     a8 = np.zeros((rh, rw), np.int32)
-    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, keep, stall, a8, ox, oy, alo, ahi)
+    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, keep, stall, a8, ox, oy, alo, ahi, 0)
     assert np.array_equal(sc.d, d_before)  # the layer counts are read, not resolved in place
 
     def replay(k, dv, m):

@@ -378,6 +378,67 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
             accv[j] += hs[ua, _u(x0 + j)] - hs[ud, _u(x0 + j)]
 
 
+#: Outlines at least this wide (k = round(lw) px) are counted per polygon near, not per edge (``_resolve_wide``).
+WIDE_K = 24
+
+
+@njit
+def _resolve_wide(sc, x0, y0, x1, y1, lw):
+    """For outlines of width k >= WIDE_K: the k x k box mean of the edge density |grad C| of the outlines' count
+    into ``s`` (``_band_row`` then takes lw x that, at most the segment's polygon count, as the bands).
+
+    p5.brush strokes each layer polygon once: a pixel within half a width of any of its edges gets one band from
+    it. The gradient of the count's box mean (``_resolve_box``) counts edges with their sense, so where a polygon's
+    edges of opposite sense lie closer than the width they cancel: a self-crossing shape whose centroid, so its
+    size, lies far off (outlines 115-187 px wide) kept few of its bands. The edge density does not cancel; it
+    counts a pixel near two edges of a polygon twice, so the bands are capped at the number of polygons. Only
+    this wide: at ordinary widths the density counts a jagged edge's extra length as more bands.
+    ``dcount`` is prefix-summed in place over the region (as ``_resolve_box`` does), and past the region the
+    count is taken as its edge pixel's."""
+    cnt = sc.dcount
+    s = sc.s
+    k = max(1, int(round(lw)))
+    h = k // 2
+    w = x1 - x0
+    for q in range(y0, y1):
+        acc = 0
+        for j in range(w):
+            acc += cnt[_u(q), _u(x0 + j)]
+            cnt[_u(q), _u(x0 + j)] = acc
+    hs = np.empty((y1 - y0, w))  # the edge density's horizontal box sums
+    pp = np.empty(w + 1)
+    for q in range(y0, y1):
+        qm = max(q - 1, y0)
+        qp = min(q + 1, y1 - 1)
+        pp[0] = 0.0
+        for j in range(w):
+            c = x0 + j
+            gx = 0.5 * (cnt[_u(q), _u(min(c + 1, x1 - 1))] - cnt[_u(q), _u(max(c - 1, x0))])
+            gy = 0.5 * (cnt[_u(qp), _u(c)] - cnt[_u(qm), _u(c)])
+            pp[j + 1] = pp[j] + math.sqrt(gx * gx + gy * gy)
+        first = pp[1]
+        last = pp[w] - pp[w - 1]
+        for j in range(w):  # the window [j + h - k + 1, j + h]; its pixels past the region read the edge pixel's
+            a = j + h - k + 1
+            b = j + h
+            hs[q - y0, j] = (pp[min(b, w - 1) + 1] - pp[max(a, 0)] + max(-a, 0) * first
+                             + max(b - (w - 1), 0) * last)
+    # the vertical pass: one running sum per column over rows [q + h - k + 1, q + h], clamped to the region's
+    accv = np.zeros(w)
+    for r in range(y0 + h - k + 1, y0 + h + 1):
+        ur = min(max(r, y0), y1 - 1) - y0
+        for j in range(w):
+            accv[j] += hs[ur, j]
+    ikk = 1.0 / (k * k)
+    for q in range(y0, y1):
+        for j in range(w):
+            s[_u(q), _u(x0 + j)] = accv[j] * ikk
+        ua = min(q + h + 1, y1 - 1) - y0
+        ud = min(max(q + h - k + 1, y0), y1 - 1) - y0
+        for j in range(w):
+            accv[j] += hs[ua, j] - hs[ud, j]
+
+
 @njit
 def _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1, xf):
     """The texture's destination-out holes as hard discs in the row-difference array ``e``, clipped to the
@@ -466,10 +527,14 @@ def erosion_table(holes: float):
 
 
 @njit_vec
-def _band_row(s, q, c0, c1, x0, lw, nb, m):
+def _band_row(s, q, c0, c1, x0, lw, nb, m, cap):
     """The border bands over columns [c0, c1) of row q (inner pixels of the region from x0) into ``nb[c - x0]``:
-    lw x |grad s| rounded (branch-free, so it vectorises). ``s`` has the cover count's margin m (canvas pixel
-    (q, c) at [q + m, c + m])."""
+    lw x |grad s| rounded (branch-free, so it vectorises), or for wide outlines (``cap`` > 0, ``_resolve_wide``)
+    lw x s rounded, at most ``cap``. ``s`` has the cover count's margin m (canvas pixel (q, c) at [q + m, c + m])."""
+    if cap > 0:
+        for j in range(c1 - c0):
+            nb[_u(c0 + j - x0)] = min(cap, int(lw * s[_u(q + m), _u(c0 + j + m)] + 0.5))
+        return
     uq = _u(q + m)
     um = _u(q + m - 1)
     up = _u(q + m + 1)
@@ -492,7 +557,7 @@ def _replay(tf, i, d, m):
 
 
 @njit
-def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, ox, oy, alo, ahi):
+def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, ox, oy, alo, ahi, cap):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
     alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing.
@@ -522,7 +587,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, sta
         if cb <= ca:
             continue
         if bands and q >= qlo and q < qhi:
-            _band_row(s, q, max(ca, clo), min(cb, chi), x0, lw, nb, m)
+            _band_row(s, q, max(ca, clo), min(cb, chi), x0, lw, nb, m, cap)
         elif bands:  # the region's first and last rows get no bands (nb holds the row before's)
             nb[:] = 0
         uq = _u(q)
@@ -575,7 +640,7 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 
 @njit
 def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, pig, lut,
-           work, tab, etab, keep, stall, xf):
+           work, tab, etab, keep, stall, xf, npoly):
     hh = sc.d.shape[0]
     ww = sc.d.shape[1] - 1
     painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
@@ -595,18 +660,24 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         ex0, ey0, ey1 = _erase_discs(sc, holes, sizex, sizey, midx, midy, st, x0, y0, x1, y1, xf)
     if painted:  # the passes below draw no random numbers
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
+        wide = int(round(lw)) >= WIDE_K
         if bands:  # over the spans' box in the margin's indices (it holds the region's, shifted by m)
             gh, gw = sc.l.shape
             # (one px more: the bands at the canvas's edge read the mean one px into the margin)
-            _resolve_box(sc, max(dirty[4] - pad - 1, 0), max(dirty[5] - pad - 1, 0), min(dirty[6] + pad + 1, gw),
-                         min(dirty[7] + pad + 1, gh), lw)
+            bx0, by0 = max(dirty[4] - pad - 1, 0), max(dirty[5] - pad - 1, 0)
+            bx1, by1 = min(dirty[6] + pad + 1, gw), min(dirty[7] + pad + 1, gh)
+            if wide:
+                _resolve_wide(sc, bx0, by0, bx1, by1, lw)
+            else:
+                _resolve_box(sc, bx0, by0, bx1, by1, lw)
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
         # alpha reaches h + 1 px past the polygons with bands (see above), not past them without
         alo, ahi = _alpha_rows(sc, x0, y0, x1, y1, pad - 1 if bands else 0, px0, py0, rh)
         a8 = work.a8
         a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
-        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, px0, py0, alo, ahi)
+        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, keep, stall, a8, px0, py0, alo, ahi,
+                  npoly if bands and wide else 0)
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
         sc.lo[y0:y1] = 1 << 30
@@ -715,6 +786,7 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
     q3 = pp
     lw_sum = 0.0
     lw_n = 0
+    npoly = 0
     for layer in range(20):
         lw = size / 25.0 + (size / 30.0 - size / 25.0) * min(layer / 24.0, 1.0)
         lw_sum += lw * border
@@ -725,6 +797,8 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
             q1 = _grow(pp, 1.0 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
             q2 = _grow(pp, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
             q3 = _grow(pp, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
+        # the polygons this segment strokes (those it draws: ``_layer`` skips a class of alpha 0)
+        npoly += (3 if s_main > 0 else 0) + (1 if scatter and s_tex > 0 else 0) + (1 if layer % 2 == 0 and s_dark > 0 else 0)
         for w in range(3):
             g = _grow(q1 if w == 0 else (q2 if w == 1 else q3), 999.0, st, bleed, outdeg, cap, pools, False)
             g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, False)
@@ -741,9 +815,10 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n * xf[6], border, holes, sizex, sizey, midx, midy, st, pig, lut,
-                   work, tab, etab, keep, stall, xf)
+                   work, tab, etab, keep, stall, xf, npoly)
             lw_sum = 0.0
             lw_n = 0
+            npoly = 0
 
 
 #: Canvas-sized buffers a render reuses for every fill: row differences (d: the per-class layer counts, summed
