@@ -240,6 +240,26 @@ def test_scanline_fill_on_row_centres_and_horizontal_edges(xs, ys):
     assert np.array_equal(buf != 0, want)
 
 
+def _resolved_random_count(resolve, lw, seed, box):
+    """A random outline count (row differences) through ``resolve`` over a region of the margin's indices (box: its
+    corners, the far one shifted by twice the margin); returns the scratch, the region and the count as numpy's
+    cumsum makes it, checked against what ``resolve`` left in place."""
+    from aquarelle.render import fill
+
+    rng = np.random.default_rng(seed)
+    h, w = 37, 45
+    m = fill.MARGIN
+    sc = fill.make_scratch(h, w)
+    assert sc.dcount.shape == (h + 2 * m, w + 2 * m + 1) and sc.s.shape == sc.l.shape == (h + 2 * m, w + 2 * m)
+    dcount = rng.integers(-3, 4, sc.dcount.shape).astype(np.int32)
+    sc.dcount[:] = dcount
+    x0, y0, x1, y1 = box[0], box[1], box[2] + 2 * m, box[3] + 2 * m
+    resolve(sc, x0, y0, x1, y1, lw)
+    cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
+    assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
+    return sc, (x0, y0, x1, y1), cnt
+
+
 @pytest.mark.parametrize("lw", [0.6, 2.0, 3.0, 7.4, 30.0, 60.0, 130.0])
 def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     """The fill's in-place resolve of the cover count and its integer box sums against cumsum and an explicit k x k window
@@ -247,17 +267,7 @@ def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     pixel's: numpy's edge padding). The count's buffers reach fill.MARGIN past the canvas on every side."""
     from aquarelle.render import fill
 
-    rng = np.random.default_rng(int(lw * 10))
-    h, w = 37, 45
-    m = fill.MARGIN
-    sc = fill.make_scratch(h, w)
-    assert sc.dcount.shape == (h + 2 * m, w + 2 * m + 1) and sc.s.shape == sc.l.shape == (h + 2 * m, w + 2 * m)
-    dcount = rng.integers(-3, 4, sc.dcount.shape).astype(np.int32)
-    sc.dcount[:] = dcount
-    x0, y0, x1, y1 = 3, 2, 41 + 2 * m, 35 + 2 * m
-    fill._resolve_box(sc, x0, y0, x1, y1, lw)
-    cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
-    assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
+    sc, (x0, y0, x1, y1), cnt = _resolved_random_count(fill._resolve_box, lw, int(lw * 10), (3, 2, 41, 35))
     k = max(1, int(round(lw)))
     hh = k // 2
     rh, rw = cnt.shape
@@ -277,16 +287,7 @@ def test_wide_outlines_read_the_box_mean_of_the_edge_density(lw):
     from aquarelle.render import fill
 
     assert lw >= fill.WIDE_K
-    rng = np.random.default_rng(int(lw))
-    h, w = 37, 45
-    m = fill.MARGIN
-    sc = fill.make_scratch(h, w)
-    dcount = rng.integers(-3, 4, sc.dcount.shape).astype(np.int32)
-    sc.dcount[:] = dcount
-    x0, y0, x1, y1 = 5, 3, 40 + 2 * m, 33 + 2 * m
-    fill._resolve_wide(sc, x0, y0, x1, y1, lw)
-    cnt = np.cumsum(dcount[y0:y1, x0:x1].astype(np.int64), axis=1)
-    assert np.array_equal(sc.dcount[y0:y1, x0:x1], cnt)
+    sc, (x0, y0, x1, y1), cnt = _resolved_random_count(fill._resolve_wide, lw, int(lw), (5, 3, 40, 33))
     e = np.pad(cnt, 1, mode="edge").astype(float)
     gx = 0.5 * (e[1:-1, 2:] - e[1:-1, :-2])
     gy = 0.5 * (e[2:, 1:-1] - e[:-2, 1:-1])
