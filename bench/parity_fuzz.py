@@ -23,7 +23,7 @@ each with both backends under the same seed, and sorts them:
 
 Run: OMP_NUM_THREADS=1 .venv/bin/python -m bench.parity_fuzz [--n 40] [--families fills,strokes,...]
      [--seed 0] [--out bench/results] [--keep DIR]
-Writes OUT/parity_fuzz.json and OUT/parity_fuzz_sheet.png (the pairs that parted), prints a table.
+Writes OUT/parity_fuzz.json and OUT/parity_fuzz_sheet.png (the pairs that parted, when any did), prints a table.
 ``--keep DIR`` writes every program as JSON (``aquarelle render`` reads them) to look at one again.
 """
 
@@ -317,7 +317,9 @@ def run(families: list[str], n: int, seed: int, out_dir: Path, keep: Path | None
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "parity_fuzz.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     parted = [r for r in rows if r["outcome"] == "unlike"]
-    contact_sheet(parted, images, out_dir / "parity_fuzz_sheet.png")
+    sheet = out_dir / "parity_fuzz_sheet.png"
+    sheet.unlink(missing_ok=True)  # a sheet from an earlier run would show pairs that no longer part
+    contact_sheet(parted, images, sheet)
 
     con = Console()
     table = Table(title=f"native vs p5.brush on {len(rows)} random programs (seed {seed})")
