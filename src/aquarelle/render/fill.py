@@ -358,13 +358,22 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
             hs[uq, _u(x0 + j)] = pp[_u(j + h)] - (pp[_u(j + h - k)] if j + h - k >= 0 else 0)
         for j in range(max(jl, jr), w):
             hs[uq, _u(x0 + j)] = pp[w - 1] - (pp[_u(j + h - k)] if j + h - k >= 0 else 0) + (j + h - w + 1) * last
-    # the vertical pass row by row: one running sum per column over rows [qo + h - k + 1, qo + h] (clamped to
-    # the region's), without striding through memory
-    accv = np.zeros(w, np.int64)
+    _box_rows(hs, 0, 0, np.zeros(w, np.int64), s, x0, y0, x1, y1, k)
+
+
+@njit_vec
+def _box_rows(hs, hy, hx, accv, s, x0, y0, x1, y1, k):
+    """The vertical half of a k x k box mean: s[q, c] = the sum of ``hs`` (horizontal box sums; canvas row q,
+    column c at hs[q - hy, c - hx]) over rows [q + h - k + 1, q + h] (h = k // 2, clamped to [y0, y1): past the
+    region a row reads its edge row's) over k^2, for the region [x0, x1) x [y0, y1). Row by row, one running sum
+    per column in ``accv`` (zeros, of the sums' type: exact integers for integer counts), without striding
+    through memory."""
+    h = k // 2
+    w = x1 - x0
     for r in range(y0 + h - k + 1, y0 + h + 1):
-        ur = _u(min(max(r, y0), y1 - 1))
+        ur = _u(min(max(r, y0), y1 - 1) - hy)
         for j in range(w):
-            accv[j] += hs[ur, _u(x0 + j)]
+            accv[j] += hs[ur, _u(x0 + j - hx)]
     # the mean as the sum times 1 / k^2: a vector division was a quarter of this pass (moves 18 pixels of the
     # 66 parity paintings by one level, all in arch_city_mud: a band's width rounds the other way)
     ikk = 1.0 / (k * k)
@@ -372,10 +381,10 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
         uo = _u(qo)
         for j in range(w):
             s[uo, _u(x0 + j)] = accv[j] * ikk
-        ua = _u(min(qo + h + 1, y1 - 1))
-        ud = _u(min(max(qo + h - k + 1, y0), y1 - 1))
+        ua = _u(min(qo + h + 1, y1 - 1) - hy)
+        ud = _u(min(max(qo + h - k + 1, y0), y1 - 1) - hy)
         for j in range(w):
-            accv[j] += hs[ua, _u(x0 + j)] - hs[ud, _u(x0 + j)]
+            accv[j] += hs[ua, _u(x0 + j - hx)] - hs[ud, _u(x0 + j - hx)]
 
 
 #: Outlines at least this wide (k = round(lw) px) are counted per polygon near, not per edge (``_resolve_wide``).
@@ -423,20 +432,7 @@ def _resolve_wide(sc, x0, y0, x1, y1, lw):
             b = j + h
             hs[q - y0, j] = (pp[min(b, w - 1) + 1] - pp[max(a, 0)] + max(-a, 0) * first
                              + max(b - (w - 1), 0) * last)
-    # the vertical pass: one running sum per column over rows [q + h - k + 1, q + h], clamped to the region's
-    accv = np.zeros(w)
-    for r in range(y0 + h - k + 1, y0 + h + 1):
-        ur = min(max(r, y0), y1 - 1) - y0
-        for j in range(w):
-            accv[j] += hs[ur, j]
-    ikk = 1.0 / (k * k)
-    for q in range(y0, y1):
-        for j in range(w):
-            s[_u(q), _u(x0 + j)] = accv[j] * ikk
-        ua = min(q + h + 1, y1 - 1) - y0
-        ud = min(max(q + h - k + 1, y0), y1 - 1) - y0
-        for j in range(w):
-            accv[j] += hs[ua, j] - hs[ud, j]
+    _box_rows(hs, y0, x0, np.zeros(w), s, x0, y0, x1, y1, k)
 
 
 @njit
@@ -798,7 +794,8 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
             q2 = _grow(pp, 0.7 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
             q3 = _grow(pp, 0.4 - 0.0125 * layer, st, bleed, outdeg, cap, pools, False)
         # the polygons this segment strokes (those it draws: ``_layer`` skips a class of alpha 0)
-        npoly += (3 if s_main > 0 else 0) + (1 if scatter and s_tex > 0 else 0) + (1 if layer % 2 == 0 and s_dark > 0 else 0)
+        npoly += ((3 if s_main > 0 else 0) + (1 if scatter and s_tex > 0 else 0)
+                  + (1 if layer % 2 == 0 and s_dark > 0 else 0))
         for w in range(3):
             g = _grow(q1 if w == 0 else (q2 if w == 1 else q3), 999.0, st, bleed, outdeg, cap, pools, False)
             g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, False)
@@ -840,7 +837,8 @@ def make_scratch(height: int, width: int) -> Scratch:
     m = MARGIN
     return Scratch(np.zeros((height, width + 1), np.int32), np.zeros((height + 2 * m, width + 2 * m + 1), np.int32),
                    np.zeros((height, width + 1), np.int16), np.zeros((height + 2 * m, width + 2 * m), np.int32),
-                   np.zeros((height + 2 * m, width + 2 * m)), np.full(height, 1 << 30, np.int64), np.full(height, -(1 << 30), np.int64))
+                   np.zeros((height + 2 * m, width + 2 * m)), np.full(height, 1 << 30, np.int64),
+                   np.full(height, -(1 << 30), np.int64))
 
 
 class FillScratch:

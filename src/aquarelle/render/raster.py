@@ -22,7 +22,8 @@ def _row_crossings(xy, ox, oy, m, h):
     whole), bucketed by pixel row and sorted by x within each row.
 
     Rows r0..r1 (within [-m, h + m): m is a margin, 0 but for the fills' cover count) hold crossings; row r's
-    crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]`` with winding directions in ``cw``. r1 < r0 means nothing to fill. Used by ``_row_spans``.
+    crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]`` with winding directions in ``cw``. r1 < r0 means
+    nothing to fill. Used by ``_row_spans`` and ``span_polygon``.
     Each vertex's first row at or below it is taken once (an edge crosses the row centres from one end's row
     to the other's). The crossings are listed in edge order in one pass that does not branch on whether an
     edge crosses a row (a fill's edges are about a row tall, so that branch went either way at random; only
