@@ -360,7 +360,6 @@ class _Painter:
         rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
         self.budget.spend(self.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
         lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
-
         self.budget.spend(self.used, "hatch_lines", len(lines))
         if h.style is not None:
             brush, color, weight = h.style
@@ -539,7 +538,8 @@ class _Painter:
                     self.plot_draw(st, p, g["x"], g["y"])
                 else:
                     fr = Frame(st.frame)
-                    self.plot_draw(st, p, g["x"] + fr.m[4], g["y"] + fr.m[5], xf=fr.wxf)
+                    (x, y), = fr.walk([[g["x"], g["y"]]])
+                    self.plot_draw(st, p, x, y, xf=fr.wxf)
             else:
                 self.warn("endStroke: no stroke colour set; nothing painted")
         elif m == "spline":
@@ -575,7 +575,7 @@ class _Painter:
                 self.show_plot(st, *circle_plot(wx, wy, r, irr, self.rng2.random), fr)
         elif m == "arc":
             fr = None if st.frame is None else Frame(st.frame)
-            x, y = (a[0], a[1]) if fr is None else (a[0] + fr.m[4], a[1] + fr.m[5])
+            (x, y), = [a[:2]] if fr is None else fr.walk([a[:2]])
             res = arc_plot(x, y, *a[2:5])
             if res is None:
                 self.warn("arc: zero sweep; nothing painted")
