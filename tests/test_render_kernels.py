@@ -319,6 +319,21 @@ def test_background_fill_and_fill_tables_cache():
         assert a[0, 0, n] == d
 
 
+@pytest.mark.parametrize("i, j", [(0, 2), (0, 5), (0, 10), (3, 3), (5, 8), (12, 1), (40, 0), (200, 255)])
+def test_the_rim_table_is_the_smoothstep_averaged_over_where_an_antialiased_edge_falls(i, j):
+    """``_EDGE[i, j]``: a hard step of i levels across a quad in x and j in y is an antialiased edge somewhere in
+    its pixel in p5.brush's mask, whose quad difference is u x i (u uniform in [0, 1]), so the table holds the
+    shader's smoothstep averaged over u and v: here by plain sampling, 400 x 400 midpoints. (The half step, the
+    table before, gave 0.91 for (10, 0) where the mean is 0.66, and 0.003 for (0, 2) where it is 0.026.)"""
+    from aquarelle.render.mix import _EDGE
+
+    u = (np.arange(400) + 0.5) / 400
+    g = 15.0 / 255.0 * np.hypot(u[:, None] * i, u[None, :] * j)
+    t = np.clip((g - 0.05) / 0.3, 0.0, 1.0)
+    want = (t * t * (3.0 - 2.0 * t)).mean()
+    assert abs(_EDGE[i, j] - want) < 1e-3 and _EDGE[j, i] == pytest.approx(_EDGE[i, j])
+
+
 #: Chromium's 2D canvas measured (OffscreenCanvas, --disable-gpu as the browser backend runs): the 8-bit alpha
 #: a after k destination-out fills of alpha 21/255 (texture 0.5's holes), for a few starting alphas
 _CHROMIUM_DESTINATION_OUT_21 = {

@@ -351,13 +351,33 @@ def _padded(logm_h, logm_w, ox, oy, ch, cw, x0, y0, x1, y1):
     return x0, y0, x1, y1, ex0, ey0, ex1 - ex0, ey1 - ey0
 
 
-def _edge_lut() -> np.ndarray:
-    """g for stencil differences i/255 (x) and j/255 (y): smoothstep(0.05, 0.35, 15 x |grad alpha|), where the
-    gradient of the antialiased mask is half the difference across two pixels (see ``_edge_term``)."""
-    d = 7.5 * (np.arange(256) / 255.0)
-    t = (np.sqrt(d[:, None] ** 2 + d[None, :] ** 2) - 0.05) / 0.3
-    t = np.clip(t, 0.0, 1.0)
-    return t * t * (3.0 - 2.0 * t)
+def _edge_lut(sub: int = 4) -> np.ndarray:
+    """g[i, j]: the shader's smoothstep(0.05, 0.35, 15 x |(dFdx, dFdy)|) where our hard mask steps by i/255
+    across a quad in x and j/255 in y (see ``_edge_term``), averaged over where the edge falls in its pixel.
+
+    p5.brush's mask is antialiased: an edge at a uniform sub-pixel offset splits its step s over two pixels,
+    and a quad's difference sees the part u x s that falls between its two pixels, u uniform in [0, 1]. So
+    g = E[smoothstep(15 x |(u i, v j)| / 255)] over u, v uniform: 1 / (i j) times the integral of the
+    smoothstep over [0, i] x [0, j], from cumulative sums on a grid of 1/sub level (within 5e-4 of sub = 16;
+    64 ms). Taking the half step (i / 2) for every edge instead, as before, put too little rim on the small
+    steps of faint layers and texture holes and too much on large ones: textured fills came out 2-9% fainter
+    than p5.brush's (0.977 of its darkness against 0.955 for texture 0.5 on white, 0.956 against 0.915 on a
+    dark ground)."""
+    c = 15.0 / 255.0
+    h = 1.0 / sub
+    x = (np.arange(255 * sub) + 0.5) * h  # midpoints of the grid cells over [0, 255]
+    k = np.arange(1, 256)
+
+    def smooth(v):
+        t = np.clip((c * v - 0.05) / 0.3, 0.0, 1.0)
+        return t * t * (3.0 - 2.0 * t)
+
+    out = np.zeros((256, 256))
+    area = smooth(np.hypot(x[:, None], x[None, :])).cumsum(0).cumsum(1) * (h * h)
+    out[1:, 1:] = area[k[:, None] * sub - 1, k[None, :] * sub - 1] / (k[:, None] * k[None, :])
+    line = smooth(x).cumsum() * h  # a step in one direction only
+    out[0, 1:] = out[1:, 0] = line[k * sub - 1] / k
+    return out
 
 
 _EDGE = _edge_lut()
@@ -372,11 +392,11 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3, elo, ehi):
 
     dFdx/dFdy as a GPU takes them: one difference per 2x2 quad (pairs of even and odd canvas columns/rows).
     p5.brush draws its mask antialiased, so a polygon edge splits its step over the pixel it crosses; ours
-    is hard-edged, so the quad's difference is taken as if our mask were smoothed by a 1-px box: half the
-    difference from the pixel before the quad to its odd pixel. On a hard mask the plain quad difference
-    sees every full step and saturates the smoothstep, darkening every layer's edge (measured over six
-    seeds: a fill at opacity 200 came out 2.8-6.4 levels darker than p5.brush's, 2.1-4.9 with this
-    stencil). Alpha is 8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets
+    is hard-edged, so each quad reads the difference from the pixel before it to its odd pixel (every hard
+    step falls in exactly one quad's reach) and the table ``_EDGE`` gives the smoothstep's mean over where an
+    antialiased edge with that step would fall. (The plain quad difference on a hard mask sees every full
+    step and saturates the smoothstep, darkening every layer's edge: a fill at opacity 200 came out 2.8-6.4
+    levels darker than p5.brush's over six seeds.) Alpha is 8-bit, so the smoothstep comes from a table. The 3x3 sum is separable: ``h3`` gets
     each row's three taps (from one row of smoothsteps in ``g``) and the caller adds three rows of it.
     Row q's taps are taken over columns [elo[q], ehi[q]) only (the caller's rows of interest; elsewhere h3
     keeps stale values the caller never reads), its smoothsteps over that range widened by the taps' reach.
