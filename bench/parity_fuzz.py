@@ -41,14 +41,12 @@ from typing import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from aquarelle.rewards.gate import MIN_COVERAGE  # noqa: E402
-from bench.parity_bench import GOALS, compare, contact_sheet, verdicts  # noqa: E402
+from bench.parity_bench import GOALS, both_faint, compare, contact_sheet, gate_coverage, verdicts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SIZE = 600
-#: the gate's coverage floor: below it a painting scores 0 whatever it looks like
-GATE_COVERAGE = MIN_COVERAGE
+GATE_COVERAGE = gate_coverage()
 BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
 FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
 #: native refusals that are meant (see RELIABILITY.md): the render budget, and an open two-point curve, which
@@ -239,8 +237,7 @@ def classify(row: dict) -> str:
         return "native_guard"
     if "native_error" in row or "browser_error" in row:
         return "refusal_mismatch"
-    cn, cb = row["coverage_native"], row["coverage_browser"]
-    if cn < GATE_COVERAGE and cb < GATE_COVERAGE:
+    if both_faint(row):
         return "both_faint"
     v = row["verdicts"]
     return "alike" if v["area"] and v["colour"] and v["structure"] else "unlike"

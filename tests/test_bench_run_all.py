@@ -62,3 +62,18 @@ def test_the_parity_fuzz_draws_the_same_valid_programs_for_a_seed_and_sorts_refu
     assert classify({"native_error": "x", "browser_error": "y"}) == "both_refuse"
     faint = {"coverage_native": 0.001, "coverage_browser": 0.002, "verdicts": {}}
     assert classify(faint) == "both_faint"
+
+
+def test_the_parity_goals_hold_by_definition_only_where_both_renders_are_under_the_gate():
+    """A painting both renderers paint under the gate's coverage (2 stray pixels against none) holds the area and
+    colour goals, as the fuzz bench's ``both_faint`` does; one that either paints past the gate is held to them,
+    and so is its structure, faint or not."""
+    from aquarelle.rewards.gate import MIN_COVERAGE
+    from bench.parity_bench import verdicts
+
+    empty = {"coverage_native": 0.0, "coverage_browser": 0.0001, "area_ratio": 0.0, "colour_distance": None,
+             "thumb_corr": 1.0, "speed_ratio": 200.0}
+    assert verdicts(empty) == {"speed": True, "area": True, "colour": True, "structure": True}
+    painted = dict(empty, coverage_browser=MIN_COVERAGE * 1.2, coverage_native=MIN_COVERAGE * 0.5, area_ratio=0.42)
+    assert verdicts(painted)["area"] is False and verdicts(painted)["colour"] is False
+    assert verdicts(dict(empty, thumb_corr=0.3))["structure"] is False
