@@ -512,7 +512,8 @@ def _erosion_table(holes):
 
 @njit_inline
 def _erode(a, k, e8, stall):
-    """8-bit alpha a after k holes (see ``_erosion_table``): at most ``a - stall`` steps, each takes one off."""
+    """8-bit alpha a after k holes (see ``_erosion_table``); each hole above the stall takes at least one level
+    off, so the loop runs at most a - stall times."""
     for _ in range(k):
         if a <= stall:
             break
