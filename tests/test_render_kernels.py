@@ -350,10 +350,12 @@ def test_erosion_table_rounds_after_every_hole_as_chromium_does(texture):
     """A pixel's alpha after k texture holes is read from a table for k < 64: every hole is one destination-out
     rounded to 8 bits, a -> (a x (255 - e8) + 127) // 255, as Chromium's canvas does it (the decay a x keep^k
     rounded once eroded more: 20 after 3 holes was 15, Chromium keeps 16). The table must equal the direct
-    computation (the path taken for more holes), keep alpha at or below the stall, and k = 0 changes nothing."""
+    computation (the path taken for more holes), keep alpha at or below the stall (a x e8 <= 127: a hole rounds
+    back to it), and k = 0 changes nothing."""
     from aquarelle.render import fill
 
-    etab, e8, stall = erosion_table(texture)
+    etab, e8 = erosion_table(texture)
+    stall = 127 // e8 if e8 > 0 else 255
     assert erosion_table(texture)[0] is etab
     a = np.arange(256)
     assert np.array_equal(etab[0], a)
@@ -361,7 +363,7 @@ def test_erosion_table_rounds_after_every_hole_as_chromium_does(texture):
     for k in range(1, etab.shape[0]):
         want = np.where(want > stall, (want * (255 - e8) + 127) // 255, want)
         assert np.array_equal(etab[k], want), k
-        assert all(fill._erode(int(v), k, e8, stall) == etab[k, v] for v in {0, min(stall, 255), min(stall + 1, 255), 37, 255})
+        assert all(fill._erode(int(v), k, e8) == etab[k, v] for v in {0, min(stall, 255), min(stall + 1, 255), 37, 255})
     if texture > 0.0:
         assert stall < 255 and etab[1, 255] < 255  # holes erode
         assert stall * e8 <= 127 < (stall + 1) * e8 and etab[63, stall + 1] == stall
@@ -371,7 +373,7 @@ def test_erosion_table_rounds_after_every_hole_as_chromium_does(texture):
         assert e8 == 21
         for a0, seq in _CHROMIUM_DESTINATION_OUT_21.items():
             assert [int(etab[k, a0]) for k in range(len(seq))] == seq, a0
-        assert fill._erode(200, 100, e8, stall) == 6  # more holes than the table holds: eroded to the stall
+        assert fill._erode(200, 100, e8) == 6  # more holes than the table holds: eroded to the stall
 
 
 def test_compositor_copy_is_independent_but_shares_scratch():
@@ -521,7 +523,8 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
         span_disc(sc.e, rng.uniform(15, 65), rng.uniform(10, 60), rng.uniform(1, 9), 1, 0, 0, w, h)
     svals = (9, 4, 14, 6)
     tab = over_tables(svals)
-    etab, e8, stall = erosion_table(2.7)
+    etab, e8 = erosion_table(2.7)
+    stall = 127 // e8
     lw = 5.0
     x0, y0, x1, y1 = max(dirty[0] - 4, 0), max(dirty[1] - 4, 0), min(dirty[2] + 4, w), min(dirty[3] + 4, h)
     d_before = sc.d.copy()
@@ -531,7 +534,7 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     rh, rw = y1 - y0 + 6, x1 - x0 + 6
     alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
     a8 = np.zeros((rh, rw), np.int32)
-    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, e8, stall, a8, ox, oy, alo, ahi, 0)
+    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, e8, a8, ox, oy, alo, ahi, 0)
     assert np.array_equal(sc.d, d_before)  # the layer counts are read, not resolved in place
 
     def replay(k, dv, m):

@@ -498,26 +498,26 @@ def _erosion_table(holes):
     """etab[k, a]: the 8-bit mask alpha a after k texture holes. Each hole is a destination-out of the canvas's
     8-bit alpha by e8 (its fill alpha in 8 bits), which Chromium rounds after every hole:
     a -> (a x (255 - e8) + 127) // 255 (measured for every a and up to 12 holes at three strengths). An alpha
-    at or below ``stall`` (a x e8 <= 127) rounds back to itself and stops eroding. Rounding once after k holes
-    instead (a x keep^k) eroded more: a texture 0.5 fill came out 5-10% fainter than in p5.brush.
-    Returns (etab, e8, stall)."""
-    e8 = int(_q8(min((5.0 - 0.3) * holes / 255.0, 1.0)) * 255.0 + 0.5)
-    stall = 127 // e8 if e8 > 0 else 255
+    with a x e8 <= 127 rounds back to itself and stops eroding. Rounding once after k holes instead
+    (a x keep^k) eroded more: a texture 0.5 fill came out 5-10% fainter than in p5.brush.
+    Returns (etab, e8)."""
+    e8 = int(math.floor(min((5.0 - 0.3) * holes / 255.0, 1.0) * 255.0 + 0.5))
     etab = np.empty((_ERODE_N, 256), np.uint8)
     for k in range(_ERODE_N):
         for a in range(256):
-            etab[k, a] = _erode(a, k, e8, stall)
-    return etab, e8, stall
+            etab[k, a] = _erode(a, k, e8)
+    return etab, e8
 
 
 @njit_inline
-def _erode(a, k, e8, stall):
-    """8-bit alpha a after k holes (see ``_erosion_table``); each hole above the stall takes at least one level
-    off, so the loop runs at most a - stall times."""
+def _erode(a, k, e8):
+    """8-bit alpha a after k holes of 8-bit alpha e8 (see ``_erosion_table``). Until a hole changes nothing,
+    each takes at least one level off, so the loop runs at most a times."""
     for _ in range(k):
-        if a <= stall:
+        b = (a * (255 - e8) + 127) // 255
+        if b == a:
             break
-        a = (a * (255 - e8) + 127) // 255
+        a = b
     return a
 
 
@@ -558,7 +558,7 @@ def _replay(tf, i, d, m):
 
 
 @njit
-def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, stall, a8, ox, oy, alo, ahi, cap):
+def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, ox, oy, alo, ahi, cap):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
     alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing.
@@ -612,7 +612,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, stall
             # branch, mispredicted along every polygon edge
             d = np.int64(tf[_u((3 << 14) | (dl << 6) | b)]) if b < _TAB_N else _replay(tf, 3, dl, b)
             # k rounded erosions by table (k = 0 reads d back): a branch only for the rare pixel under more holes
-            d = np.int64(ef[_u((eacc << 8) | d)]) if eacc < _ERODE_N else _erode(d, eacc, e8, stall)
+            d = np.int64(ef[_u((eacc << 8) | d)]) if eacc < _ERODE_N else _erode(d, eacc, e8)
             a8[ua, _u(c - ox)] = d
 
 
@@ -641,7 +641,7 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
 
 @njit
 def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, pig, lut,
-           work, tab, etab, e8, stall, xf, npoly):
+           work, tab, etab, e8, xf, npoly):
     hh = sc.d.shape[0]
     ww = sc.d.shape[1] - 1
     painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
@@ -677,7 +677,7 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         alo, ahi = _alpha_rows(sc, x0, y0, x1, y1, pad - 1 if bands else 0, px0, py0, rh)
         a8 = work.a8
         a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
-        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, stall, a8, px0, py0, alo, ahi,
+        _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, px0, py0, alo, ahi,
                   npoly if bands and wide else 0)
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
@@ -695,12 +695,12 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
 
 
 @njit
-def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, etab, e8, stall, holes, border,
+def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, etab, e8, holes, border,
                 scatter, pig, st, pools, sc, lut, work, xf):
     """Paint one watercolour fill of the polygon (bx, by) into ``canvas`` (createFill + FillPoly.fill).
 
     ``svals`` are the layer alphas (``layer_alphas``) and ``tab`` their source-over tables (``over_tables``);
-    ``holes`` is the texture's hole strength (0: no holes) and ``etab``, ``e8``, ``stall`` what the holes do
+    ``holes`` is the texture's hole strength (0: no holes) and ``etab``, ``e8`` what the holes do
     to the alpha (``erosion_table(holes)``). ``xf`` is the frame, [a, b, c, d, e, f, s]: the similarity
     (x, y) -> (a x + c y + e, b x + d y + f) of scale s (a mirror or not) from the polygon's coordinates to the
     canvas's. p5.brush builds a fill in the shape's own axes and draws it through the canvas transform, so under a
@@ -817,7 +817,7 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n * xf[6], border, holes, sizex, sizey, midx, midy, st, pig, lut,
-                   work, tab, etab, e8, stall, xf, npoly)
+                   work, tab, etab, e8, xf, npoly)
             lw_sum = 0.0
             lw_n = 0
             npoly = 0
