@@ -48,7 +48,7 @@ class Program(BaseModel):
             elif isinstance(c, (list, tuple)) and len(c) == 2:
                 method, args = c
             else:
-                raise CommandError(f"call {i}: expected {{'method': ..., 'args': [...]}}, got {str(c)[:60]}")
+                raise CommandError(f"call {i}: expected {{'method': ..., 'args': [...]}}, got {repr(c)[:60]}")
             cmds.append(validate(method, args))
         return cls(commands=cmds, **header)
 
