@@ -422,12 +422,110 @@ def test_fills_leave_their_scratch_clear():
             sc = painter.scratch.sc if painter.scratch is not None else None
             if sc is not None:
                 painted += 1
-                for name in ("d", "dcount", "e"):
+                for name in ("d", "dcount", "e", "mit"):
                     assert not getattr(sc, name).any(), f"{name} left non-zero after {c}"
                 # the per-row cover the pixel passes are limited to starts empty for the next fill
                 assert (sc.lo == 1 << 30).all() and (sc.hi == -(1 << 30)).all(), f"row cover left set after {c}"
     assert painted >= 4
     assert (painter.mix.finish() != np.array([251, 247, 238], np.uint8)).any(axis=-1).mean() > 0.2
+
+
+def _miters_by_angles(poly, hw, h, w):
+    """The outline's miter joins past the bevel, counted per pixel centre from angles (atan2) and barycentric
+    tests: canvas miters up to 10 half widths from the vertex, tips a pixel or more past the bevel."""
+    out = np.zeros((h, w), np.int64)
+    yy, xx = np.mgrid[0:h, 0:w] + 0.5
+    n = len(poly)
+    for i in range(n):
+        a, v, b = poly[i - 1], poly[i], poly[(i + 1) % n]
+        t1 = math.atan2(v[1] - a[1], v[0] - a[0])
+        t2 = math.atan2(b[1] - v[1], b[0] - v[0])
+        turn = (t2 - t1 + math.pi) % (2 * math.pi) - math.pi  # signed, in (-pi, pi]
+        half = math.cos(abs(turn) / 2)
+        if half < 0.1 or hw * (1 / half - half) < 1.0:  # past the miter limit, or less than a pixel past the bevel
+            continue
+        side = -math.copysign(1.0, turn)  # the outer side: away from the turn
+        p1 = v + hw * np.array([math.cos(t1 + side * math.pi / 2), math.sin(t1 + side * math.pi / 2)])
+        p2 = v + hw * np.array([math.cos(t2 + side * math.pi / 2), math.sin(t2 + side * math.pi / 2)])
+        mid = t1 + turn / 2 + side * math.pi / 2
+        tip = v + hw / half * np.array([math.cos(mid), math.sin(mid)])
+
+        def edge(p, q):
+            return (q[0] - p[0]) * (yy - p[1]) - (q[1] - p[1]) * (xx - p[0])
+
+        e = np.stack([edge(p1, tip), edge(tip, p2), edge(p2, p1)])
+        out += ((e >= 0).all(axis=0) | (e <= 0).all(axis=0))
+    return out
+
+
+def test_miter_joins_reach_past_the_bevel_as_canvas_stroke_draws_them():
+    """A fill's outline joins are canvas miters: at each turn the triangle past the bevel up to the tip, hw / cos
+    (turn / 2) from the vertex, none at a turn sharper than the miter limit (10). Against the same joins built
+    from angles: a square (tips at its corners' diagonals), a 20 deg spike (tip 5.8 hw out) and an 8 deg one
+    (bevelled: nothing past its apex), one reaching past the canvas's edge (clipped there)."""
+    from aquarelle.render import fill
+
+    h, w = 120, 160
+    square = np.array([[20.3, 20.4], [60.3, 20.4], [60.3, 60.4], [20.3, 60.4]])
+    spike = np.array([[80.2, 90.1], [150.7, 90.1 - 70.5 * math.tan(math.radians(10))],
+                      [80.2, 90.1 - 141.0 * math.tan(math.radians(10))]])
+    sharp = np.array([[85.1, 30.2], [130.6, 30.2 + 45.5 * math.tan(math.radians(4))],
+                      [85.1, 30.2 + 2 * 45.5 * math.tan(math.radians(4))]])
+    edge = np.array([[100.2, 100.3], [158.7, 100.3], [158.7, 118.6], [100.2, 118.6]])
+    hw = 3.07
+    for poly in (square, spike, sharp, edge):
+        mit = np.zeros((h, w + 1), np.int32)
+        lo = np.full(h, 1 << 30, np.int64)
+        hi = np.full(h, -(1 << 30), np.int64)
+        dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2 + [0], np.int64)
+        fill._miter_spikes(mit, np.zeros((3, h + 1), np.int64), np.ascontiguousarray(poly.T), hw, lo, hi, dirty)
+        got = np.cumsum(mit, axis=1)[:, :w]
+        want = _miters_by_angles(poly, hw, h, w)
+        assert np.array_equal(got, want), np.argwhere(got != want)[:5]
+        assert mit[:, w].sum() == -got[:, w - 1].sum()  # every span closed within the row
+        rows = np.flatnonzero(got.any(axis=1))
+        assert dirty[8] == 1 and dirty[1] == rows[0] and dirty[3] == rows[-1] + 1
+        for r in rows:  # the row cover holds the miters (the alpha pass only visits there)
+            cols = np.flatnonzero(got[r])
+            assert lo[r] <= cols[0] and hi[r] >= cols[-1]
+    # the square's top-left tip, 3.07 x sqrt(2) out along the diagonal; the 20 deg spike's tip 5.76 hw past its apex
+    # (past the canvas's edge: 9 px out it is still on the canvas)
+    assert _miters_by_angles(square, hw, h, w)[18, 18] == 1
+    assert _miters_by_angles(spike, hw, h, w)[int(90.1 - 70.5 * math.tan(math.radians(10))), 159] == 1
+    assert not _miters_by_angles(sharp, hw, h, w)[:, 131:].any()  # the 8 deg apex is bevelled
+
+
+def test_span_triangle_counts_one_shapes_overlapping_triangles_once():
+    """The triangles of one shape are a union (the canvas fills one path): a pixel under two of them counts once
+    for it, and once more for each other shape's; each row's spans stay closed and the cover grows to hold them."""
+    from aquarelle.render.raster import span_triangle
+
+    h, w = 40, 50
+    mit = np.zeros((h, w + 1), np.int32)
+    last = np.zeros((3, h + 1), np.int64)
+    lo = np.full(h, 1 << 30, np.int64)
+    hi = np.full(h, -(1 << 30), np.int64)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2 + [0], np.int64)
+    tris = [(1, (5.2, 5.1, 30.7, 8.3, 12.4, 30.6)), (1, (10.3, 4.2, 40.1, 20.5, 8.8, 25.9)),
+            (2, (15.6, 10.4, 45.3, 12.2, 20.1, 35.7))]
+    yy, xx = np.mgrid[0:h, 0:w] + 0.5
+
+    def inside(t):
+        x0, y0, x1, y1, x2, y2 = t
+        e = [(bx - ax) * (yy - ay) - (by - ay) * (xx - ax) for ax, ay, bx, by in
+             ((x0, y0, x1, y1), (x1, y1, x2, y2), (x2, y2, x0, y0))]
+        return (np.stack(e) >= 0).all(axis=0) | (np.stack(e) <= 0).all(axis=0)
+
+    for pid, t in tris:
+        span_triangle(mit, *t, h, w, lo, hi, dirty, last, pid)
+    got = np.cumsum(mit, axis=1)[:, :w]
+    want = (inside(tris[0][1]) | inside(tris[1][1])).astype(int) + inside(tris[2][1])
+    assert (inside(tris[0][1]) & inside(tris[1][1])).sum() > 50  # they do overlap
+    assert np.array_equal(got, want), np.argwhere(got != want)[:5]
+    assert mit.sum(axis=1).tolist() == [0] * h
+    rows = np.flatnonzero(want.any(axis=1))
+    assert dirty[8] == 1 and dirty[1] == rows[0] and dirty[3] == rows[-1] + 1
+    assert all(lo[r] == np.flatnonzero(want[r])[0] and hi[r] == np.flatnonzero(want[r])[-1] for r in rows)
 
 
 def test_span_polygon_counts_winding_magnitudes_for_the_outlines_and_cover_for_the_layers():
@@ -534,7 +632,8 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     rh, rw = y1 - y0 + 6, x1 - x0 + 6
     alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
     a8 = np.zeros((rh, rw), np.int32)
-    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, e8, a8, ox, oy, alo, ahi, 0)
+    fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, e8, a8, ox, oy, alo, ahi, 0, x0 + m, y0 + m,
+                   x1 + m, y1 + m)
     assert np.array_equal(sc.d, d_before)  # the layer counts are read, not resolved in place
 
     def replay(k, dv, m):

@@ -515,3 +515,70 @@ def span_disc(dbuf, x, y, radius, val, x0, y0, x1, y1):
         if b >= a:
             dbuf[q, a] += val
             dbuf[q, b + 1] -= val
+
+
+@njit_inline
+def span_triangle(mit, x0, y0, x1, y1, x2, y2, h, w, lo, hi, dirty, last, pid):
+    """+1 over the pixel centres inside a triangle into the row differences ``mit`` (clipped to the canvas), each
+    span as ``span_polygon`` takes them (columns whose centre lies in [xl, xr), rows whose centre in [y0, y2));
+    ``lo``, ``hi`` and the box ``dirty[0:4]`` grow to hold it, and ``dirty[8]`` is set. A triangle is convex: one
+    span per row, from its two edges there, without sorting crossings (``fill._miter_spikes`` draws thousands).
+
+    The triangles of one shape (id ``pid``) are a union, as the canvas fills one path: ``last[0, r]`` holds the id
+    of the shape that last wrote row r and ``last[1:3, r]`` that span's columns; a span that overlaps or touches it
+    adds only its columns past it (exact for the runs of neighbouring triangles a shape's outline makes)."""
+    if y1 < y0:  # the corners sorted by y
+        x0, y0, x1, y1 = x1, y1, x0, y0
+    if y2 < y0:
+        x0, y0, x2, y2 = x2, y2, x0, y0
+    if y2 < y1:
+        x1, y1, x2, y2 = x2, y2, x1, y1
+    r0 = max(int(math.ceil(y0 - 0.5)), 0)  # the rows whose centre lies in [y0, y2)
+    r1 = min(int(math.ceil(y2 - 0.5)), h)
+    if r1 <= r0:
+        return
+    s02 = (x2 - x0) / (y2 - y0)
+    s01 = (x1 - x0) / (y1 - y0) if y1 > y0 else 0.0
+    s12 = (x2 - x1) / (y2 - y1) if y2 > y1 else 0.0
+    cmin = w
+    cmax = -1
+    rmin = h
+    rmax = -1
+    for r in range(r0, r1):
+        yc = r + 0.5
+        xa = x0 + (yc - y0) * s02
+        xb = x0 + (yc - y0) * s01 if yc < y1 else x1 + (yc - y1) * s12
+        c0 = max(int(math.ceil(min(xa, xb) - 0.5)), 0)
+        c1 = min(int(math.ceil(max(xa, xb) - 0.5)) - 1, w - 1)
+        if c1 < c0:
+            continue
+        ur = _u(r)
+        if last[0, ur] == pid and c0 <= last[2, ur] + 1 and c1 >= last[1, ur] - 1:
+            p0 = last[1, ur]
+            p1 = last[2, ur]
+            if c0 < p0:
+                mit[ur, _u(c0)] += 1
+                mit[ur, _u(p0)] -= 1
+            if c1 > p1:
+                mit[ur, _u(p1 + 1)] += 1
+                mit[ur, _u(c1 + 1)] -= 1
+            last[1, ur] = min(c0, p0)
+            last[2, ur] = max(c1, p1)
+        else:
+            mit[ur, _u(c0)] += 1
+            mit[ur, _u(c1 + 1)] -= 1
+            last[0, ur] = pid
+            last[1, ur] = c0
+            last[2, ur] = c1
+        lo[ur] = min(lo[ur], c0)
+        hi[ur] = max(hi[ur], c1)
+        cmin = min(cmin, c0)
+        cmax = max(cmax, c1)
+        rmin = min(rmin, r)
+        rmax = r
+    if rmax >= 0:
+        dirty[0] = min(dirty[0], cmin)
+        dirty[1] = min(dirty[1], rmin)
+        dirty[2] = max(dirty[2], cmax + 1)
+        dirty[3] = max(dirty[3], rmax + 1)
+        dirty[8] = 1
