@@ -430,7 +430,7 @@ def test_fills_leave_their_scratch_clear():
     assert (painter.mix.finish() != np.array([251, 247, 238], np.uint8)).any(axis=-1).mean() > 0.2
 
 
-def _miters_by_angles(poly, hw, h, w):
+def _miters_by_angles(poly, hw, h, w, clip=True):
     """The outline's miter joins past the bevel, counted per pixel centre from angles (atan2) and barycentric
     tests: canvas miters up to 10 half widths from the vertex, tips a pixel or more past the bevel."""
     out = np.zeros((h, w), np.int64)
@@ -455,14 +455,20 @@ def _miters_by_angles(poly, hw, h, w):
 
         e = np.stack([edge(p1, tip), edge(tip, p2), edge(p2, p1)])
         out += ((e >= 0).all(axis=0) | (e <= 0).all(axis=0))
+    if clip:  # p5.brush composites the vertices' box widened by 1 + hw and 4 px
+        lo = np.floor(poly.min(axis=0) - 1 - hw).astype(int) - 4
+        hi = np.ceil(poly.max(axis=0) + 1 + hw).astype(int) + 4
+        keep = (xx >= lo[0]) & (xx < hi[0]) & (yy >= lo[1]) & (yy < hi[1])
+        out = out * keep
     return out
 
 
 def test_miter_joins_reach_past_the_bevel_as_canvas_stroke_draws_them():
     """A fill's outline joins are canvas miters: at each turn the triangle past the bevel up to the tip, hw / cos
-    (turn / 2) from the vertex, none at a turn sharper than the miter limit (10). Against the same joins built
-    from angles: a square (tips at its corners' diagonals), a 20 deg spike (tip 5.8 hw out) and an 8 deg one
-    (bevelled: nothing past its apex), one reaching past the canvas's edge (clipped there)."""
+    (turn / 2) from the vertex, none at a turn sharper than the miter limit (10), and cut where p5.brush's
+    composite ends (the polygon's box widened by 1 + hw and 4 px). Against the same joins built from angles: a
+    square (tips at its corners' diagonals), a 20 deg spike (tip 5.8 hw out, cut) and an 8 deg one (bevelled:
+    nothing past its apex), one reaching past the canvas's edge (clipped there)."""
     from aquarelle.render import fill
 
     h, w = 120, 160
@@ -488,10 +494,12 @@ def test_miter_joins_reach_past_the_bevel_as_canvas_stroke_draws_them():
         for r in rows:  # the row cover holds the miters (the alpha pass only visits there)
             cols = np.flatnonzero(got[r])
             assert lo[r] <= cols[0] and hi[r] >= cols[-1]
-    # the square's top-left tip, 3.07 x sqrt(2) out along the diagonal; the 20 deg spike's tip 5.76 hw past its apex
-    # (past the canvas's edge: 9 px out it is still on the canvas)
+    # the square's top-left tip, 3.07 x sqrt(2) out along the diagonal; the 20 deg spike's tip 5.76 hw past its apex,
+    # cut where p5.brush's composite ends (8.07 px past it)
     assert _miters_by_angles(square, hw, h, w)[18, 18] == 1
-    assert _miters_by_angles(spike, hw, h, w)[int(90.1 - 70.5 * math.tan(math.radians(10))), 159] == 1
+    tip_row = int(90.1 - 70.5 * math.tan(math.radians(10)))
+    assert _miters_by_angles(spike, hw, h, w, clip=False)[tip_row, 158:160].tolist() == [1, 1]
+    assert _miters_by_angles(spike, hw, h, w)[tip_row, 158:160].tolist() == [1, 0]
     assert not _miters_by_angles(sharp, hw, h, w)[:, 131:].any()  # the 8 deg apex is bevelled
 
 
@@ -517,7 +525,7 @@ def test_span_triangle_counts_one_shapes_overlapping_triangles_once():
         return (np.stack(e) >= 0).all(axis=0) | (np.stack(e) <= 0).all(axis=0)
 
     for pid, t in tris:
-        span_triangle(mit, *t, h, w, lo, hi, dirty, last, pid)
+        span_triangle(mit, *t, 0, 0, w, h, lo, hi, dirty, last, pid)
     got = np.cumsum(mit, axis=1)[:, :w]
     want = (inside(tris[0][1]) | inside(tris[1][1])).astype(int) + inside(tris[2][1])
     assert (inside(tris[0][1]) & inside(tris[1][1])).sum() > 50  # they do overlap

@@ -101,6 +101,17 @@ def test_a_bordered_fill_past_the_canvas_paints_no_frame_at_the_canvas_edge():
     assert abs(img[ring].mean() - inner) < 3.0
 
 
+@pytest.mark.parametrize("half", [81, 100])
+def test_a_miter_that_would_reach_the_canvas_from_a_polygon_past_it_paints_nothing(half):
+    """A sharp polygon 40 px past the canvas's edge, its outline 18 px wide: its miter tip would reach 30 px onto
+    the canvas, but p5.brush composites only the polygon's box widened by the outline (measured: nothing painted).
+    Natively the tip is cut there; before the cut, the tip reached the canvas with no span in the cover count's
+    margin, and the fill raised ``negative dimensions not allowed``."""
+    img = render(prog(("noStroke", []), ("fillTexture", [0.0, 1.0]), ("fillBleed", [0.0]), ("fill", ["#2040a0", 200]),
+                      ("polygon", [[[-700, 300 - half], [-40, 300], [-700, 300 + half]]]), width=600, height=600))
+    assert not (img != 255).any()
+
+
 def test_fill_spectral_mix_turns_blue_over_yellow_greenish():
     img = render(prog(("noStroke", []), ("fill", ["#f2d600", 255]), ("rect", [20, 20, 160, 160]),
                       ("fill", ["#1f4fd6", 255]), ("rect", [60, 60, 80, 80])))

@@ -289,13 +289,25 @@ def _miter_spikes(mit, last, p, hw, lo, hi, dirty):
     it pixel by pixel). Joins sharper than the limit are bevels (nothing past the bevel), a segment shorter
     than 1/4096 px makes none (Skia's stroker drops it), and a tip less than a pixel past the bevel is left out
     (most vertices: a pass without branches finds the others; at 0.5 px the triangles cost twice as much for
-    18% more pixels). ``watercolour`` draws them for outlines of 8-bit alpha 2 or more (at 1, a band adds only
+    18% more pixels). p5.brush composites only the box of the polygons' vertices widened by the outline, so a
+    tip is cut at its own polygon's (those of the segment's other polygons, rarely larger, are not read).
+    ``watercolour`` draws them for outlines of 8-bit alpha 2 or more (at 1, a band adds only
     to a pixel the layers left empty: a few hundred pixels of a fill moved) and narrower than ``WIDE_K`` (wide
     outlines are counted per polygon near, ``_resolve_wide``; miters on top of them came out far too dark)."""
     h = mit.shape[0]
     w = mit.shape[1] - 1
     n = p.shape[1]
     if n < 3 or not hw > 0.0:
+        return
+    # p5.brush composites a segment only over the box of its polygons' vertices, widened by 1 + hw
+    # (``mask.js`` strokePadding) and 4 px (``DIRTY_FILL_PADDING``): a tip past its polygon's box is cut there
+    px = p[0]
+    py = p[1]
+    bx0 = max(int(math.floor(px.min() - 1.0 - hw)) - 4, 0)
+    by0 = max(int(math.floor(py.min() - 1.0 - hw)) - 4, 0)
+    bx1 = min(int(math.ceil(px.max() + 1.0 + hw)) + 4, w)
+    by1 = min(int(math.ceil(py.max() + 1.0 + hw)) + 4, h)
+    if bx1 <= bx0 or by1 <= by0:
         return
     last[0, h] += 1
     pid = last[0, h]
@@ -305,8 +317,6 @@ def _miter_spikes(mit, last, p, hw, lo, hi, dirty):
     tc = 2.0 * cs * cs - 1.0
     tc2 = tc * tc
     cmin = 2.0 / (MITER_LIMIT * MITER_LIMIT) - 1.0  # cos(turn) below this: past the miter limit
-    px = p[0]
-    py = p[1]
     # which vertices turn enough, in a pass without branches (it runs on vectors; most fail): cos(turn) =
     # dot / sqrt(ll) <= tc, tested without the square root
     keep = np.empty(n, np.bool_)
@@ -347,8 +357,8 @@ def _miter_spikes(mit, last, p, hw, lo, hi, dirty):
         n2y = sgn * bx / l2
         # the tip: along n1 + n2 (of length 2 hw cos(turn / 2)), hw / cos(turn / 2) from the vertex
         f = 1.0 / (1.0 + cphi)
-        span_triangle(mit, vx + n1x, vy + n1y, vx + (n1x + n2x) * f, vy + (n1y + n2y) * f, vx + n2x, vy + n2y, h, w,
-                      lo, hi, dirty, last, pid)
+        span_triangle(mit, vx + n1x, vy + n1y, vx + (n1x + n2x) * f, vy + (n1y + n2y) * f, vx + n2x, vy + n2y, bx0,
+                      by0, bx1, by1, lo, hi, dirty, last, pid)
 
 
 @njit
@@ -767,8 +777,8 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
     if painted:  # the passes below draw no random numbers
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
         wide = int(round(lw)) >= WIDE_K
-        bx0 = by0 = bx1 = by1 = 0
-        if bands:  # over the spans' box in the margin's indices (it holds the region's, shifted by m)
+        bx0 = by0 = bx1 = by1 = 0  # (no box: only miter joins reached the canvas, from polygons past the margin)
+        if bands and dirty[6] > dirty[4]:  # over the spans' box in the margin's indices (it holds the region's)
             gh, gw = sc.l.shape
             # (one px more: the bands at the canvas's edge read the mean one px into the margin)
             bx0, by0 = max(dirty[4] - pad - 1, 0), max(dirty[5] - pad - 1, 0)

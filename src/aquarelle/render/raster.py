@@ -518,8 +518,9 @@ def span_disc(dbuf, x, y, radius, val, x0, y0, x1, y1):
 
 
 @njit_inline
-def span_triangle(mit, x0, y0, x1, y1, x2, y2, h, w, lo, hi, dirty, last, pid):
-    """+1 over the pixel centres inside a triangle into the row differences ``mit`` (clipped to the canvas), each
+def span_triangle(mit, x0, y0, x1, y1, x2, y2, bx0, by0, bx1, by1, lo, hi, dirty, last, pid):
+    """+1 over the pixel centres inside a triangle into the row differences ``mit`` (clipped to the pixel box
+    [bx0, bx1) x [by0, by1), which must lie on the canvas), each
     span as ``span_polygon`` takes them (columns whose centre lies in [xl, xr), rows whose centre in [y0, y2));
     ``lo``, ``hi`` and the box ``dirty[0:4]`` grow to hold it, and ``dirty[8]`` is set. A triangle is convex: one
     span per row, from its two edges there, without sorting crossings (``fill._miter_spikes`` draws thousands).
@@ -533,23 +534,23 @@ def span_triangle(mit, x0, y0, x1, y1, x2, y2, h, w, lo, hi, dirty, last, pid):
         x0, y0, x2, y2 = x2, y2, x0, y0
     if y2 < y1:
         x1, y1, x2, y2 = x2, y2, x1, y1
-    r0 = max(int(math.ceil(y0 - 0.5)), 0)  # the rows whose centre lies in [y0, y2)
-    r1 = min(int(math.ceil(y2 - 0.5)), h)
+    r0 = max(int(math.ceil(y0 - 0.5)), by0)  # the rows whose centre lies in [y0, y2)
+    r1 = min(int(math.ceil(y2 - 0.5)), by1)
     if r1 <= r0:
         return
     s02 = (x2 - x0) / (y2 - y0)
     s01 = (x1 - x0) / (y1 - y0) if y1 > y0 else 0.0
     s12 = (x2 - x1) / (y2 - y1) if y2 > y1 else 0.0
-    cmin = w
+    cmin = bx1
     cmax = -1
-    rmin = h
+    rmin = by1
     rmax = -1
     for r in range(r0, r1):
         yc = r + 0.5
         xa = x0 + (yc - y0) * s02
         xb = x0 + (yc - y0) * s01 if yc < y1 else x1 + (yc - y1) * s12
-        c0 = max(int(math.ceil(min(xa, xb) - 0.5)), 0)
-        c1 = min(int(math.ceil(max(xa, xb) - 0.5)) - 1, w - 1)
+        c0 = max(int(math.ceil(min(xa, xb) - 0.5)), bx0)
+        c1 = min(int(math.ceil(max(xa, xb) - 0.5)) - 1, bx1 - 1)
         if c1 < c0:
             continue
         ur = _u(r)
