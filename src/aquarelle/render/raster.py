@@ -414,6 +414,15 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
                 buf[q, c] = _over8(buf[q, c], a * ta)
 
 
+@njit_inline
+def _grow_box(dirty, k, c0, r0, c1, r1):
+    """Widen the box dirty[k:k + 4] (x0, y0, x1, y1, ends exclusive) to hold columns c0..c1 of rows r0..r1."""
+    dirty[k] = min(dirty[k], c0)
+    dirty[k + 1] = min(dirty[k + 1], r0)
+    dirty[k + 2] = max(dirty[k + 2], c1 + 1)
+    dirty[k + 3] = max(dirty[k + 3], r1 + 1)
+
+
 @njit
 def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
     """Like ``fill_polygon`` but writes row-difference arrays (+val at a span's start, -val after its end).
@@ -485,15 +494,9 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
                         rmin = min(rmin, row)
                         rmax = row
     if rmax >= 0:
-        dirty[0] = min(dirty[0], cmin)
-        dirty[1] = min(dirty[1], rmin)
-        dirty[2] = max(dirty[2], cmax + 1)
-        dirty[3] = max(dirty[3], rmax + 1)
+        _grow_box(dirty, 0, cmin, rmin, cmax, rmax)
     if grmax >= 0:
-        dirty[4] = min(dirty[4], gmin)
-        dirty[5] = min(dirty[5], grmin)
-        dirty[6] = max(dirty[6], gmax + 1)
-        dirty[7] = max(dirty[7], grmax + 1)
+        _grow_box(dirty, 4, gmin, grmin, gmax, grmax)
 
 
 @njit_inline
@@ -578,8 +581,5 @@ def span_triangle(mit, x0, y0, x1, y1, x2, y2, bx0, by0, bx1, by1, lo, hi, dirty
         rmin = min(rmin, r)
         rmax = r
     if rmax >= 0:
-        dirty[0] = min(dirty[0], cmin)
-        dirty[1] = min(dirty[1], rmin)
-        dirty[2] = max(dirty[2], cmax + 1)
-        dirty[3] = max(dirty[3], rmax + 1)
+        _grow_box(dirty, 0, cmin, rmin, cmax, rmax)
         dirty[8] = 1
