@@ -607,6 +607,24 @@ def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
             assert x0 <= ox + alo[q] and ox + ahi[q] <= x1
 
 
+def test_an_outline_thinner_than_a_pixel_replays_at_its_antialiased_alpha():
+    """``_band_class``: an outline at least a pixel wide, or of alpha 1 or 2, replays at the border's alpha (class
+    3); a thinner one of alpha 3 at s x coverage as Skia rounds it, (s x (c8 + 1)) >> 8, and at least 1; the
+    tables of those alphas follow the fill's own."""
+    from aquarelle.render import fill
+
+    for s_bord in (1, 2, 3):
+        tab = over_tables((9, 4, 14, s_bord))
+        for a in (1, 2, 3):
+            assert tab[3 + a, 0, 1] == a and tab[3 + a, 100, 3] == 100 + 3 * ((a * 155) // 255)
+        assert fill._band_class(tab, 1.0) == fill._band_class(tab, 4.0) == 3
+        for lw in (0.05, 0.3, 0.5, 0.8, 0.99):
+            want = 3 if s_bord < 3 else 3 + max(1, (s_bord * (math.floor(255 * lw + 0.5) + 1)) >> 8)
+            assert fill._band_class(tab, lw) == want
+    tab = over_tables((9, 4, 14, 3))
+    assert [fill._band_class(tab, lw) - 3 for lw in (0.2, 0.45, 0.7, 0.9)] == [1, 1, 2, 2]
+
+
 @pytest.mark.parametrize("bands", [False, True])
 def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     """The alpha pass sums the layer counts' row differences as it walks each row's reach, replays them through
@@ -641,7 +659,7 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
     a8 = np.zeros((rh, rw), np.int32)
     fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, e8, a8, ox, oy, alo, ahi, 0, x0 + m, y0 + m,
-                   x1 + m, y1 + m)
+                   x1 + m, y1 + m, 3)
     assert np.array_equal(sc.d, d_before)  # the layer counts are read, not resolved in place
 
     def replay(k, dv, m):

@@ -658,10 +658,11 @@ def _replay(tf, i, d, m):
 
 @njit
 def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, ox, oy, alo, ahi, cap, bx0, by0, bx1,
-              by1):
+              by1, bc):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
-    alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing.
+    alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing. The bands
+    replay through table class ``bc`` (``_band_class``).
 
     Only columns [alo, ahi) of each a8 row (``_alpha_rows``) can be non-zero; only they are written. The layer
     counts are summed from their row differences along the way, from alo: a row's differences lie at or right
@@ -725,7 +726,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, o
                 last = code
             # the bands on top: a table read even for none (tab[3, d, 0] is d), which costs less than the
             # branch, mispredicted along every polygon edge
-            d = np.int64(tf[_u((3 << 14) | (dl << 6) | b)]) if b < _TAB_N else _replay(tf, 3, dl, b)
+            d = np.int64(tf[_u((bc << 14) | (dl << 6) | b)]) if b < _TAB_N else _replay(tf, bc, dl, b)
             # k rounded erosions by table (k = 0 reads d back): a branch only for the rare pixel under more holes
             d = np.int64(ef[_u((eacc << 8) | d)]) if eacc < _ERODE_N else _erode(d, eacc, e8)
             a8[ua, _u(c - ox)] = d
@@ -752,6 +753,31 @@ def _alpha_rows(sc, x0, y0, x1, y1, r, ox, oy, rh):
             alo[q - oy] = a - ox
             ahi[q - oy] = b - ox
     return alo, ahi
+
+
+#: The 8-bit alphas an outline thinner than a pixel can composite at (a fill's border alpha is 3 at most); their
+#: source-over tables follow a fill's own four (``over_tables``), so class 3 + a holds alpha a's.
+_THIN_ALPHAS = (1, 2, 3)
+
+
+@njit
+def _band_class(tab, lw):
+    """The table class the outline's bands replay through: 3, the border's alpha s, for an outline at least a pixel
+    wide; for a thinner one the alpha canvas ``stroke()`` composites it at: antialiased, a stroke lw px wide
+    covers about lw of each pixel it crosses, and Skia scales an 8-bit alpha by 8-bit coverage c as
+    (s x (c + 1)) >> 8, so a thin faint outline adds less per band, often 1 level, which over a mask that holds
+    any alpha adds nothing. At least 1: the fringe a fill's outline paints past its layers (empty mask) stays.
+    Counted at full alpha, thin outlines made small shapes too dark: 12 px circles at border 1 1.16 times
+    p5.brush's darkness, 25 px ones 1.13; with this 1.04 and 1.05 (RELIABILITY).
+
+    For the border's alpha 3 only (border >= 0.98). At alpha 2 (border 0.6-0.97) it mended untextured shapes
+    as well (1.05-1.06 -> 1.00-1.03) but took textured ones from 1.00 to 0.97, where textured fills are already
+    faint (a known limit), and moved the parity bench's textured border-0.6 paintings away from p5.brush's
+    (``fruit_cherries`` colour distance 0.28 -> 1.24): left until the texture's own shortfall is found."""
+    s = np.int64(tab[3, 0, 1])  # one layer of the border's alpha on nothing
+    if lw >= 1.0 or s <= 2:
+        return 3
+    return 3 + max(1, (s * (int(math.floor(255.0 * lw + 0.5)) + 1)) >> 8)
 
 
 @njit
@@ -794,7 +820,7 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         a8 = work.a8
         a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
         _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, px0, py0, alo, ahi,
-                  npoly if bands and wide else 0, bx0, by0, bx1, by1)
+                  npoly if bands and wide else 0, bx0, by0, bx1, by1, _band_class(tab, lw))
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
         if dirty[8] != 0:  # the miter joins lie in the region (they grew its box)
@@ -985,12 +1011,19 @@ class FillScratch:
 
 @functools.lru_cache(maxsize=256)
 def over_tables(svals: tuple[int, int, int, int]) -> np.ndarray:
-    """The source-over tables for a fill's layer alphas; fills of a painting mostly share them (64 KB each).
+    """The source-over tables for a fill's layer alphas, then those of the thin outlines' alphas (``_band_class``);
+    fills of a painting mostly share them (112 KB each).
 
-    Kept for 256 alpha sets (16 MB at most): a process that renders many paintings meets many sets (the 65
+    Kept for 256 alpha sets (28 MB at most): a process that renders many paintings meets many sets (the 65
     pool and bench paintings use 113), and with 64 kept a second pass over them rebuilt 112 tables, 0.28 ms
     each."""
-    return _over_tables(np.array(svals, np.int64))
+    return np.concatenate((_over_tables(np.array(svals, np.int64)), _thin_tables()))
+
+
+@functools.lru_cache(maxsize=1)
+def _thin_tables() -> np.ndarray:
+    """The thin outlines' tables, the same for every fill: made once."""
+    return _over_tables(np.array(_THIN_ALPHAS, np.int64))
 
 
 def paint_fill(canvas: np.ndarray, scratch: FillScratch, vertices: np.ndarray, fill_state, rgb, seed_state,
