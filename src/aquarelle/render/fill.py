@@ -771,7 +771,7 @@ def _band_class(tab, lw):
     p5.brush's darkness, 25 px ones 1.13; with this 1.04 and 1.05 (RELIABILITY).
 
     For the border's alpha 3 only (border >= 0.98). At alpha 2 (border 0.6-0.97) it mended untextured shapes
-    as well (1.05-1.06 -> 1.00-1.03) but took textured ones from 1.00 to 0.97, where textured fills are already
+    as well (1.05-1.07 -> 1.00-1.04) but took textured ones from 1.00 to 0.97, where textured fills are already
     faint (a known limit), and moved the parity bench's textured border-0.6 paintings away from p5.brush's
     (``fruit_cherries`` colour distance 0.28 -> 1.24): left until the texture's own shortfall is found."""
     s = np.int64(tab[3, 0, 1])  # one layer of the border's alpha on nothing
