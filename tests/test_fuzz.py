@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aquarelle.brush import SPECS
-from aquarelle.brush.commands import Command, CommandError, validate
+from aquarelle.brush.commands import BUILTIN_BRUSHES, BUILTIN_FIELDS, Command, CommandError, validate
 from aquarelle.brush.program import Program
 
 FAST = settings(max_examples=400, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.too_slow])
@@ -208,8 +208,6 @@ def test_random_sketches_always_answered_within_the_limit(runner, source):
 
 # --------------------------------------------------------------------------- random valid programs, rendered natively
 
-_BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
-
 
 def _extreme_program(r) -> list:
     """Calls a policy could send, with the values that break geometry: coordinates up to the 100,000 limit,
@@ -255,7 +253,7 @@ def _extreme_program(r) -> list:
         lambda: [["fill", [colour(), r.choice([1, 150, 255])]]],
         lambda: [["fillBleed", [unit(), r.choice(["in", "out"])] + ([angle()] if r.random() < 0.5 else [])]],
         lambda: [["fillTexture", [unit(), unit(), r.random() < 0.5]]],
-        lambda: [["set", [r.choice(_BRUSHES), colour(), length() % 1000 or 1]]],
+        lambda: [["set", [r.choice(BUILTIN_BRUSHES), colour(), length() % 1000 or 1]]],
         lambda: [["circle", [coord(), coord(), length(), r.choice([0, 0.5, 1])]]],
         lambda: [["rect", [coord(), coord(), length(), length()]]],
         lambda: [["polygon", [points()]]],
@@ -270,8 +268,8 @@ def _extreme_program(r) -> list:
         lambda: [["hatch", [length(), angle(), {"rand": r.choice([False, 0.5, 1]), "continuous": r.random() < 0.5,
                                                 "gradient": r.choice([False, 0.3, 1])}]]],
         lambda: [["hatchArray", [[points()]]]],
-        lambda: [["mass", [r.choice(_BRUSHES), colour(), {"strength": unit()}]], ["massArray", [[points()]]]],
-        lambda: [["field", [r.choice(["hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns"])]]],
+        lambda: [["mass", [r.choice(BUILTIN_BRUSHES), colour(), {"strength": unit()}]], ["massArray", [[points()]]]],
+        lambda: [["field", [r.choice(BUILTIN_FIELDS)]]],
         lambda: [["addField", ["f", [[r.uniform(-1e3, 1e3) for _ in range(r.choice([1, 2, 6]))]] * r.choice([1, 2, 7])]],
                  ["field", ["f"]]],
         lambda: [["scaleBrushes", [r.choice([1e-4, 0.5, 3, 100])]]],

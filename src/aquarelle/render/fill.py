@@ -761,8 +761,8 @@ _THIN_ALPHAS = (1, 2, 3)
 
 
 @njit
-def _band_class(tab, lw):
-    """The table class the outline's bands replay through: 3, the border's alpha s, for an outline at least a pixel
+def _band_class(s, lw):
+    """The table class the outline's bands replay through: 3, the border's 8-bit alpha s, for an outline at least a pixel
     wide; for a thinner one the alpha canvas ``stroke()`` composites it at: antialiased, a stroke lw px wide
     covers about lw of each pixel it crosses, and Skia scales an 8-bit alpha by 8-bit coverage c as
     (s x (c + 1)) >> 8, so a thin faint outline adds less per band, often 1 level, which over a mask that holds
@@ -774,7 +774,6 @@ def _band_class(tab, lw):
     as well (1.05-1.07 -> 1.00-1.04) but took textured ones from 1.00 to 0.97, where textured fills are already
     faint (a known limit), and moved the parity bench's textured border-0.6 paintings away from p5.brush's
     (``fruit_cherries`` colour distance 0.28 -> 1.24): left until the texture's own shortfall is found."""
-    s = np.int64(tab[3, 0, 1])  # one layer of the border's alpha on nothing
     if lw >= 1.0 or s <= 2:
         return 3
     return 3 + max(1, (s * (int(math.floor(255.0 * lw + 0.5)) + 1)) >> 8)
@@ -820,7 +819,7 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         a8 = work.a8
         a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
         _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, px0, py0, alo, ahi,
-                  npoly if bands and wide else 0, bx0, by0, bx1, by1, _band_class(tab, lw))
+                  npoly if bands and wide else 0, bx0, by0, bx1, by1, _band_class(_s8(border), lw))
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
         if dirty[8] != 0:  # the miter joins lie in the region (they grew its box)
