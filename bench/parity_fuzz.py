@@ -41,14 +41,14 @@ from typing import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from aquarelle.brush.commands import BUILTIN_BRUSHES, BUILTIN_FIELDS  # noqa: E402
 from bench.parity_bench import GOALS, both_faint, compare, contact_sheet, gate_coverage, verdicts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SIZE = 600
 GATE_COVERAGE = gate_coverage()
-BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
-FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
+BRUSHES, FIELDS = BUILTIN_BRUSHES, BUILTIN_FIELDS
 #: native refusals that are meant (see RELIABILITY.md): the render budget, and an open two-point curve, which
 #: p5.brush paints as an empty path that throws in a fill and loses the next stroke
 NATIVE_GUARDS = ("over the render budget", "make an empty path in p5.brush")

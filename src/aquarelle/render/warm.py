@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import time
 
-#: The built-in brushes: pencil-type discs, spray dots and marker dabs (a custom ``add`` brush below stamps image tips)
-BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "pastel", "crayon", "charcoal", "spray", "marker")
-FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
+# the built-in brushes (pencil-type discs, spray dots and marker dabs; a custom ``add`` brush below stamps image
+# tips) and fields
+from ..brush.commands import BUILTIN_BRUSHES as BRUSHES, BUILTIN_FIELDS as FIELDS
+
 SIZE = 128
 
 
