@@ -103,6 +103,21 @@ def test_reward_scores_an_unfinished_painting_and_caps_text():
     assert env.reward > 0 and env.done  # reading the reward finished the episode
 
 
+def test_a_capped_tool_result_still_tells_the_policy_its_shape_missed_and_how_many_steps_are_left():
+    """Cut at the trainer's default 120 characters (``env.observation_chars``), a tool result showed only the
+    call, the coverage and the start of the painting's summary: the off-canvas warning and the steps left that
+    follow it never reached the policy, which went on painting circles at x 700 while told "Coverage 0.0%"."""
+    from aquarelle.train.config import EnvSection
+
+    cfg = EnvSection()  # the trainer's defaults: 16 steps, results cut at 120 characters
+    env = make_tool_env(max_steps=cfg.max_steps, obs_chars=cfg.observation_chars)()
+    env.reset(prompt="a red poppy", seed=3)
+    assert "15 steps left" in env.fill("#8a9a9a", 90)
+    out = env.circle(700, 200, 70)
+    assert len(out) <= 120 and "Coverage 0.0%" in out and "Warning: circle lies off the 600x600 canvas" in out
+    assert "13 steps left" in env.circle(300, 300, 60)
+
+
 def test_tools_mode_gate_fails_on_empty_canvas():
     env = PaintingToolEnv()
     env.reset(prompt="nothing")

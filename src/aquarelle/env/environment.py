@@ -311,15 +311,19 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
 
     def _after_call(self, ep: Episode, text: str, errors: list[str] | None = None,
                     warnings: list[str] | None = None) -> WatercolourObservation:
-        """Report a tools step; the budget running out scores the painting."""
+        """Report a tools step; the budget running out scores the painting.
+
+        Most telling first: what happened, warnings, the steps left (or the reward), and last the summary of the
+        painting so far, which the policy can best do without. A trainer caps each tool result (``env.observation_chars``, 120 by
+        default): with the summary before them, every warning and the steps left were cut off."""
         if ep.state.shape is not None:
             (warnings := warnings or []).append(f"a shape is open ({len(ep.state.shape.vertices)} vertices): endShape paints it")
-        parts = [text, _so_far(ep)]
+        parts = [text]
         if warnings:
             parts.append("Warning: " + "; ".join(warnings) + ".")
         if ep.steps_left == 0:
-            return self._finish(ep, " ".join(parts) + " No steps left.", errors=errors)
-        parts.append(f"{ep.steps_left} steps left.")
+            return self._finish(ep, " ".join(parts + ["No steps left."]), errors=errors)  # then the reward, as finish
+        parts += [f"{ep.steps_left} steps left.", _so_far(ep)]
         return self._obs(" ".join(parts), errors=errors or [], image=self._img(ep))
 
     def _finish(self, ep: Episode, text: str, errors: list[str] | None = None) -> WatercolourObservation:
