@@ -118,6 +118,14 @@ def test_a_capped_tool_result_still_tells_the_policy_its_shape_missed_and_how_ma
     assert "13 steps left" in env.circle(300, 300, 60)
 
 
+def test_a_tool_result_shows_the_call_as_p5_brush_code_not_python():
+    """The policy writes JavaScript: it was shown ``fillBleed(0.5, out, None)`` and ``fillTexture(0.6, 0.6, True)``."""
+    env = PaintingToolEnv()
+    env.reset(prompt="a lemon", seed=1)
+    assert env.fillBleed(0.5).startswith("Set fillBleed(0.5, out) ")
+    assert env.fillTexture(0.6, 0.6).startswith("Set fillTexture(0.6, 0.6, true) ")
+
+
 def test_tools_mode_gate_fails_on_empty_canvas():
     env = PaintingToolEnv()
     env.reset(prompt="nothing")

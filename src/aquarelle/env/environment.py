@@ -499,7 +499,20 @@ def _breakdown_text(b: dict) -> str:
     return ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in b.items()) or "no terms"
 
 
+def _given(args: list) -> list:
+    """The arguments without the trailing unset ones (``fillBleed(0.5, out)``, not ``fillBleed(0.5, out, None)``)."""
+    n = len(args)
+    while n and args[n - 1] is None:
+        n -= 1
+    return args[:n]
+
+
 def _arg(a: Any) -> str:
+    """An argument as the policy writes it in p5.brush code (``true``, ``null``), not as Python prints it."""
+    if isinstance(a, bool):
+        return "true" if a else "false"
+    if a is None:
+        return "null"
     if isinstance(a, float):
         return f"{a:g}"
     if isinstance(a, list):
@@ -532,7 +545,7 @@ def _off_canvas(box: tuple[float, float, float, float]) -> bool:
 
 
 def _calls_text(cmds: list) -> str:
-    shown = [f"{c.method}({', '.join(_arg(a) for a in c.args)})" for c in cmds[:3]]
+    shown = [f"{c.method}({', '.join(_arg(a) for a in _given(c.args))})" for c in cmds[:3]]
     return ", ".join(shown) + (f" and {len(cmds) - 3} more" if len(cmds) > 3 else "")
 
 

@@ -240,7 +240,7 @@ def extract_sketch(completion_text: str) -> str:
 
 #: Bump when transcripts change, so cached warm starts trained on older ones are not reused.
 # 3: the task text after reset is no longer cut at env.observation_chars; 4: a tool result gives its warnings and
-# the steps left before the painting's summary (cut at 120 characters, they were lost)
+# the steps left before the painting's summary (cut at 120 characters, they were lost), calls as JS (true, no None)
 TRANSCRIPT_VERSION = 4
 #: Calls that only affect strokes, and the calls that can switch a stroke on. In a space
 #: without the latter (hf10) the former never change the painting, and a small policy that
