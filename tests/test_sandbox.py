@@ -185,7 +185,7 @@ def test_arguments_p5_brush_clamps_are_clamped_and_the_rest_still_refused(runner
                    ("stroke", ["#14ff01"]), ("hatchStyle", ["HB", "#000000", 1]), ("fillBleed", [0.3, "out", None]),
                    ("fillBleed", [0.2, "in", None])]  # p5.brush: direction === "out" ? out : in
     for call, msg in (("brush.spline([[1, 1], [50, 80], [90, 10]], 2);", "spline: curvature must be in 0-1"),
-                      ("brush.circle(50, 50, 20, 15);", "circle: irregularity must be in -10-10"),
+                      ("brush.circle(50, 50, 20, 15);", "circle: irregularity must be in -10 to 10"),
                       ("brush.beginShape(); brush.vertex(1, 1, 3);", "vertex: pressure must be in 0-2"),
                       ("brush.fillBleed(NaN);", "fillBleed: strength must be finite")):
         res = runner.run(skeleton(call))

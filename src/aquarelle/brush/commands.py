@@ -267,7 +267,7 @@ def _check(kind: str, method: str, pname: str, v: Any) -> Any:
             return 1
         x = _num(method, pname, v)
         if x < -10 or x > 10:
-            raise CommandError(f"{method}: {pname} must be in -10-10, got {_show(x)}")
+            raise CommandError(f"{method}: {pname} must be in -10 to 10, got {_show(x)}")
         return x
     if kind == "hatchopts":
         return _options(method, v, HATCH_OPTIONS)
