@@ -384,6 +384,29 @@ def test_blank_canvases_are_not_called_diverse(tmp_path):
     assert ev["verdicts"]["diverse"]["answer"] == "no" and "blank" in ev["verdicts"]["diverse"]["text"]
 
 
+def test_late_blank_canvases_are_not_read_as_a_collapse_and_do_not_hide_one(tmp_path):
+    """Two blank canvases are alike because nothing was painted: the demo's last step painted nothing in either
+    group and the run was called "collapsed: paintings inside a GRPO group are near-identical (distance 0.000)"."""
+    from PIL import Image
+
+    def blank_late(run, every: bool) -> None:
+        late = [r for r in run.rollouts if r.step >= 6]
+        for r in late if every else late[::4]:  # (every: each one; else one in each group of 4)
+            Image.new("RGB", (48, 48), (246, 240, 226)).save(run.image_path(r))
+
+    diverse = load_run(make_run(tmp_path / "diverse", steps=9))
+    blank_late(diverse, every=True)
+    d = metrics.diversity(diverse.rollouts, loader(diverse))
+    assert d["collapsed"] is None and "no pair of painted images" in d["reason"] and 0.3 < d["blank_rate"] < 0.9
+    verdict = evaluate(tmp_path / "diverse", samples=0, progress=False)["verdicts"]["diverse"]
+    assert verdict["answer"] == "unclear" and "blank paper" in verdict["text"] and "collapsed" not in verdict["text"]
+
+    collapsed = load_run(make_run(tmp_path / "collapsed", steps=9, collapse_after=0.6))
+    blank_late(collapsed, every=False)  # some of the late paintings blank, the others still all alike
+    d = metrics.diversity(collapsed.rollouts, loader(collapsed))
+    assert d["blank_rate"] > 0 and d["collapsed"] is True
+
+
 def test_tool_calls_that_never_took_effect_are_read_from_the_transcript():
     completion = (
         '<tool_call>\n{"name": "fill", "arguments": {"color": "#aa3300", "opacity": 120}}\n</tool_call>'

@@ -444,10 +444,16 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     in_groups = sum(len(g) for g in groups.values() if len(g) > 1)
     out["duplicate_code_rate"] = _round(dup / in_groups) if in_groups else None
 
-    # judge collapse on the late part of training (all of it when there are no thirds)
+    # judge collapse on the late part of training (all of it when there are no thirds), over the paintings that
+    # show paint: two blank canvases are alike because nothing was painted (blank_rate and the gate say so), and
+    # counted in they called a run whose late groups painted nothing "collapsed" (distance 0.000)
     late_steps = steps_parts[2] if steps_parts is not None else set(steps_of(rollouts))
-    late_within = _mean(v for s, v in within_step.items() if s in late_steps)
-    late_across = across_thirds.get(2) if steps_parts else across_all
+    painted = [it for it, (_, e) in zip(items, entropies) if e is not None]
+    late_within = _mean(v for (s, _), v in _group_distance(painted).items() if s in late_steps)
+    if steps_parts:
+        late_across = _across_prompts(painted, lambda r: third_of.get(r.step)).get(2)
+    else:
+        late_across = _across_prompts(painted, lambda r: 0).get(0)
     out["late_within_group"], out["late_across_prompts"] = _round(late_within), _round(late_across)
     reasons = []
     if late_within is not None and late_within < COLLAPSE_WITHIN:
@@ -456,7 +462,8 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
         reasons.append(f"different prompts get the same painting (distance {late_across:.3f} < {COLLAPSE_ACROSS})")
     if late_within is None and late_across is None:
         out["collapsed"] = None
-        out["reason"] = "no pair of readable images to compare"
+        out["reason"] = ("no pair of painted images to compare late in training"
+                         if len(painted) < len(items) else "no pair of readable images to compare")
     else:
         out["collapsed"] = bool(reasons)
         out["reason"] = None

@@ -96,11 +96,12 @@ def diverse(ev: dict[str, Any]) -> dict[str, str]:
             f"{_arrow(d['within_group_thirds']) if d['within_group_thirds'] else 'n/a'}), across prompts "
             f"{_f(d['across_prompts'], 3)}, palette entropy {_f(d['palette_entropy'])} bits, identical code in a group "
             f"{_pct(d['duplicate_code_rate'])}")
-    if d["collapsed"] is None:
-        return {"answer": "unclear", "text": f"Cannot tell: {d.get('reason')}."}
     if (d.get("blank_rate") or 0) >= 0.9:
         return {"answer": "no", "text": f"No: {_pct(d['blank_rate'])} of the canvases are blank paper, so there is "
                                         f"nothing diverse to see ({nums})."}
+    if d["collapsed"] is None:
+        blank = f"; {_pct(d['blank_rate'])} of the canvases are blank paper" if d.get("blank_rate") else ""
+        return {"answer": "unclear", "text": f"Cannot tell: {d.get('reason')}{blank}."}
     if d["collapsed"]:
         return {"answer": "no", "text": "No, it collapsed: " + "; ".join(d["collapse_reasons"]) + f" ({nums})."}
     return {"answer": "yes", "text": f"Yes: {nums}."}
