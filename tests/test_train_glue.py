@@ -163,8 +163,38 @@ def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_ot
     local = where()
     assert where(**{"env.urls": ["http://127.0.0.1:8000"]}) == local  # 20 CPU minutes not spent again
     assert where(**{"env.observation_chars": 60}) != local  # the observations it learns from differ
+    cfg = load_config(None)
+    assert warm_start_dir("smollm2", "tools", "hf10", cfg.sft, 640, env_class("tools", "hf10", cfg), turns=2) != \
+        warm_start_dir("smollm2", "tools", "hf10", cfg.sft, 640, env_class("tools", "hf10", cfg), turns=3)
     monkeypatch.setattr(sft, "PROGRAM_VERSION", sft.PROGRAM_VERSION + 1)
     assert where() != local  # the pool's sketches make other programs, so other transcripts
+
+
+def test_a_tools_demonstration_paints_in_as_many_turns_as_a_rollout_runs():
+    """GRPO runs the calls of ``generation.max_tool_calling_iterations`` turns (2) and no more. A warm start taught
+    one shape per turn painted at most two shapes and wrote the rest in a third turn that never ran (14 of the
+    demo's 40 calls)."""
+    from aquarelle.brush import Program
+    from aquarelle.train.config import load_config
+    from aquarelle.train.data import Demo
+    from aquarelle.train.envglue import env_class
+    from aquarelle.train.sft import build_examples
+
+    cfg = load_config(None, {"env.action_space": "hf10"})
+    calls = [("fill", ["#d7263d", 180]), ("circle", [150, 150, 60]), ("circle", [450, 150, 60]),
+             ("fill", ["#2a9d8f", 150]), ("beginShape", [0]), ("vertex", [100, 350]), ("vertex", [500, 350]),
+             ("vertex", [300, 500]), ("endShape", []), ("circle", [300, 300, 40])]
+    demo = Demo("four", "four shapes", "love", Program.from_calls(calls))
+
+    def turns(**kw) -> list[list[str]]:
+        [ex] = build_examples([demo], mode="tools", action_space="hf10", env_cls=env_class("tools", "hf10", cfg), **kw)
+        return [[c["function"]["name"] for c in m["tool_calls"]] for m in ex["messages"]
+                if m["role"] == "assistant" and m.get("tool_calls") and m["tool_calls"][0]["function"]["name"] != "finish"]
+
+    assert turns() == [["fill", "circle"], ["circle"], ["fill", "shape"], ["circle"]]  # one shape a turn
+    assert turns(turns=2) == [["fill", "circle", "circle"], ["fill", "shape", "circle"]]
+    assert turns(turns=1) == [["fill", "circle", "circle", "fill", "shape", "circle"]]
+    assert turns(turns=9) == turns()
 
 
 def test_partial_reward_weights_override_the_configured_preset():

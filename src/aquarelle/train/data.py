@@ -322,17 +322,20 @@ def tool_schemas(env_cls: type) -> list[dict]:
 
 
 def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str, row: dict,
-                     budget_tokens: int | None = None, count: Any = None) -> dict:
+                     budget_tokens: int | None = None, count: Any = None, turns: int | None = None) -> dict:
     """Replay a demonstration through the real tool environment, recording a TRL chat transcript.
 
-    Each assistant turn carries the calls that paint one shape; each tool message is the
-    environment's real answer, so the model learns what it will actually see.
+    Each tool message is the environment's real answer, so the model learns what it will actually see. An
+    assistant turn carries the calls that paint one shape, or with ``turns`` (the trainer's
+    ``generation.max_tool_calling_iterations``) the painting is spread over that many turns: a rollout runs the
+    calls of that many turns and no more, so a warm start taught one shape per turn painted at most that many
+    shapes, and wrote the rest in a last turn whose calls never run.
     """
     env, messages = _open_transcript(env_cls, system, row)
     space_tools = _tool_names(env_cls)
-    turns = _group_calls(program)
+    shapes: list[tuple[list[dict], list[str]]] = []  # per shape: its calls and the environment's answers
     used = 0.0
-    for turn in turns:
+    for turn in _group_calls(program):
         if budget_tokens is not None and used > 0.6 * budget_tokens:
             break  # the rest would not fit the rollout budget: a shorter painting, then finish
         calls, results = [], []
@@ -350,13 +353,36 @@ def tools_transcript(demo: Demo, program: Program, env_cls: type, *, system: str
             results.append(str(out))
         if not calls:
             continue
-        if getattr(env, "done", False) and len(messages) > 2:
+        if getattr(env, "done", False) and shapes:
             break  # the step budget ran out: a shorter demonstration is still a valid one
-        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
-        messages += [{"role": "tool", "name": c["function"]["name"], "content": r} for c, r in zip(calls, results)]
+        shapes.append((calls, results))
         text = "".join(json.dumps(c["function"]) for c in calls) + "".join(results)
         used += count(text) + MARKUP_TOKENS * len(calls) if count else len(text) / 2.2  # tokens
+    for part in _spread(shapes, turns):
+        calls = [c for shape_calls, _ in part for c in shape_calls]
+        results = [r for _, shape_results in part for r in shape_results]
+        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+        messages += [{"role": "tool", "name": c["function"]["name"], "content": r} for c, r in zip(calls, results)]
     return _close_transcript(env, messages, space_tools)
+
+
+def _spread(shapes: list, turns: int | None) -> list[list]:
+    """The shapes in order, one per turn, or in ``turns`` turns of as even a number of calls as they split into."""
+    if turns is None or len(shapes) <= turns:
+        return [[s] for s in shapes]
+    sizes = [len(calls) for calls, _ in shapes]
+    total, out, start = sum(sizes), [], 0
+    for t in range(turns):
+        goal = total * (t + 1) / turns  # where this turn should end, in calls from the start
+        end, done = start, sum(sizes[:start])
+        while end < len(shapes) - (turns - t - 1) and (end == start or done + sizes[end] / 2 <= goal):
+            done += sizes[end]
+            end += 1
+        if t == turns - 1:
+            end = len(shapes)
+        out.append(shapes[start:end])
+        start = end
+    return out
 
 
 def revise_transcript(sketch: str, env_cls: type, *, system: str, row: dict) -> dict:

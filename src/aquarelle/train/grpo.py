@@ -484,7 +484,8 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         from .sft import warm_start_lock
 
         lock = warm_start_lock(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length)
+                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length,
+                               turns=cfg.generation.max_tool_calling_iterations)
         if procs.main:
             _acquire(lock, log)
     # several processes: the others wait here until the main one has checked and made the run directory (and holds
@@ -499,7 +500,8 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
 
                 warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
                                          env_cls=sft_env, demos_source=demos, seed=cfg.optim.seed,
-                                         budget_tokens=cfg.generation.max_completion_length, log=log)
+                                         budget_tokens=cfg.generation.max_completion_length,
+                                         turns=cfg.generation.max_tool_calling_iterations, log=log)
             else:
                 warm = _warm_start_apart(cfg, demos, sft_env, log)
         finally:
@@ -545,7 +547,8 @@ def _warm_start_apart(cfg: TrainConfig, demos: str | None, sft_env: type | None,
     from .sft import cached_warm_start
 
     cached = cached_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length)
+                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length,
+                               turns=cfg.generation.max_tool_calling_iterations)
     if cached is not None:
         log(f"warm start: using cached {cached}")
         return cached
@@ -586,6 +589,7 @@ def _warm_start_child(cfg: TrainConfig, demos: str | None) -> str:
     return str(ensure_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
                                  env_cls=env_cls, demos_source=demos, seed=cfg.optim.seed,
                                  budget_tokens=cfg.generation.max_completion_length,
+                                 turns=cfg.generation.max_tool_calling_iterations,
                                  log=lambda m: print(m, file=sys.stderr, flush=True)))
 
 

@@ -22,9 +22,11 @@ from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer, miss
 
 
 def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type | None = None,
-                   max_steps: int = 64, budget_tokens: int | None = None, tokenizer: Any = None) -> list[dict]:
+                   max_steps: int = 64, budget_tokens: int | None = None, tokenizer: Any = None,
+                   turns: int | None = None) -> list[dict]:
     """Conversational SFT examples ({"messages", "tools"?}) from demonstrations that fit the action space and, with
-    a tokenizer and ``budget_tokens``, one rollout: a tools transcript is cut to fit, a whole sketch left out."""
+    a tokenizer and ``budget_tokens``, one rollout: a tools transcript is cut to fit, a whole sketch left out, and
+    with ``turns`` (``generation.max_tool_calling_iterations``) a tools transcript takes that many turns."""
     system = SYSTEMS[mode]
     count = (lambda t: len(tokenizer(t, add_special_tokens=False)["input_ids"])) if tokenizer is not None else None
     if mode in ("tools", "revise") and env_cls is None:
@@ -37,7 +39,7 @@ def build_examples(demos: list, *, mode: str, action_space: str, env_cls: type |
             if prog is None or any(c.method in ("frame", "push", "pop") for c in prog.commands):
                 continue  # (a sketch's own axes and p5's state stack: tool calls replayed here cannot say them)
             ex = tools_transcript(d, prog, env_cls, system=system, row=_row(d, mode, system, action_space, max_steps),
-                                  budget_tokens=budget_tokens, count=count)  # cut to fit as it replays
+                                  budget_tokens=budget_tokens, count=count, turns=turns)  # cut to fit as it replays
         else:
             src = sketch_of(d, action_space)
             if src is None:
@@ -130,7 +132,7 @@ def fitting_texts(texts: list[dict], tokenizer: Any, max_length: int) -> list[di
 
 
 def demo_examples(model: str, demos: list, *, mode: str, action_space: str, env_cls: type | None,
-                  budget_tokens: int | None, cfg: SFTSection) -> list[dict]:
+                  budget_tokens: int | None, cfg: SFTSection, turns: int | None = None) -> list[dict]:
     """The warm start's examples, built and checked against ``sft.max_length`` with the policy's tokenizer alone.
 
     Why before the model loads: that takes minutes on a CPU, the tokenizer seconds, and a ``max_length`` no
@@ -138,7 +140,7 @@ def demo_examples(model: str, demos: list, *, mode: str, action_space: str, env_
     """
     tok = load_tokenizer(model)
     examples = build_examples(demos, mode=mode, action_space=action_space, env_cls=env_cls,
-                              budget_tokens=budget_tokens, tokenizer=tok)
+                              budget_tokens=budget_tokens, tokenizer=tok, turns=turns)
     fitting_texts(to_text_examples(examples, tok), tok, cfg.max_length)
     return examples
 
@@ -192,9 +194,9 @@ def _has_cuda() -> bool:
 
 
 def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, budget_tokens: int | None,
-                   env_cls: type | None = None) -> Path:
+                   env_cls: type | None = None, turns: int | None = None) -> Path:
     """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget) and, in tools mode,
-    per tool set and tool text (what the transcripts it learns from show)."""
+    per tool set, tool text and turns (what the transcripts it learns from show)."""
     safe = model.replace("/", "__").replace(os.sep, "__")
     out = cache_dir() / "warm" / (f"{safe}-{mode}-{action_space.replace(',', '+')}-s{cfg.steps}-b{cfg.batch_size}"
                                   f"-lr{cfg.learning_rate:g}-l{cfg.train_layers}-t{budget_tokens}")
@@ -206,15 +208,16 @@ def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, bu
            # where the env runs changes no text it shows: env containers reuse the in-process warm start
            + json.dumps({k: v for k, v in getattr(env_cls, "_config", {}).items() if k != "env_urls"},
                         sort_keys=True, default=str)
-           + f"transcripts-v{TRANSCRIPT_VERSION}-programs-v{PROGRAM_VERSION}")  # the pool's sketches' programs
+           + f"transcripts-v{TRANSCRIPT_VERSION}-programs-v{PROGRAM_VERSION}"  # the pool's sketches' programs
+           + (f"-turns{turns}" if turns is not None and mode == "tools" else ""))
     return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
 
 
 def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
                       demos_source: str | None = None, seed: int = 0, budget_tokens: int | None = None,
-                      log=print) -> Path:
+                      turns: int | None = None, log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns)
     why = missing_part(out) if out.exists() else None
     if out.exists() and why is None:
         log(f"warm start: using cached {out}")
@@ -224,7 +227,7 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
     require_fitting(demos, mode, action_space)
     examples = demo_examples(model, demos, mode=mode, action_space=action_space, env_cls=env_cls,
-                             budget_tokens=budget_tokens, cfg=cfg)
+                             budget_tokens=budget_tokens, cfg=cfg, turns=turns)
     policy = load_policy(model)
     log(f"warm start: {len(examples)} demonstrations, {cfg.steps} SFT steps -> {out}")
     info = sft_into(policy, examples, out, cfg, seed=seed, mode=mode)
@@ -233,20 +236,20 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
 
 
 def cached_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
-                      budget_tokens: int | None = None) -> Path | None:
+                      budget_tokens: int | None = None, turns: int | None = None) -> Path | None:
     """The warm start ensure_warm_start would return without training, or None when it would train one."""
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns)
     return out if out.exists() and missing_part(out) is None else None
 
 
 def warm_start_lock(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
-                    budget_tokens: int | None = None) -> Any:
+                    budget_tokens: int | None = None, turns: int | None = None) -> Any:
     """The lock of one warm start's cache entry (``DIR.lock`` beside it, a ``filelock.FileLock``: an flock the OS
     drops if its holder dies): the processes of a multi-process launch take it in turn, so the first trains the
     warm start and the rest find it cached."""
     from filelock import FileLock
 
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns)
     out.parent.mkdir(parents=True, exist_ok=True)
     return FileLock(str(out.with_name(out.name + ".lock")))
 
@@ -275,7 +278,8 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
     require_fitting(demo_list, mode, action_space)
     examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
-                             budget_tokens=cfg.generation.max_completion_length, cfg=cfg.sft)
+                             budget_tokens=cfg.generation.max_completion_length, cfg=cfg.sft,
+                             turns=cfg.generation.max_tool_calling_iterations)
     policy = load_policy(model, dtype=cfg.model.dtype)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
     return sft_into(policy, examples, dest, cfg.sft, seed=cfg.optim.seed, mode=mode)
