@@ -189,10 +189,16 @@ def tiny_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("paintrun")
     run = tmp / "run"
     r = _cli(tmp, "train", "--model", "tiny", "--max-steps", "1", "--max-completion-length", "24", "--out", str(run),
-             "--demos", str(DATA / "train_demos"))
+             "--demos", str(DATA / "train_demos"), "--temperature", "0.7")
     assert r.returncode == 0, r.stderr[-2000:]
     (tmp / "train.stderr").write_text(r.stderr)
     return run
+
+
+def test_train_samples_at_the_temperature_it_is_given(tiny_run):
+    """--temperature sets generation.temperature, which the run records and eval samples at (1.0 by default)."""
+    cfg = json.loads((tiny_run / "config.json").read_text())["config"]
+    assert cfg["generation"]["temperature"] == 0.7
 
 
 def test_demos_that_no_warm_start_reads_are_named_not_dropped(tiny_run):

@@ -76,6 +76,8 @@ def register(app: typer.Typer) -> None:
         action_space: Optional[str] = typer.Option(None, "--action-space", help="hf10 (default), full or a "
                                                    "comma-separated list"),
         max_completion_length: Optional[int] = typer.Option(None, "--max-completion-length", help="token budget"),
+        temperature: Optional[float] = typer.Option(None, "--temperature", help="sampling temperature of the "
+                                                    "rollouts (generation.temperature)"),
         demos: Optional[str] = typer.Option(None, "--demos", help="demonstrations for the warm start"),
         trackio: bool = typer.Option(False, "--trackio", help="also log to trackio (local)"),
     ) -> None:
@@ -89,7 +91,7 @@ def register(app: typer.Typer) -> None:
                          "generation.num_generations": num_generations, "model.lora": True if lora else None,
                          "env.urls": list(env_url) if env_url else None, "env.action_space": action_space,
                          "generation.max_completion_length": max_completion_length,
-                         "optim.trackio": True if trackio else None}
+                         "generation.temperature": temperature, "optim.trackio": True if trackio else None}
             if resume and config is None and os.path.isfile(os.path.join(out, "config.json")):
                 cfg = config_from(_run_config(out), overrides)
                 config = os.path.join(out, "config.json")
