@@ -314,8 +314,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         """Report a tools step; the budget running out scores the painting.
 
         Most telling first: what happened, warnings, the steps left (or the reward), and last the summary of the
-        painting so far, which the policy can best do without. A trainer caps each tool result (``env.observation_chars``, 120 by
-        default): with the summary before them, every warning and the steps left were cut off."""
+        painting so far, which the policy can best do without. A trainer caps each tool result
+        (``env.observation_chars``, 120 by default): with the summary before them, every warning and the steps
+        left were cut off."""
         if ep.state.shape is not None:
             (warnings := warnings or []).append(f"a shape is open ({len(ep.state.shape.vertices)} vertices): endShape paints it")
         parts = [text]
