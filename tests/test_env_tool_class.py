@@ -112,10 +112,15 @@ def test_a_capped_tool_result_still_tells_the_policy_its_shape_missed_and_how_ma
     cfg = EnvSection()  # the trainer's defaults: 16 steps, results cut at 120 characters
     env = make_tool_env(max_steps=cfg.max_steps, obs_chars=cfg.observation_chars)()
     env.reset(prompt="a red poppy", seed=3)
-    assert "15 steps left" in env.fill("#8a9a9a", 90)
+    # the summary that does not fit is left out whole, not cut to "So far 0 shape(s), 1 colour(s) (#8a9a9a); f..."
+    assert env.fill("#8a9a9a", 90) == "Set fill(#8a9a9a, 90) (nothing painted yet). Coverage 0.0%. 15 steps left."
     out = env.circle(700, 200, 70)
     assert len(out) <= 120 and "Coverage 0.0%" in out and "Warning: circle lies off the 600x600 canvas" in out
-    assert "13 steps left" in env.circle(300, 300, 60)
+    assert env.circle(300, 300, 60).endswith(" 13 steps left.")
+    env = make_tool_env(max_steps=cfg.max_steps, obs_chars=400)()  # room for it: the summary stays
+    env.reset(prompt="a red poppy", seed=3)
+    assert env.fill("#8a9a9a", 90).endswith("15 steps left. So far 0 shape(s), 1 colour(s) (#8a9a9a); "
+                                            "fill #8a9a9a opacity 90.")
 
 
 def test_a_tool_result_shows_the_call_as_p5_brush_code_not_python():

@@ -26,7 +26,8 @@ from aquarelle.brush import CommandError, PaintState, Program, get_space, valida
 from aquarelle.brush.action_space import ActionSpace
 from aquarelle.brush.text import clip, short_repr
 
-from .models import MAX_EPISODE_COMMANDS, MAX_EPISODE_VALUES, MODES, WatercolourAction, WatercolourObservation, WatercolourState
+from .models import (MAX_EPISODE_COMMANDS, MAX_EPISODE_VALUES, MODES, SUMMARY_LEAD, WatercolourAction,
+                     WatercolourObservation, WatercolourState)
 from .scoring import resolve_weights
 from .work import EvalRequest, EvalResult, Runner, b64, png_bytes
 
@@ -555,7 +556,7 @@ def _so_far(ep: Episode) -> str:
     cols = s["colours"]
     fill = ep.state.fill
     now = f"fill {fill.color} opacity {fill.opacity:g}" if fill.active else "no fill"
-    return (f"So far {s['shapes']} shape(s), {len(cols)} colour(s)"
+    return (f"{SUMMARY_LEAD}{s['shapes']} shape(s), {len(cols)} colour(s)"
             + (f" ({', '.join(cols[:6])}{'...' if len(cols) > 6 else ''})" if cols else "") + f"; {now}.")
 
 

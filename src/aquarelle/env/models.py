@@ -81,6 +81,11 @@ class WatercolourAction(Action):
         return self
 
 
+#: How the summary of the painting so far begins: the last sentences of a tools step's ``text``, the part a client
+#: that caps a result's length leaves out first (``PaintingToolEnv``).
+SUMMARY_LEAD = "So far "
+
+
 class WatercolourObservation(Observation):
     """What the policy sees after reset or a step (``reward`` and ``done`` come from Observation)."""
 

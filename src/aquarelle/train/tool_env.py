@@ -319,7 +319,17 @@ class _ToolEnvBase:
         return text
 
     def _cap(self, text: str) -> str:
+        """The text within ``obs_chars`` (a tool result costs completion tokens): without the painting's summary
+        when it does not fit whole, then cut where the cap falls.
+
+        Why drop the summary first: cut where the cap fell it left "So far 0 shape(s), 1 colour(s) (#a9c9e2); ..."
+        in every result, about 20 of the 50 tokens each one cost and nothing a policy can use, and with it a
+        demonstration's first shape overran the rollout's token budget."""
+        from aquarelle.env.models import SUMMARY_LEAD
+
         n = int(self._config.get("obs_chars", 400))
+        if len(text) > n and (at := text.find(" " + SUMMARY_LEAD)) >= 0:
+            text = text[:at]  # the summary is the text's end
         return text if len(text) <= n else text[: max(n - 3, 0)] + "..."
 
     def _ensure_final(self) -> None:
