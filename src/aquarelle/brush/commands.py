@@ -596,6 +596,14 @@ BRUSH_METHODS = tuple(n for n in SPECS if n not in NOT_BRUSH)
 assert len(BRUSH_METHODS) == 47, len(BRUSH_METHODS)
 
 
+def given_args(args: list) -> list:
+    """The arguments without their trailing unset ones (None): a tool's parameters left out, a call as written."""
+    n = len(args)
+    while n and args[n - 1] is None:
+        n -= 1
+    return list(args[:n])
+
+
 def validate(method: Any, args: Any = ()) -> Command:
     """Check one call and return it in canonical form, or raise CommandError."""
     if not isinstance(method, str):

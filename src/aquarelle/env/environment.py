@@ -24,6 +24,7 @@ from openenv.core.env_server.types import EnvironmentMetadata
 
 from aquarelle.brush import CommandError, PaintState, Program, get_space, validate
 from aquarelle.brush.action_space import ActionSpace
+from aquarelle.brush.commands import given_args
 from aquarelle.brush.text import clip, short_repr
 
 from .models import (MAX_EPISODE_COMMANDS, MAX_EPISODE_VALUES, MODES, SUMMARY_LEAD, WatercolourAction,
@@ -501,14 +502,6 @@ def _breakdown_text(b: dict) -> str:
     return ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in b.items()) or "no terms"
 
 
-def _given(args: list) -> list:
-    """The arguments without the trailing unset ones (``fillBleed(0.5, out)``, not ``fillBleed(0.5, out, None)``)."""
-    n = len(args)
-    while n and args[n - 1] is None:
-        n -= 1
-    return args[:n]
-
-
 def _arg(a: Any) -> str:
     """An argument as the policy writes it in p5.brush code (``true``, ``null``), not as Python prints it."""
     if isinstance(a, bool):
@@ -547,7 +540,8 @@ def _off_canvas(box: tuple[float, float, float, float]) -> bool:
 
 
 def _calls_text(cmds: list) -> str:
-    shown = [f"{c.method}({', '.join(_arg(a) for a in _given(c.args))})" for c in cmds[:3]]
+    # (``fillBleed(0.5, out)``, not ``fillBleed(0.5, out, None)``)
+    shown = [f"{c.method}({', '.join(_arg(a) for a in given_args(c.args))})" for c in cmds[:3]]
     return ", ".join(shown) + (f" and {len(cmds) - 3} more" if len(cmds) > 3 else "")
 
 

@@ -294,9 +294,9 @@ class _ToolEnvBase:
     # -- tool plumbing
 
     def _call(self, method: str, args: list) -> str:
-        while args and args[-1] is None:
-            args = args[:-1]
-        return self._step({"calls": [{"method": method, "args": args}]})
+        from aquarelle.brush.commands import given_args
+
+        return self._step({"calls": [{"method": method, "args": given_args(args)}]})
 
     def _step(self, action: dict) -> str:
         if not self._started:
@@ -325,12 +325,13 @@ class _ToolEnvBase:
         Why drop the summary first: cut where the cap fell it left "So far 0 shape(s), 1 colour(s) (#a9c9e2); ..."
         in every result, about 20 of the 50 tokens each one cost and nothing a policy can use, and with it a
         demonstration's first shape overran the rollout's token budget."""
+        from aquarelle.brush.text import clip
         from aquarelle.env.models import SUMMARY_LEAD
 
         n = int(self._config.get("obs_chars", 400))
         if len(text) > n and (at := text.find(" " + SUMMARY_LEAD)) >= 0:
             text = text[:at]  # the summary is the text's end
-        return text if len(text) <= n else text[: max(n - 3, 0)] + "..."
+        return clip(text, n)
 
     def _ensure_final(self) -> None:
         if self._started and not self._done:
