@@ -362,6 +362,14 @@ def _group_distance(items: list[tuple[Rollout, np.ndarray]]) -> dict[tuple[int, 
     return out
 
 
+def _step_means(by_group: dict[tuple[int, int], float]) -> dict[int, float]:
+    """Per step, the mean of its groups' values."""
+    by_step: dict[int, list[float]] = defaultdict(list)
+    for (step, _), d in by_group.items():
+        by_step[step].append(d)
+    return {s: float(np.mean(v)) for s, v in by_step.items()}
+
+
 def _across_prompts(items: list[tuple[Rollout, np.ndarray]], window=lambda r: r.step,
                     max_per_prompt: int = 4) -> dict[Any, float]:
     """Per window of training (a step, a third): mean distance between paintings of different prompts.
@@ -413,10 +421,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     out: dict[str, Any] = {"n_images": len(items), "missing_images": missing}
 
     within = _group_distance(items)
-    within_by_step: dict[int, list[float]] = defaultdict(list)
-    for (step, _), d in within.items():
-        within_by_step[step].append(d)
-    within_step = {s: float(np.mean(v)) for s, v in within_by_step.items()}
+    within_step = _step_means(within)
     across_step = _across_prompts(items)
     third_of = {s: i for i, part in enumerate(steps_parts or []) for s in part}
     across_thirds = _across_prompts(items, lambda r: third_of.get(r.step)) if steps_parts else {}
@@ -449,7 +454,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     # counted in they called a run whose late groups painted nothing "collapsed" (distance 0.000)
     late_steps = steps_parts[2] if steps_parts is not None else set(steps_of(rollouts))
     painted = [it for it, (_, e) in zip(items, entropies) if e is not None]
-    late_within = _mean(v for (s, _), v in _group_distance(painted).items() if s in late_steps)
+    late_within = _mean(v for s, v in _step_means(_group_distance(painted)).items() if s in late_steps)
     if steps_parts:
         late_across = _across_prompts(painted, lambda r: third_of.get(r.step)).get(2)
     else:
