@@ -481,11 +481,10 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
     sft_env = env_class(mode, cfg.env.action_space, cfg) if warm_here and mode != "sketch" else None
     lock = None
     if warm_here:  # trained once: the main process (or the only one) takes the cache entry's lock first
-        from .sft import warm_start_lock
+        from .sft import rollout_budget, warm_start_lock
 
         lock = warm_start_lock(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length,
-                               turns=cfg.generation.max_tool_calling_iterations)
+                               env_cls=sft_env, **rollout_budget(cfg))
         if procs.main:
             _acquire(lock, log)
     # several processes: the others wait here until the main one has checked and made the run directory (and holds
@@ -496,12 +495,11 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
             lock.acquire()  # until the main process has trained it (or found it cached)
         try:
             if procs.world == 1:  # two runs started at once train one entry in turn, never into one DEST.tmp
-                from .sft import ensure_warm_start
+                from .sft import ensure_warm_start, rollout_budget
 
                 warm = ensure_warm_start(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                                         env_cls=sft_env, demos_source=demos, seed=cfg.optim.seed,
-                                         budget_tokens=cfg.generation.max_completion_length,
-                                         turns=cfg.generation.max_tool_calling_iterations, log=log)
+                                         env_cls=sft_env, demos_source=demos, seed=cfg.optim.seed, log=log,
+                                         **rollout_budget(cfg))
             else:
                 warm = _warm_start_apart(cfg, demos, sft_env, log)
         finally:
@@ -544,11 +542,10 @@ def _warm_start_apart(cfg: TrainConfig, demos: str | None, sft_env: type | None,
     (a DistributedDataParallel warm start the other processes never enter: it hangs), or reset accelerate's state
     under the GRPO trainer's feet. The child sees no launch variables, so it trains as a plain run would.
     """
-    from .sft import cached_warm_start
+    from .sft import cached_warm_start, rollout_budget
 
     cached = cached_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                               env_cls=sft_env, budget_tokens=cfg.generation.max_completion_length,
-                               turns=cfg.generation.max_tool_calling_iterations)
+                               env_cls=sft_env, **rollout_budget(cfg))
     if cached is not None:
         log(f"warm start: using cached {cached}")
         return cached
@@ -579,7 +576,7 @@ def _acquire(lock: Any, log: Any) -> None:
 
 
 def _warm_start_child(cfg: TrainConfig, demos: str | None) -> str:
-    from .sft import ensure_warm_start
+    from .sft import ensure_warm_start, rollout_budget
 
     keep = single_process_env()  # spawn copied the cleaned environment: make sure nothing brought the launch's back
     for k in list(os.environ):
@@ -588,9 +585,7 @@ def _warm_start_child(cfg: TrainConfig, demos: str | None) -> str:
     env_cls = env_class(cfg.mode, cfg.env.action_space, cfg) if cfg.mode != "sketch" else None
     return str(ensure_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
                                  env_cls=env_cls, demos_source=demos, seed=cfg.optim.seed,
-                                 budget_tokens=cfg.generation.max_completion_length,
-                                 turns=cfg.generation.max_tool_calling_iterations,
-                                 log=lambda m: print(m, file=sys.stderr, flush=True)))
+                                 log=lambda m: print(m, file=sys.stderr, flush=True), **rollout_budget(cfg)))
 
 
 def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None, env_timer: EnvTimer,

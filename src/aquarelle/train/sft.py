@@ -193,6 +193,13 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
+def rollout_budget(cfg: Any) -> dict[str, int]:
+    """What one rollout may spend (a TrainConfig's completion tokens and tool-calling turns): a warm start's
+    transcripts are cut to it and its cache entry is keyed by it, so every caller passes this same pair."""
+    return {"budget_tokens": cfg.generation.max_completion_length,
+            "turns": cfg.generation.max_tool_calling_iterations}
+
+
 def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, budget_tokens: int | None,
                    env_cls: type | None = None, turns: int | None = None) -> Path:
     """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget) and, in tools mode,
@@ -277,9 +284,8 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     env_cls = env_class(mode, action_space, cfg) if mode != "sketch" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
     require_fitting(demo_list, mode, action_space)
-    examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls,
-                             budget_tokens=cfg.generation.max_completion_length, cfg=cfg.sft,
-                             turns=cfg.generation.max_tool_calling_iterations)
+    examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls, cfg=cfg.sft,
+                             **rollout_budget(cfg))
     policy = load_policy(model, dtype=cfg.model.dtype)
     print(f"sft: {len(examples)} demonstrations ({mode}, {action_space}), {cfg.sft.steps} steps", file=sys.stderr)
     return sft_into(policy, examples, dest, cfg.sft, seed=cfg.optim.seed, mode=mode)
