@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.machine import cpu_model
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 SKETCH = """
@@ -217,7 +219,7 @@ def main(argv: list[str] | None = None) -> dict:
         proc.wait(20)
     res = {
         "bench": "env", "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "host": platform.node(),
-        "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "server_workers": a.workers, "step_render_size": a.step_size or None,
+        "cpus": os.cpu_count(), "cpu_model": cpu_model(), "load_avg_at_end": os.getloadavg(), "server_workers": a.workers, "step_render_size": a.step_size or None,
         "server_startup_s": round(startup_s, 1), "tools": tools, "sketch": sketch,
         "churn": {"cycles": a.cycles, "wall_s": round(churn_s, 1), "rss_before": rss_before, "rss_after": rss_after,
                   "server_growth_mb": round(rss_after["server_mb"] - rss_before["server_mb"], 1),

@@ -35,12 +35,13 @@ import datetime as _dt
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench.machine import describe
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -462,9 +463,8 @@ def run(only: list[str] | None = None, limit: int | None = None, sources: list[s
         }
     report = {
         "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "omp_threads": os.environ.get("OMP_NUM_THREADS"), "chromium": chromium_version(),
-                    "load_average_start": load_start, "load_average_end": [round(x, 2) for x in os.getloadavg()]},
+        "machine": describe(omp_threads=os.environ.get("OMP_NUM_THREADS"), chromium=chromium_version(),
+                            load_average_start=load_start, load_average_end=[round(x, 2) for x in os.getloadavg()]),
         "versions": {"p5": "2.3.4", "p5.brush": "2.2.2"},
         "seed": seed,
         "seeds": seeds,

@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
+
+from bench.machine import describe
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -130,8 +131,7 @@ def main(argv: list[str] | None = None) -> dict:
         cpu, _ = _time(lambda: render(ref), args.repeat)
         scaling_size.append({"size": size, "cpu_ms": cpu})
 
-    out = {"benchmark": "render_native", "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                                                     "load_avg": list(os.getloadavg())},
+    out = {"benchmark": "render_native", "machine": describe(load_avg=list(os.getloadavg())),
            "summary": summary, "paintings": rows, "cost_vs_shapes": scaling_shapes, "cost_vs_size": scaling_size}
     results.mkdir(parents=True, exist_ok=True)
     (results / "render_native.json").write_text(json.dumps(out, indent=1))

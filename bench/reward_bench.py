@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
+
+from bench.machine import describe
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -73,8 +74,7 @@ def main(argv: list[str] | None = None) -> dict:
     acc = {split: validate_pool(pool, RewardConfig(), split=split)["scorers"] for split in ("design", "heldout")}
     pct = lambda xs, q: float(np.percentile(xs, q))  # noqa: E731
     out = {
-        "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
-                    "omp_threads": os.environ.get("OMP_NUM_THREADS")},
+        "machine": describe(omp_threads=os.environ.get("OMP_NUM_THREADS")),
         "pool": {"paintings": len(pool), "rendered_now": int(fresh), "render_s": round(render_s, 2)},
         "timing_ms": {
             "judge_plus_preference_vs_4_refs": {"p50": pct(times, 50), "p99": pct(times, 99), "n": len(times)},

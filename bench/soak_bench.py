@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import signal
 import socket
@@ -32,6 +31,8 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from bench.machine import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "soak.json"
@@ -430,11 +431,10 @@ def main(argv: list[str] | None = None) -> int:
         "config": {"minutes": a.minutes, "sessions": a.sessions, "steady_clients": n_steady, "workers": a.workers,
                    "idle_timeout_s": a.idle_timeout, "think_s": a.think, "victim_every_s": a.victim_every,
                    "restart": not a.no_restart, "server_ping_s": 20.0},
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "mem_total_gb": round(psutil.virtual_memory().total / 2**30, 1),
-                    "load_before": [round(x, 2) for x in load_before],
-                    "load_mean_during": round(statistics.mean(loads), 2) if loads else None,
-                    "note": "shared machine: other developers' jobs ran at the same time"},
+        "machine": describe(mem_total_gb=round(psutil.virtual_memory().total / 2**30, 1),
+                            load_before=[round(x, 2) for x in load_before],
+                            load_mean_during=round(statistics.mean(loads), 2) if loads else None,
+                            note="shared machine: other developers' jobs ran at the same time"),
         "server_startup_s": round(startup_s, 2),
         "episodes": dict(stats.episodes),
         "episodes_per_s": round(sum(stats.episodes.values()) / duration, 3),

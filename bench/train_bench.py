@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.machine import cpu_model
+
 OUT = Path(__file__).parent / "results" / "train.json"
 
 
@@ -80,7 +82,8 @@ def main() -> None:
 
     result = {"what": "GRPO steps of the CPU default (SmolLM2-135M, tools mode, hf10, judge-led, warm-started)",
               "model": a.model, "max_completion_length": a.max_completion_length, "omp_threads": 1,
-              "cpus": os.cpu_count(), "machine": platform.machine(), "date": time.strftime("%Y-%m-%d"),
+              "cpus": os.cpu_count(), "machine": platform.machine(), "cpu_model": cpu_model(),
+              "date": time.strftime("%Y-%m-%d"),
               "rows": rows}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))

@@ -77,3 +77,15 @@ def test_the_parity_goals_hold_by_definition_only_where_both_renders_are_under_t
     painted = dict(empty, coverage_browser=MIN_COVERAGE * 1.2, coverage_native=MIN_COVERAGE * 0.5, area_ratio=0.42)
     assert verdicts(painted)["area"] is False and verdicts(painted)["colour"] is False
     assert verdicts(dict(empty, thumb_corr=0.3))["structure"] is False
+
+
+def test_results_name_the_cpu_model(tmp_path):
+    """A timing is read against the machine it came from: the CPU model the kernel reports, not just a count."""
+    from bench.machine import cpu_model, describe
+
+    info = describe(load_avg=[1.0])
+    assert info["cpu_model"] == cpu_model() and info["cpu_model"].strip()
+    assert info["load_avg"] == [1.0] and info["cpus"] >= 1
+    model_lines = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("model name")]
+    if model_lines:  # Linux: the kernel's name for it, not the architecture
+        assert info["cpu_model"] == model_lines[0].split(":", 1)[1].strip()
