@@ -393,6 +393,14 @@ def test_a_polygon_hatches_itself_and_refuses_what_it_cannot_do(runner):
 
 
 
+def test_a_canvas_size_given_as_a_numeric_string_is_p5s_number(runner):
+    """p5's canvas coerces createCanvas('400', '300'): the program is 400 x 300, not the 100 x 100 default."""
+    res = runner.run("async function setup() { createCanvas('400', ' 300 ', WEBGL); }\n"
+                     "function draw() { brush.circle(50, 50, 20); }")
+    assert res.ok, res.violations
+    assert (res.program.width, res.program.height) == (400, 300)
+
+
 def test_saving_the_canvas_changes_nothing_in_the_program(runner):
     """A sketch that ends with saveCanvas() (a download in a browser, no pixel changed) was a "forbidden global", the
     gate's 0; it now makes the program the sketch makes without it."""
@@ -529,6 +537,11 @@ def test_hf10_action_space(runner):
     ("async function setup() { createCanvas(600, 600, WEBGL); }", "missing skeleton: no draw() function"),
     ("async function setup() { createCanvas(600, 600); } function draw() {}", "createCanvas() needs WEBGL"),
     ("async function setup() {} function draw() {}", "never calls createCanvas"),
+    # an out-of-range size kept p5's 100 x 100 default: the painting fell off it and scored as empty, unexplained
+    ("async function setup() { createCanvas(9000, 9000, WEBGL); } function draw() {}",
+     "createCanvas(9000, 9000): width and height must be numbers from 1 to 8192"),
+    ("async function setup() { createCanvas(0, -5, WEBGL); } function draw() {}", "createCanvas(0, -5): width and"),
+    ("async function setup() { createCanvas('big', 600, WEBGL); } function draw() {}", 'createCanvas("big", 600)'),
     # instance mode was "TypeError: p5 is not a constructor"; it is named, and it is the one reason given
     ("new p5((p) => { p.setup = () => p.createCanvas(600, 600, p.WEBGL); p.draw = () => {}; });",
      "missing skeleton: p5 instance mode (new p5(sketch)) is not run here; write global setup() and draw()"),

@@ -1392,8 +1392,15 @@
 
   def("createCanvas", (w, h, mode) => {
     canvas.created = true;
-    canvas.w = isNum(w) && w >= 1 && w <= 8192 ? M.round(w) : canvas.w;
-    canvas.h = isNum(h) && h >= 1 && h <= 8192 ? M.round(h) : canvas.h;
+    // a size out of range was once dropped for p5's 100 x 100 default: a 600 px painting then fell off the canvas
+    // and scored as an empty one with no reason given; it is named instead (the Program's limits, 1-8192). A
+    // numeric string is p5's number too (the canvas coerces it)
+    const num = (v) => (typeof v === "string" && v.trim() !== "" ? Number(v) : v);
+    const fits = (v) => v === undefined || (isNum(num(v)) && num(v) >= 1 && num(v) <= 8192);
+    const shown = (v) => (typeof v === "number" ? StringC(v) : stringify(plain(v, 0)));
+    if (!fits(w) || !fits(h)) violate(`createCanvas(${shown(w)}, ${shown(h)}): width and height must be numbers from 1 to 8192`);
+    canvas.w = w !== undefined && fits(w) ? M.round(num(w)) : canvas.w;
+    canvas.h = h !== undefined && fits(h) ? M.round(num(h)) : canvas.h;
     canvas.mode = mode === undefined ? null : StringC(mode);
     canvas.webgl = mode === C.WEBGL || mode === C.WEBGL2;
     if (phase !== "setup") violate("createCanvas() must be called in setup()");
