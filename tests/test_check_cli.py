@@ -40,7 +40,7 @@ def test_json_lines_and_rejections(tmp_path):
     err = r.stderr.strip().splitlines()
     assert len(err) == 3 and "Traceback" not in r.stderr
     assert err[0] == f"{bad}: bare p5 drawing ellipse() (only brush.* paints; not allowed)"
-    assert err[2].startswith(f"{tmp_path / 'missing.js'}: cannot read")
+    assert err[2] == f"{tmp_path / 'missing.js'}: no such file"  # as render and score say it
 
 
 def test_action_space_option():
@@ -80,3 +80,24 @@ def test_a_usage_mistake_is_one_line_naming_it():
         assert "--help` for usage" in r.stderr
     r = subprocess.run([sys.executable, "-m", "aquarelle.cli"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 2 and "Usage:" in r.stdout and "render" in r.stdout  # no command: the help, as before
+
+
+def test_inputs_are_read_bounded_and_a_huge_number_is_one_line(tmp_path):
+    """check read /dev/zero whole before its 256 KiB source limit applied (a hang, 520 MB); a program JSON holding a
+    5000-digit integer was a traceback (render's line told the user to call sys.set_int_max_str_digits())."""
+    big = tmp_path / "big.js"
+    big.write_bytes(b"// " + b"x" * (300 * 1024))
+    binary = tmp_path / "binary.js"
+    binary.write_bytes(b"\xff\xfe garbage")
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"commands":[{"method":"circle","args":[' + "9" * 5000 + ",300,100]}]}")
+    r = check("--json", "/dev/zero", big, binary, huge)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(row["reason"], row["limit"]) for row in rows] == [
+        ("cannot read: it is not a regular file", None),
+        (f"source limit: the sketch is {big.stat().st_size} bytes (at most 262144)", "source"),
+        ("cannot read: not UTF-8 text ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)",
+         None),
+        ("program JSON holds a number too large (5000 digits) at line 1 column 41", None)]
+    assert len(r.stderr.strip().splitlines()) == 4

@@ -214,3 +214,19 @@ def test_eval_samples_both_policies_at_the_temperature_training_sampled_at(tmp_p
     assert f"temperature {want:g}" in build(path)
     res = CliRunner().invoke(app, ["eval", str(path), "--samples", "0", "--temperature", "0.5"])
     assert res.exit_code == 2 and "--temperature applies only when eval samples" in res.output
+
+
+def test_eval_refuses_a_samples_count_out_of_range_or_beside_a_samples_file(run_with_samples, tmp_path):
+    """A 20-digit --samples hung planning its samples before any model loaded; --samples beside --samples-file was
+    silently ignored. Both are one line, exit 2, before anything is read or written."""
+    from aquarelle.eval.sampling import MAX_SAMPLES, sample_policies
+
+    for n in ("99999999999999999999", str(MAX_SAMPLES + 1), "-1"):
+        res = _cli("eval", str(tmp_path / "no-such-run"), "--samples", n)
+        assert res.returncode == 2 and res.stderr.strip() == f"error: --samples must be 0-{MAX_SAMPLES}, not {n}"
+    res = _cli("eval", str(run_with_samples), "--samples", "7", "--samples-file",
+               str(run_with_samples / "eval_samples.jsonl"))
+    assert res.returncode == 2 and res.stderr.strip().count("\n") == 0
+    assert "--samples applies only when eval samples (not with --samples-file)" in res.stderr
+    with pytest.raises(SamplingError, match="--samples must be"):  # the library call is bounded too
+        sample_policies(load_run(run_with_samples), [], 10 ** 20)

@@ -108,3 +108,19 @@ def test_a_run_without_its_final_checkpoint_cannot_be_sampled_one_line(tmp_path)
     run = make_run(tmp_path / "run", steps=2)  # config.json and rollouts, no checkpoint/
     _one_line(_cli("eval", str(run), "--samples", "1"), "trained policy", "no checkpoint/")
     assert not (run / "eval.json").exists()
+
+
+def test_report_notes_unreadable_metrics_and_eval_names_an_eval_json_folder(tmp_path):
+    """report on a run whose metrics.jsonl is garbage exited 0 saying nothing (eval notes it); eval.json being a
+    folder was a raw "[Errno 21]" that left eval.json.tmp behind."""
+    run = make_run(tmp_path / "run", steps=3)
+    with open(run / "metrics.jsonl", "ab") as f:
+        f.write(b"\xff\xfe garbage\n")
+    r = _cli("report", str(run), "-o", str(tmp_path / "r.html"))
+    assert r.returncode == 0 and r.stderr.strip() == f"note: 1 unreadable lines of {run}'s JSONL files were skipped"
+    (run / "eval.json").mkdir()
+    _one_line(_cli("eval", str(run), "--samples", "0"),
+              f"{run / 'eval.json'} is a directory; move it away so eval can write its results there")
+    assert not (run / "eval.json.tmp").exists()
+    with pytest.raises(evaluate.RunError, match="is a directory"):
+        evaluate.write(run, {})

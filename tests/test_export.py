@@ -421,3 +421,23 @@ def test_round_trip_of_shapes_drawn_in_their_own_frame():
     second = run_sketch(back)
     assert second.ok, second.reason
     assert [c.to_json() for c in second.program.recorded().commands] == [c.to_json() for c in first.program.recorded().commands]
+
+
+def test_cli_never_writes_over_its_source_and_names_a_bad_output_folder(tmp_path):
+    """`export self.js -o self.js` replaced the sketch with its export; `-o good.js/x.html` said "File exists"."""
+    src = tmp_path / "p.json"
+    text = _program().dumps()
+    src.write_text(text)
+    runner = CliRunner()
+    for out in (src, tmp_path / ".." / tmp_path.name / "p.json"):
+        r = runner.invoke(app, ["export", str(src), "-o", str(out), "--format", "js"])
+        assert r.exit_code == 2 and r.output.strip() == \
+            f"error: {out} is the input {src}; refusing to overwrite it (name another output)"
+    assert src.read_text() == text
+    r = runner.invoke(app, ["export", str(src), "-o", str(src / "x.html")])
+    assert r.exit_code == 2 and r.output.strip() == f"error: -o {src / 'x.html'}: {src} is not a directory"
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"commands":[{"method":"circle","args":[' + "9" * 5000 + ",300,100]}]}")
+    r = runner.invoke(app, ["export", str(huge), "-o", str(tmp_path / "h.html")])
+    assert r.exit_code == 1 and r.output.strip() == \
+        f"error: {huge}: program JSON holds a number too large (5000 digits) at line 1 column 41"

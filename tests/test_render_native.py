@@ -634,3 +634,26 @@ def test_a_frames_small_scale_is_charged_the_walk_in_its_own_coordinates():
         render(prog(*FILL, *shapes, width=600, height=600))
     one = render_full(prog(*FILL, *shapes[:2], width=600, height=600))
     assert one.stats["vertices"] >= 360_000
+
+
+def test_cli_never_writes_over_an_input_or_into_a_folder(tmp_path: Path):
+    """`render pic.png -o pic.png` replaced its input; `-o folder.png` was "internal error: IsADirectoryError"; a
+    5000-digit integer in a program said to call sys.set_int_max_str_digits()."""
+    pic = tmp_path / "pic.png"
+    pic.write_bytes(b"not a sketch")
+    for args in ([str(pic), "-o", str(pic)], [str(pic)], [str(pic), "-o", str(tmp_path / ".." / tmp_path.name / "pic.png")]):
+        r = _cli(*args)
+        assert r.returncode == 2 and r.stderr.strip().endswith(f"is the input {pic}; refusing to overwrite it (name "
+                                                               "another output)"), r.stderr
+    assert pic.read_bytes() == b"not a sketch"
+    good = tmp_path / "good.json"
+    good.write_text(Program.from_calls([("circle", [300, 300, 100])]).dumps())
+    (tmp_path / "folder.png").mkdir()
+    r = _cli(str(good), "-o", str(tmp_path / "folder.png"))
+    assert r.returncode == 2 and r.stderr.strip() == f"-o {tmp_path / 'folder.png'} is a directory; name the PNG file " \
+                                                     "to write"
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"commands":[{"method":"circle","args":[' + "9" * 5000 + ",300,100]}]}")
+    r = _cli(str(huge), "-o", str(tmp_path / "huge.png"))
+    assert r.returncode == 1 and r.stderr.strip() == \
+        f"{huge}: program JSON holds a number too large (5000 digits) at line 1 column 41"

@@ -160,3 +160,27 @@ def test_a_sandbox_that_makes_other_programs_redraws_the_pool_and_changes_its_di
     monkeypatch.setattr(pool_mod, "PROGRAM_VERSION", pool_mod.PROGRAM_VERSION + 1)
     assert all(pool._key(e, b) != k for b, k in zip(("native", "browser"), keys))
     assert pool_mod.pool_digest() != digest
+
+
+def test_pool_cli_a_sketch_that_is_not_utf8_or_a_split_without_paintings_is_one_line(tmp_path):
+    """A pool sketch that is not UTF-8 was a UnicodeDecodeError traceback from Pool.source; a pool with no
+    paintings printed a table of nan and exited 0."""
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    runner = CliRunner()
+    root = _tiny_pool(tmp_path / "p", ["animals_butterfly", "abstract_stripes_harsh"])
+    sketch = root / "sketches" / "animals_butterfly.js"
+    sketch.write_bytes(b"\xff\xfe garbage")
+    said = f"pool sketch animals_butterfly: {sketch}: cannot read: not UTF-8 text ('utf-8' codec can't decode byte " \
+           "0xff in position 0: invalid start byte)"
+    r = runner.invoke(app, ["pool", "validate", "--pool", str(root), "--split", "all"])
+    assert r.exit_code == 2 and r.output.strip() == said
+    r = runner.invoke(app, ["pool", "render", "--pool", str(root), "--id", "animals_butterfly"])
+    assert r.exit_code == 1 and r.output.strip().splitlines()[0] == said
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "pool.json").write_text('{"paintings": []}')
+    r = runner.invoke(app, ["pool", "validate", "--pool", str(empty)])
+    assert r.exit_code == 2 and r.output.strip() == f"pool {empty}: split heldout has no paintings to validate on"

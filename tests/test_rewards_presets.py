@@ -515,3 +515,68 @@ def test_http_service_urls_pass():
     for url in ("http://judge:8000/v1", "https://api.example.com/v1", "http://[::1]:8000/v1", "http://127.0.0.1:9"):
         assert missing_service_url(RewardConfig(judge_backend="openai", judge_url=url, preference_backend="hpsv3",
                                                 preference_url=url)) is None
+
+
+def test_score_reads_inputs_as_check_and_render_do_and_scores_program_json(tmp_path):
+    """A binary file scored 0 with exit 0 where check and render say it cannot be read; a program JSON, which
+    render and check take, was run as JavaScript (a SyntaxError, reward 0)."""
+    from aquarelle.brush import Program
+    from aquarelle.cli import app
+
+    binary = tmp_path / "garbage.js"
+    binary.write_bytes(b"\x00\x01\x90\xff binary")
+    prog = tmp_path / "prog.json"
+    prog.write_text(Program.from_calls([("fill", ["#ff0000", 90]), ("circle", [300, 300, 100])]).dumps())
+    r = CliRunner().invoke(app, ["score", "--json", str(binary), str(prog), "--config", str(_judge_free(tmp_path))])
+    assert r.exit_code == 1, r.output
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert rows[0]["reward"] is None and rows[0]["error"].startswith("cannot read: not UTF-8 text")
+    assert rows[1]["breakdown"]["gate"] == 1.0 and rows[1]["reward"] > 0 and "error" not in rows[1]
+    r = CliRunner().invoke(app, ["score", "--json", "--action-space", "hf10", str(prog), "--config",
+                                 str(_judge_free(tmp_path))])
+    assert r.exit_code == 0 and json.loads(r.stdout)["breakdown"]["gate"] == 1.0  # fill and circle are hf10
+
+
+def _judge_free(tmp_path: Path) -> Path:
+    p = tmp_path / "hps-only.json"
+    p.write_text(json.dumps({"preset": "hps-only"}))
+    return p
+
+
+@pytest.mark.parametrize("key", ["judge_timeout_s", "judge_backoff_s", "preference_timeout_s"])
+def test_a_scorer_wait_must_be_finite_and_at_most_a_day(tmp_path, key):
+    """judge_timeout_s 1e309 (inf) loaded, and every judged episode then failed with "OverflowError: timestamp out
+    of range"; so did any wait past ~1e9 s."""
+    from aquarelle.train.config import ConfigError
+    from aquarelle.train.config import load_config as load_train_config
+
+    p = tmp_path / "r.json"
+    p.write_text(f'{{"{key}": 1e309}}')
+    with pytest.raises(RewardError, match=rf"^bad reward config field {key}: Input should be a finite number$"):
+        load_config(p)
+    p.write_text(f'{{"{key}": 1e12}}')
+    with pytest.raises(RewardError, match=rf"^bad reward config field {key}: Input should be less than or equal"):
+        load_config(p)
+    p.write_text(f'{{"reward": {{"extra": {{"{key}": 1e309}}}}}}')
+    with pytest.raises(ConfigError, match=rf"^config key reward.extra.{key}: Input should be a finite number$"):
+        load_train_config(p)
+
+
+def test_serve_and_score_refuse_a_malformed_pool_at_start(tmp_path):
+    """A config pointing pool_dir at a malformed pool.json started a server that reported healthy, though every
+    judged episode would fail: it is the line score gave per sketch, once, before the server starts."""
+    from aquarelle.cli import app
+
+    pool = tmp_path / "badpool"
+    pool.mkdir()
+    (pool / "pool.json").write_text("{garbage")
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"reward": {"extra": {"pool_dir": str(pool)}}}))
+    said = f"reward config {cfg}: pool_dir: {pool / 'pool.json'} is malformed: Expecting property name enclosed in " \
+           "double quotes: line 1 column 2 (char 1)"
+    for args in (["serve", "--port", "9", "--config", str(cfg)], ["score", str(tmp_path / "x.js"), "--config", str(cfg)]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 2 and r.output.strip() == said, r.output
+    (pool / "pool.json").write_text('{"paintings": []}')  # well-formed, but without the judge's references
+    r = CliRunner().invoke(app, ["serve", "--port", "9", "--config", str(cfg)])
+    assert r.exit_code == 2 and "the pool has 0 love painting(s)" in r.output and len(r.output.splitlines()) == 1

@@ -39,6 +39,8 @@ def test_defaults_and_overrides(tmp_path):
     ("env:\n  hide_tools: [vertx]\n", "env.hide_tools: 'vertx' is not a brush method"),
     ("env:\n  action_space: hf11\n", "env.action_space: unknown action space 'hf11'"),
     ("env:\n  action_space: fill,circel\n", "env.action_space: custom action space names unknown method(s): circel"),
+    ("model:\n  name: ''\n", "model.name: must name a policy"),
+    ("generation:\n  temperature: .inf\n", "generation.temperature: Input should be a finite number"),
 ])
 def test_bad_config_is_one_line_naming_the_key(tmp_path, text, needle):
     f = tmp_path / "c.yaml"
@@ -203,3 +205,32 @@ def test_training_numbers_and_switches_are_not_coerced(tmp_path, text, key, said
     cfg = load_config(ok)
     assert (cfg.optim.max_steps, cfg.optim.learning_rate, cfg.model.lora, cfg.model.train_layers) == (3, 1e-5, True,
                                                                                                       "all")
+
+
+def test_empty_names_and_an_infinite_temperature_are_refused_before_training(tmp_path):
+    """`train --out ''` and `--model ''` started training (a warm-start cache entry with no name), `paint ''` painted
+    with the default policy and `--temperature inf` was taken where nan and -1 were not: each is one line, exit 2,
+    before any model loads or anything is written."""
+    cache = tmp_path / "cache"
+    env = dict(os.environ, OMP_NUM_THREADS="1", AQUARELLE_CACHE=str(cache))
+    for args, said in ((["train", "--out", ""], "error: --out is empty: name a directory"),
+                       (["train", "--out", " ", "--model", "tiny"], "error: --out is empty: name a directory"),
+                       (["train", "--out", str(tmp_path / "r"), "--model", ""], "error: --model is empty: name a policy"),
+                       (["sft", "--out", str(tmp_path / "s"), "--model", ""], "error: --model is empty: name a policy"),
+                       (["paint", "", "a cat"], "error: MODEL is empty: name a policy"),
+                       (["train", "--out", str(tmp_path / "r"), "--model", "tiny", "--temperature", "inf"],
+                        "error: config key generation.temperature: Input should be a finite number")):
+        r = subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True,
+                           timeout=120, env=env)
+        assert r.returncode == 2 and r.stderr.strip() == said, (args, r.stderr[-2000:])
+    assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists() and not cache.exists()
+
+
+def test_a_prompt_file_that_is_not_utf8_is_named(tmp_path):
+    """`prompts: garbage.js` gave a bare "'utf-8' codec can't decode ..." naming no file."""
+    from aquarelle.train.data import DataError, load_prompts
+
+    p = tmp_path / "garbage.js"
+    p.write_bytes(b"\x00\x90\xff")
+    with pytest.raises(DataError, match=rf"^prompt file {p} is not UTF-8 text \("):
+        load_prompts(p)

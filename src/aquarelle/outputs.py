@@ -36,3 +36,23 @@ def missing_folders(path: Path) -> list[Path]:
         missing.append(path)
         path = path.parent
     return missing
+
+
+def overwritten_input(out: Path, inputs: list[Path]) -> Path | None:
+    """The input that writing ``out`` would replace (the same file, through links or ``..``), else None.
+
+    Why: ``export self.js -o self.js`` replaced the sketch with its own export and ``render pic.png -o pic.png``
+    its input with a failed render's output; a command never writes over what it reads."""
+    import os
+
+    target = Path(out)
+    for p in inputs:
+        try:
+            if target.exists() and Path(p).exists():
+                if os.path.samefile(target, p):
+                    return Path(p)
+            elif os.path.realpath(target) == os.path.realpath(p):
+                return Path(p)
+        except OSError:
+            continue
+    return None

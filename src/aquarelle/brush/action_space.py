@@ -48,6 +48,12 @@ class ActionSpace:
     def __contains__(self, method: str) -> bool:
         return method in ALWAYS or method in self.methods
 
+    def violations(self, commands) -> list[str]:
+        """A program's methods outside this space, as the sandbox words a sketch's (``check`` and ``score`` of a
+        program JSON, which never ran in the sandbox)."""
+        bad = sorted({c.method for c in commands if c.method not in self})
+        return [f"brush.{m}() is not in the {self.name} action space" for m in bad]
+
 
 SPACES: dict[str, ActionSpace] = {
     "hf10": ActionSpace("hf10", frozenset(HF10)),

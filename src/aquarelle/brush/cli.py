@@ -18,23 +18,22 @@ def _check_one(path: Path, action_space: str) -> dict:
 
     from .action_space import get_space
     from .commands import CommandError
+    from .files import InputError, is_program, read_input
     from .program import Program
     from .sandbox import run_sketch
 
     out = {"sketch": str(path), "ok": False, "reason": "", "violations": [], "summary": None, "ms": 0.0,
            "limit": None}
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        out["reason"] = f"cannot read: {getattr(e, 'strerror', None) or e}"
+        text = read_input(path)
+    except InputError as e:
+        out["reason"], out["limit"] = str(e), e.limit
         return out
-    if path.suffix.lower() == ".json":
+    if is_program(path):
         t0 = time.perf_counter()
         try:
             prog = Program.loads(text)
-            space = get_space(action_space)
-            bad = sorted({c.method for c in prog.commands if c.method not in space})
-            out["violations"] = [f"brush.{m}() is not in the {space.name} action space" for m in bad]
+            out["violations"] = get_space(action_space).violations(prog.commands)
             from .state import replay
 
             replay(prog.commands)

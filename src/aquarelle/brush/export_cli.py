@@ -40,7 +40,7 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
     import json
 
     from .commands import CommandError
-    from .program import Program
+    from .program import Program, number_too_large
 
     if is_json is None:
         is_json = text.lstrip().startswith("{")
@@ -51,6 +51,8 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
             raise ValueError(f"{name} is not valid JSON: {e.msg} at line {e.lineno}") from None
         except RecursionError:
             raise ValueError(f"{name}: program JSON is nested too deeply") from None
+        except ValueError:
+            raise ValueError(f"{name}: {number_too_large(text)}") from None
         if isinstance(data, dict) and "commands" not in data:
             if isinstance(data.get("program"), dict):
                 data = data["program"]
@@ -91,6 +93,19 @@ def register(app: typer.Typer) -> None:
             _fail(f"--action-space: {e}", 2)
         if format is None and str(output) != "-" and output.suffix.lower() not in (".html", ".htm", ".js", ".mjs"):
             typer.echo(f"warning: {output} is not .html or .js; writing {fmt}", err=True)
+        if str(source) != "-" and str(output) != "-":  # the page replaced the sketch it was made from
+            from aquarelle.outputs import overwritten_input
+
+            if overwritten_input(output, [source]) is not None:
+                _fail(f"{output} is the input {source}; refusing to overwrite it (name another output)", 2)
+        if str(output) != "-":  # checked as render -o checks its own: "File exists" named no culprit
+            from aquarelle.outputs import writable_folder
+
+            if output.is_dir():
+                _fail(f"-o {output} is a directory; name the file to write", 2)
+            reason = writable_folder(output.absolute().parent, make=False)
+            if reason:
+                _fail(f"-o {output}: {reason}", 2)
         if str(source) == "-":
             stdin = getattr(sys.stdin, "buffer", None)
             try:
@@ -99,14 +114,12 @@ def register(app: typer.Typer) -> None:
                 _fail("stdin is not UTF-8 text", 2)
             name = "stdin"
         else:
-            if source.is_dir():
-                _fail(f"{source}: is a directory", 2)
-            if not source.is_file():
-                _fail(f"{source}: no such file", 2)
+            from .files import InputError, read_input
+
             try:
-                text, name = source.read_text(encoding="utf-8"), str(source)
-            except (OSError, UnicodeDecodeError) as e:
-                _fail(f"{source}: cannot read it ({e.__class__.__name__})", 2)
+                text, name = read_input(source), str(source)
+            except InputError as e:
+                _fail(f"{source}: {e}", 2)
         try:
             is_json = True if str(source) != "-" and source.suffix.lower() == ".json" else None
             program = load_program(text, name=name, action_space=action_space, is_json=is_json)

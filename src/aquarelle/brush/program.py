@@ -97,6 +97,8 @@ class Program(BaseModel):
             raise CommandError(f"program is not valid JSON: {e.msg} at line {e.lineno}") from None
         except RecursionError:
             raise CommandError("program JSON is nested too deeply") from None
+        except ValueError:
+            raise CommandError(number_too_large(text)) from None
         return cls.from_json(data)
 
     # ---- summaries
@@ -115,3 +117,17 @@ class Program(BaseModel):
                 colours.add(c.args[idx])
         return {"commands": len(self.commands), "shapes": shapes, "colours": sorted(colours), "methods": counts,
                 "size": [self.width, self.height]}
+
+
+def number_too_large(text: str) -> str:
+    """The one line for JSON that ``json.loads`` refused with a bare ValueError: an integer past Python's 4300-digit
+    limit for ``int()``, whose own message told the user to call ``sys.set_int_max_str_digits()``."""
+    import re
+    import sys
+
+    m = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+    if m is None:
+        return "program JSON holds a number too large to read"
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f"program JSON holds a number too large ({m.end() - m.start()} digits) at line {line} column {col}"

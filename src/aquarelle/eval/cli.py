@@ -51,6 +51,28 @@ def _check_page_out(out: Path) -> None:
             _fail(f"-o {out} exists and is not an aquarelle page; refusing to overwrite it", 2)
 
 
+def _check_samples(samples: int | None, samples_file: Path | None) -> int:
+    """--samples is 0-MAX_SAMPLES (8 when not given), and not beside --samples-file, whose paintings are already
+    drawn: a --samples 7 there was silently ignored. Checked before the run is read, so a count too large to plan
+    fails at once instead of hanging."""
+    from .sampling import MAX_SAMPLES
+
+    if samples is None:
+        return 8
+    if samples_file is not None:
+        _fail("--samples applies only when eval samples (not with --samples-file)", 2)
+    if not 0 <= samples <= MAX_SAMPLES:
+        _fail(f"--samples must be 0-{MAX_SAMPLES}, not {samples}", 2)
+    return samples
+
+
+def _note_skipped(run: Path, n: int | None) -> None:
+    """A run whose JSONL lines could not be read is reported on, not refused; the note says the page or table is
+    short of them (report said nothing, so a run of garbage metrics looked like one that logged no steps)."""
+    if n:
+        print(f"note: {n} unreadable lines of {run}'s JSONL files were skipped", file=sys.stderr)
+
+
 def _check_temperature(temperature: float | None, sampling: bool) -> None:
     """--temperature is a finite number >= 0, and only where eval samples: paintings already drawn (--samples-file,
     --samples 0) keep the temperature they were drawn at, which eval.json reports."""
@@ -65,9 +87,10 @@ def _check_temperature(temperature: float | None, sampling: bool) -> None:
 def eval_cmd(
     run: Path = typer.Argument(..., help="Run directory written by `aquarelle train`."),
     prompts: str = typer.Option("heldout", "--prompts", help="Prompts to sample on: heldout, train or all."),
-    samples: int = typer.Option(8, "--samples", min=0,
-                                help="Paintings per policy (trained and starting) per prompt split; 0 = draw none (the "
-                                     "last sampling's, eval_samples.jsonl, are used while of this policy)."),
+    samples: Optional[int] = typer.Option(None, "--samples",
+                                          help="Paintings per policy (trained and starting) per prompt split, at most "
+                                               "1000 (default 8); 0 = draw none (the last sampling's, "
+                                               "eval_samples.jsonl, are used while of this policy)."),
     samples_file: Optional[Path] = typer.Option(None, "--samples-file",
                                                 help="Evaluate pre-sampled paintings (JSONL rollouts with a `policy` "
                                                      "key, trained|start) instead of sampling."),
@@ -82,6 +105,7 @@ def eval_cmd(
 
     if prompts not in ("heldout", "train", "all"):
         _fail(f"--prompts must be heldout, train or all, not {prompts!r}", 2)
+    samples = _check_samples(samples, samples_file)
     _check_temperature(temperature, sampling=samples_file is None and samples > 0)
     from . import evaluate
 
@@ -90,6 +114,7 @@ def eval_cmd(
     # with --json stdout carries only the object: anything the sampled models' libraries print goes to stderr
     quiet = contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
     try:
+        evaluate.check_writable(run)
         with quiet:
             ev = evaluate.evaluate(run, prompts=prompts, samples=samples, samples_file=samples_file, seed=seed,
                                    progress=sys.stderr.isatty(),  # elsewhere a bar leaves blank lines
@@ -97,8 +122,7 @@ def eval_cmd(
         path = evaluate.write(run, ev)
     except _known_errors() as e:
         _fail(str(e))
-    if ev.get("skipped_lines"):
-        print(f"note: {ev['skipped_lines']} unreadable lines of {run}'s JSONL files were skipped", file=sys.stderr)
+    _note_skipped(run, ev.get("skipped_lines"))
     if as_json:
         sys.stdout.write(json.dumps(ev, allow_nan=False) + "\n")
         return
@@ -112,12 +136,15 @@ def report_cmd(
 ) -> None:
     """Write one static HTML report for a run: verdicts, curves, tables, gallery, held-out comparison."""
     from .report import write_report
+    from .run import load_run
 
     _check_page_out(out)
     try:
-        path = write_report(run, out)
+        loaded = load_run(run)
+        path = write_report(run, out, loaded)
     except _known_errors() as e:
         _fail(str(e))
+    _note_skipped(run, loaded.skipped_lines)
     print(f"report: {path.resolve()}")
 
 

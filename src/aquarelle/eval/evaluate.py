@@ -222,12 +222,26 @@ REQUIRED_KEYS = ("weights", "steps", "rollouts", "reward_trend", "term_attributi
 
 
 def write(run_dir: str | Path, ev: dict[str, Any]) -> Path:
-    """Write RUN/eval.json whole or not at all (an interrupted write must not leave half an object behind)."""
+    """Write RUN/eval.json whole or not at all (an interrupted write must not leave half an object behind, and a
+    failed one no ``eval.json.tmp``)."""
     path = Path(run_dir) / EVAL_JSON
+    check_writable(run_dir)
     tmp = path.with_name(EVAL_JSON + ".tmp")
-    tmp.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(ev, indent=2, allow_nan=False), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise RunError(f"cannot write {path}: {e.strerror or e.__class__.__name__}") from None
     return path
+
+
+def check_writable(run_dir: str | Path) -> None:
+    """RunError when RUN/eval.json is a directory: checked before sampling too, which takes minutes, not after
+    (it was a bare "[Errno 21] Is a directory" then, with eval.json.tmp left behind)."""
+    path = Path(run_dir) / EVAL_JSON
+    if path.is_dir():
+        raise RunError(f"{path} is a directory; move it away so eval can write its results there")
 
 
 def read(run_dir: str | Path) -> dict[str, Any] | None:

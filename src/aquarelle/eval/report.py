@@ -173,9 +173,10 @@ def _after_answer(v: dict[str, Any]) -> str:
     return text
 
 
-def build(run_dir: str | Path) -> str:
-    """The report page for a run (uses RUN/eval.json when present, else the run's own rollouts only)."""
-    run = load_run(run_dir)
+def build(run_dir: str | Path, run: Run | None = None) -> str:
+    """The report page for a run (uses RUN/eval.json when present, else the run's own rollouts only); ``run``: the
+    run already loaded from ``run_dir``."""
+    run = run if run is not None else load_run(run_dir)
     ev = evaluate.read(run.path)
     if ev is None:
         why = evaluate.problem(run.path)
@@ -275,9 +276,9 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
     return "".join(parts)
 
 
-def write_report(run_dir: str | Path, out: str | Path) -> Path:
+def write_report(run_dir: str | Path, out: str | Path, run: Run | None = None) -> Path:
     out = Path(out)
-    page = build(run_dir)  # first: a run that is not there must not leave -o's new folders behind
+    page = build(run_dir, run)  # first: a run that is not there must not leave -o's new folders behind
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")
     return out

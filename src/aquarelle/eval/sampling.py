@@ -19,6 +19,11 @@ from typing import Any, Callable
 from .prompts import EvalPrompt
 from .run import Rollout, Run
 
+#: The most paintings eval draws per policy per prompt split. Each is a policy generation plus a render, seconds to
+#: minutes: a thousand already says all a comparison can, and an unbounded count (``--samples 99999999999999999999``)
+#: hung building its plan, eating memory, before any model loaded.
+MAX_SAMPLES = 1000
+
 #: Config keys naming the policy GRPO started from (the warm start when there was one), most specific first.
 START_KEYS = ("start_policy", "policy", "warm_start", "init_model", "sft_checkpoint", "model.name", "model")
 
@@ -117,8 +122,8 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
     A painting that fails for infrastructure reasons is kept with reward None and
     its reason, never dropped silently and never scored 0.
     """
-    if k < 1:
-        raise SamplingError("--samples must be at least 1")
+    if not 1 <= k <= MAX_SAMPLES:
+        raise SamplingError(f"--samples must be 1-{MAX_SAMPLES}, not {k}")
     if not prompts:
         raise SamplingError("no prompts to sample on")
     paint, load_policy = _paint_fn()

@@ -69,19 +69,26 @@ def render_cmd(
 
 
 def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) -> None:
-    """Before any render: no two inputs may write the same PNG, and every output directory must be writable."""
+    """Before any render: no output may be an input, no two inputs may write the same PNG, and every output
+    directory must be writable."""
     import os
 
-    from aquarelle.outputs import writable_folder
+    from aquarelle.outputs import overwritten_input, writable_folder
 
     first: dict[Path, Path] = {}
     for path, png in zip(sketches, pngs):
+        hit = overwritten_input(png, sketches)
+        if hit is not None:
+            _fail(f"{png} is the input {hit}; refusing to overwrite it (name another output)")
         key = Path(os.path.abspath(png))
         other = first.setdefault(key, path)
         if Path(os.path.abspath(other)) != Path(os.path.abspath(path)):
             _fail(f"{other} and {path} would both be written to {png}; render them separately or rename one")
     # next to each sketch (no -o/--out-dir): only where the sketch exists; a missing one is reported per sketch
     targets = [png for path, png in zip(sketches, pngs) if flag or path.is_file()]
+    for png in targets:  # a folder named x.png was "internal error: IsADirectoryError" after the render
+        if png.is_dir():
+            _fail(f"{'-o ' if flag == '-o' else ''}{png} is a directory; name the PNG file to write")
     for folder, png in {p.parent: p for p in reversed(targets)}.items():
         where = f"--out-dir {folder}" if flag == "--out-dir" else f"-o {png}" if flag == "-o" else str(png)
         if flag == "--out-dir" and folder.exists() and not folder.is_dir():

@@ -17,13 +17,14 @@ from pathlib import Path
 def load_program(path: Path, seed: int | None, timeout_s: float):
     """(program, None) or (None, reason): a ``.json`` program, else a sketch run in the sandbox."""
     from ..brush.commands import CommandError
+    from ..brush.files import InputError, is_program, read_input
     from ..brush.program import Program
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return None, f"cannot read: {e.__class__.__name__}: {e}"
-    if path.suffix.lower() == ".json":
+        text = read_input(path)
+    except InputError as e:
+        return None, str(e)
+    if is_program(path):
         try:
             return Program.loads(text), None
         except (CommandError, ValueError) as e:

@@ -31,7 +31,7 @@ def _config(config: Optional[Path], **overrides):
 
 
 def score_cmd(
-    sketches: List[Path] = typer.Argument(..., help="p5.brush sketch files (.js)."),
+    sketches: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or command programs (.json)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="judge-led | hps-led | hps-only."),
     action_space: str = typer.Option("full", "--action-space", help="full | hf10 | comma-separated methods."),
     config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
@@ -55,6 +55,8 @@ def score_cmd(
         get_space(action_space)
     except CommandError as e:
         _fail(str(e))
+    from ..brush.files import InputError, is_program, read_input
+    from ..brush.program import Program
     from ..brush.sandbox import run_sketch
     from .composite import RewardModel
 
@@ -68,21 +70,36 @@ def score_cmd(
                               "gate_reasons": [], "error": error}), flush=True)
 
     for path in sketches:
-        if not path.is_file():
-            unscored(path, "is a directory" if path.is_dir() else "no such file")
-            failed = True
-            continue
-        source = path.read_text(encoding="utf-8", errors="replace")
+        source, too_big = None, None
         try:
-            res = run_sketch(source, action_space=action_space)
-        except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
-            unscored(path, f"sandbox failed: {e}")
-            failed = True
-            continue
+            source = read_input(path)  # as check and render read it: a binary file is unreadable, not a 0
+        except InputError as e:
+            if e.limit is None:
+                unscored(path, str(e))
+                failed = True
+                continue
+            too_big = str(e)  # the sandbox's source limit: the sketch's fault, so the gate's 0 as before
+        if too_big is not None:
+            kw = dict(program=None, mode="sketch", source=None, violations=[], error=too_big)
+        elif is_program(path):  # a program JSON, as render and check take it: scored as a tools episode's program
+            try:
+                program = Program.loads(source)
+            except CommandError as e:
+                unscored(path, str(e).splitlines()[0])
+                failed = True
+                continue
+            kw = dict(program=program, mode="tools", source=None,
+                      violations=get_space(action_space).violations(program.commands), error=None)
+        else:
+            try:
+                res = run_sketch(source, action_space=action_space)
+            except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
+                unscored(path, f"sandbox failed: {e}")
+                failed = True
+                continue
+            kw = dict(program=res.program, mode="sketch", source=source, violations=res.violations, error=res.error)
         try:
-            r = model.score(image=None, program=res.program, mode="sketch", source=source,
-                            violations=res.violations, error=res.error, group_seed=group_seed, prompt=prompt,
-                            action_space=action_space)
+            r = model.score(image=None, **kw, group_seed=group_seed, prompt=prompt, action_space=action_space)
         except RewardError as e:
             _fail(f"{path}: {e}")
         out = {"sketch": str(path), "reward": r.reward, "breakdown": r.breakdown, "weights": r.weights,

@@ -96,6 +96,12 @@ def reset_scoring(preset: str | None, weights: dict | None) -> dict[str, Any]:
     return {"preset": preset} if preset else {}
 
 
+#: The longest a scorer's timeout or backoff may be, in seconds. inf (``1e309``) or a wait past ~1e9 s loaded, and
+#: every judged episode then failed with "OverflowError: timestamp out of range" (a socket's timeout); a day is
+#: already no scorer's answer.
+MAX_WAIT_S = 24 * 3600.0
+
+
 class ReferenceCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
     love: WholeNumber = Field(2, ge=0)
@@ -117,9 +123,9 @@ class RewardConfig(BaseModel):
     judge_url: str | None = None
     judge_model: str | None = None  # default DEFAULT_JUDGE_MODEL
     judge_api_key_env: str | None = None  # default AQUARELLE_JUDGE_API_KEY, then OPENAI_API_KEY
-    judge_timeout_s: RealNumber = Field(60.0, gt=0)
+    judge_timeout_s: RealNumber = Field(60.0, gt=0, le=MAX_WAIT_S, allow_inf_nan=False)
     judge_retries: WholeNumber = Field(2, ge=0)
-    judge_backoff_s: RealNumber = Field(1.0, ge=0)
+    judge_backoff_s: RealNumber = Field(1.0, ge=0, le=MAX_WAIT_S, allow_inf_nan=False)
     judge_concurrency: WholeNumber = Field(8, ge=1)
     # at most 2048, as a reset's image_size: both resample the painting up as well as down, so 100000 made every
     # score ask for a 30 GB image (reward None "MemoryError" at best, a worker of many GB at worst)
@@ -127,7 +133,7 @@ class RewardConfig(BaseModel):
     judge_cache_size: WholeNumber = Field(4096, ge=0)
     preference_backend: Literal["local", "hpsv3"] = "local"
     preference_url: str | None = None
-    preference_timeout_s: RealNumber = Field(60.0, gt=0)
+    preference_timeout_s: RealNumber = Field(60.0, gt=0, le=MAX_WAIT_S, allow_inf_nan=False)
     preference_retries: WholeNumber = Field(2, ge=0)
     references: ReferenceCounts = ReferenceCounts()
     reference_split: Literal["all", "design", "heldout"] = "all"
@@ -227,16 +233,20 @@ def check_services(config: RewardConfig, path: Any = None) -> None:
 
 def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
     """(field, why) when the judge counts in the configured weights and its references' pool is not there (a
-    mistyped ``AQUARELLE_POOL`` or ``pool_dir``); else None. Without it every judged reward is None: a run found out
+    mistyped ``AQUARELLE_POOL`` or ``pool_dir``), is malformed or lacks the references it draws; else None. Without it every judged reward is None: a run found out
     after its warm start, a server once episodes were scored."""
     if config.weights_resolved().judge <= 0:
         return None
-    from .pool import default_pool_dir  # pool imports this module
+    from .pool import Pool, default_pool_dir  # pool imports this module
 
     index = (Path(config.pool_dir) if config.pool_dir else default_pool_dir()) / "pool.json"
-    if index.is_file():
-        return None
-    return "pool_dir", f"no pool at {index} (set AQUARELLE_POOL or pool_dir): the judge's references come from it"
+    if not index.is_file():
+        return "pool_dir", f"no pool at {index} (set AQUARELLE_POOL or pool_dir): the judge's references come from it"
+    try:  # a malformed pool.json, or one without the references the judge draws: a server started healthy with it
+        Pool(index.parent).sample_references(0, config.references.model_dump(), config.reference_split)
+    except RewardError as e:
+        return "pool_dir", str(e)
+    return None
 
 
 #: What a server's ``/scoring`` description holds besides preset and weights: the settings that decide a score.

@@ -121,7 +121,14 @@ class Pool:
         return self.root / "sketches" / f"{e.id}.js"
 
     def source(self, e: PoolEntry) -> str:
-        return self.sketch_path(e).read_text(encoding="utf-8")
+        """The entry's sketch, read as ``check`` reads one; a sketch that is not UTF-8 (or too big, or missing) is a
+        PoolRenderError naming it, which ``pool validate`` and ``pool render`` print as one line, not a traceback."""
+        from ..brush.files import InputError, read_input
+
+        try:
+            return read_input(self.sketch_path(e))
+        except InputError as err:
+            raise PoolRenderError(f"pool sketch {e.id}: {self.sketch_path(e)}: {err}") from None
 
     def prompts(self, split: str = "all") -> list[PromptEntry]:
         data = json.loads((self.root / "prompts.json").read_text(encoding="utf-8"))

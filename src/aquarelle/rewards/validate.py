@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import RewardConfig
+from .config import RewardConfig, RewardError
 from .judge import judge_against
 from .pool import Pool, tier_pairs
 
@@ -31,6 +31,12 @@ def validate_pool(pool: Pool, config: RewardConfig | None = None, split: str = "
 
     config = config or RewardConfig()
     entries = pool.select(split=split)
+    # a table of nan with exit 0 read as a validation that passed
+    if not entries:
+        raise RewardError(f"pool {pool.root}: split {split} has no paintings to validate on")
+    if not any(tier_pairs(entries, *o) for o in ORDERS):
+        raise RewardError(f"pool {pool.root}: split {split} has no two tiers to compare (its {len(entries)} "
+                          f"painting(s) are all {entries[0].tier})")
     model = RewardModel(config)
     size = config.render_size
     images = {e.id: pool.image(e) for e in entries}

@@ -49,6 +49,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Warm-start a policy on demonstrations with TRL's SFTTrainer."""
         _threads()
+        _check_named(out=out, model=model)
         if mode not in (None, "tools", "sketch", "revise"):
             _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
         try:
@@ -83,6 +84,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Train a painter with TRL's GRPOTrainer; fills the run directory."""
         _threads()
+        _check_named(out=out, model=model)
         try:
             from .config import config_from, load_config
             from .grpo import train as run_train
@@ -124,6 +126,7 @@ def register(app: typer.Typer) -> None:
         _threads()
         if mode is not None and mode not in ("tools", "sketch", "revise"):
             _fail(ValueError(f"--mode must be tools, sketch or revise, got {mode!r}"))
+        _check_named(model=model)
         if not prompt.strip():
             _fail(ValueError("the prompt is empty: say what to paint"))
         try:
@@ -154,6 +157,15 @@ def register(app: typer.Typer) -> None:
         rec.pop("png_b64", None)
         rec.pop("program", None)
         typer.echo(json.dumps(rec))
+
+
+def _check_named(**values: Optional[str]) -> None:
+    """An empty --out or model is a one-line error before anything loads: ``train --out ''`` started training into
+    the current directory and ``paint '' PROMPT`` painted with the default policy, exit 0."""
+    for name, value in values.items():
+        if value is not None and not value.strip():
+            flag = "MODEL" if name == "model" and "out" not in values else f"--{name}"
+            _fail(ValueError(f"{flag} is empty: name {'a policy' if name == 'model' else 'a directory'}"))
 
 
 def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:

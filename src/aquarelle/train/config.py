@@ -8,9 +8,10 @@ and remote scorers without code changes. docs/config.md documents every key.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic_core import PydanticCustomError
 
 from ..configfile import RealNumber, WholeNumber, read_mapping
 
@@ -18,12 +19,23 @@ Mode = Literal["tools", "sketch", "revise"]
 Preset = Literal["judge-led", "hps-led", "hps-only"]
 
 
+def _named(v: str) -> str:
+    """An empty policy name started training anyway (the default's loader took it) and made a warm-start cache
+    entry with no name: refused as the key's one line."""
+    if not v.strip():
+        raise PydanticCustomError("empty_name", "must name a policy (smollm2, a Hub id or a path), not an empty string")
+    return v
+
+
+PolicyName = Annotated[str, AfterValidator(_named)]
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class ModelSection(_Section):
-    name: str = Field("smollm2", description="policy: 'smollm2' (CPU default), 'tiny', a Hub id or a local path/run dir")
+    name: PolicyName = Field("smollm2", description="policy: 'smollm2' (CPU default), 'tiny', a Hub id or a local path/run dir")
     dtype: Literal["float32", "bfloat16", "float16"] = Field("float32", description="weights dtype for training")
     lora: StrictBool = Field(False, description="train a LoRA adapter instead of all weights")
     lora_r: WholeNumber = Field(8, ge=1, description="LoRA rank")
@@ -46,7 +58,7 @@ class GenerationSection(_Section):
     prompts_per_step: WholeNumber = Field(1, ge=1, description="distinct prompts (groups) per optimisation step")
     max_completion_length: WholeNumber = Field(640, ge=8, description="token budget per rollout, tool results included")
     max_tool_calling_iterations: WholeNumber = Field(2, ge=1, description="assistant turns that may call tools")
-    temperature: RealNumber = Field(1.0, gt=0, description="sampling temperature")
+    temperature: RealNumber = Field(1.0, gt=0, allow_inf_nan=False, description="sampling temperature")
     top_p: RealNumber = Field(1.0, gt=0, le=1, description="nucleus sampling")
     use_vllm: StrictBool = Field(False, description="generate with vLLM (GPU machines); passed to GRPOConfig")
     vllm_mode: Literal["colocate", "server"] = Field("colocate", description="TRL vLLM mode")

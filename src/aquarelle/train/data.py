@@ -80,9 +80,11 @@ def load_prompts(path: str | Path | None = None, split: str = "train") -> list[P
     if not p.is_file():
         raise DataError(f"prompt file {p} does not exist (the pool's prompts.json, or pass --config prompts: FILE)")
     try:
-        rows = _prompt_rows(json.loads(p.read_text()), str(p))
+        rows = _prompt_rows(json.loads(p.read_text(encoding="utf-8")), str(p))
     except json.JSONDecodeError as e:
         raise DataError(f"prompt file {p} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    except UnicodeDecodeError as e:  # a bare "'utf-8' codec can't decode..." did not say which file
+        raise DataError(f"prompt file {p} is not UTF-8 text ({e})") from None
     if split == "all":
         return rows
     if split == "train":
@@ -189,12 +191,18 @@ def _pool_demos(tiers: tuple[str, ...]) -> list[Demo]:
         pool = Pool()
     except Exception as e:  # noqa: BLE001 - missing or malformed pool: one line
         raise DataError(f"the reference pool is not available: {str(e).splitlines()[0] if str(e) else e!r}") from None
+    from aquarelle.rewards.pool import PoolRenderError
+
     demos = []
     for e in pool.entries:
         if e.tier not in tiers:
             continue
+        try:
+            source = pool.source(e)
+        except PoolRenderError as err:  # a sketch that is missing or not UTF-8: one line naming it
+            raise DataError(f"the reference pool is not available: {err}") from None
         demos.append(Demo(e.id, e.prompt or f"a watercolour of {e.subject}: {e.id.replace('_', ' ')}", e.tier, None,
-                          pool.source(e), meta={"hf10": e.hf10, "subject": e.subject}))
+                          source, meta={"hf10": e.hf10, "subject": e.subject}))
     return demos
 
 

@@ -1,0 +1,69 @@
+"""Reading a sketch (.js) or program (.json) file the one way ``check``, ``render``, ``score`` and ``export`` do.
+
+Why one reader: each command read its input its own way, so the same file got four answers (``check`` read
+/dev/zero whole before the 256 KiB source limit applied, 520 MB and a hang; ``score`` scored a binary file 0 where
+``check`` and ``render`` said it could not be read).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: The largest program JSON read. The sandbox records at most 200,000 commands (``SandboxLimits.max_commands``), a
+#: few tens of MB written out; past this the file is no program, and reading it whole would only cost memory.
+MAX_PROGRAM_BYTES = 64 * 1024 * 1024
+
+
+class InputError(ValueError):
+    """The file cannot be a sketch or program; the message is the whole reason, one line. ``limit`` is "source"
+    when the file is only too big (``check --json`` reports the sandbox's limits so)."""
+
+    def __init__(self, reason: str, limit: str | None = None):
+        super().__init__(reason)
+        self.limit = limit
+
+
+def is_program(path: Path) -> bool:
+    """A ``.json`` file is a command program; anything else is sketch source."""
+    return Path(path).suffix.lower() == ".json"
+
+
+def read_input(path: Path) -> str:
+    """The file's text, reading at most its size limit plus one byte (the sandbox's source limit for a sketch,
+    ``MAX_PROGRAM_BYTES`` for a program). Raises InputError: "is a directory", "no such file", "cannot read: ..."
+    (not a regular file, not UTF-8, unreadable) or "source limit: ...".
+
+    Only regular files: a FIFO blocks on open and /dev/zero never ends."""
+    from .sandbox import SandboxLimits
+
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a directory")
+    if not p.exists():
+        raise InputError("no such file")
+    if not p.is_file():
+        raise InputError("cannot read: it is not a regular file")
+    program = is_program(p)
+    limit = MAX_PROGRAM_BYTES if program else SandboxLimits.max_source_bytes
+    try:
+        with p.open("rb") as f:
+            raw = f.read(limit + 1)
+            size = max(len(raw), _size(f))
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e.__class__.__name__}") from None
+    if len(raw) > limit:  # the sandbox's own wording, which a sketch it was handed whole got
+        raise InputError(f"source limit: the {'program' if program else 'sketch'} is {size} bytes (at most {limit})",
+                         limit="source")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read: not UTF-8 text ({e})") from None
+
+
+def _size(f) -> int:
+    import os
+
+    try:
+        return os.fstat(f.fileno()).st_size
+    except OSError:
+        return 0
