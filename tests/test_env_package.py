@@ -77,6 +77,22 @@ def test_a_bad_server_setting_is_one_line_naming_it():
     assert r.returncode == 2 and "--workers" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_port_in_use_or_a_bad_host_is_one_line_before_the_start_up_line():
+    """uvicorn found a busy port only after "aquarelle env on ..." was printed, as if the server had started."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        r = _settings_error({}, "serve", "--port", str(port))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip() == f"cannot listen on 127.0.0.1:{port}: Address already in use", r.stderr
+    r = _settings_error({}, "serve", "--host", "256.1.1.1", "--port", str(port))
+    assert r.returncode == 2 and r.stderr.startswith("--host '256.1.1.1': cannot resolve it"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
 def test_a_bad_reward_config_for_the_server_is_one_line(tmp_path):
     """`aquarelle serve --config` and the container's AQUARELLE_CONFIG: a file that is missing, not YAML, or
     holds a wrong key stops the server with one line naming it (exit 2), before it starts."""

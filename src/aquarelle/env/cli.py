@@ -37,12 +37,38 @@ def register(app: typer.Typer) -> None:
         except RewardError as e:  # one line and exit 2, as `aquarelle score --config`, before the server starts
             typer.echo(str(e), err=True)
             raise typer.Exit(2) from None
+        problem = _listen_problem(host, port)
+        if problem:  # uvicorn printed it after our start-up line, as if the server had come up
+            typer.echo(problem, err=True)
+            raise typer.Exit(2)
         from .server import serve
 
         typer.echo(f"aquarelle env on http://{host}:{port} (ws /ws, max {max_sessions} sessions; scores with "
                    f"{_scoring_line(scoring)})", err=True)
         serve(host, port, max_sessions, workers=None if workers < 0 else workers, idle_timeout_s=idle_timeout,
               step_render_size=step_size or None, reward_config=scoring)
+
+
+def _listen_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on host:port (a host that does not resolve, a port in use), else None.
+
+    Tried before the start-up line: uvicorn found it only after "aquarelle env on ..." was printed, so a busy port
+    read as a server that started and then failed ("[Errno 98]"), and a bad --host did not name the host. The
+    socket is bound as uvicorn binds it (SO_REUSEADDR) and closed at once."""
+    import socket
+
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                          flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        return f"--host {host!r}: cannot resolve it ({getattr(e, 'strerror', None) or e})"
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(addr)
+        except OSError as e:
+            return f"cannot listen on {host}:{port}: {e.strerror or e}"
+    return None
 
 
 def _scoring_line(cfg) -> str:
