@@ -747,3 +747,40 @@ def test_randomseed_reseeds_p5_brush_where_the_sketch_calls_it(runner):
     assert later.program.seed == 1 and ("seed", [9]) in calls(later) and ("noiseSeed", [4]) in calls(later)
     text = runner.run(skeleton("", 'randomSeed("abc"); brush.circle(5, 5, 5);'), seed=1)
     assert text.program.seed == 1 and ("seed", ["abc"]) in calls(text)
+
+
+def test_a_v8_out_of_memory_abort_is_the_sketchs_heap_limit(runner):
+    """Past V8's own heap ceiling (~1.4 GB, under a heap limit set above it) V8 aborts the worker (SIGTRAP):
+    that death is the sketch's doing, a heap limit, and the next sketch runs on a fresh worker."""
+    res = runner.run(skeleton("const a = []; while (true) a.push(new Array(100000).fill(1.5));"),
+                     limits=SandboxLimits(heap_mb=4096))
+    assert res.limit == "heap" and res.error.startswith("heap limit") and "worker was replaced" in res.error
+    assert runner.run((SKETCHES / "flower_basic.js").read_text()).ok
+
+
+def test_a_worker_killed_from_outside_is_an_infrastructure_failure_not_the_heap_limit():
+    """Every death of the worker mid-sketch was reported as "heap limit" (a gate 0, the model blamed): one killed
+    from outside (an operator, the OOM killer) is ours, reward None with the reason."""
+    import os
+    import signal
+    import threading
+
+    from aquarelle.brush import sandbox
+    from aquarelle.env.environment import WatercolourEnvironment
+    from aquarelle.env.models import WatercolourAction
+
+    run_sketch((SKETCHES / "flower_basic.js").read_text())  # the module's worker, warm
+    env = WatercolourEnvironment()  # in-process: its sketches go to that worker
+    env.reset(mode="sketch")
+    out = {}
+    t = threading.Thread(target=lambda: out.update(obs=env.step(WatercolourAction(sketch=skeleton("while (true) {}")))))
+    t.start()
+    time.sleep(1.0)  # the loop is running (the sandbox's limit is 5 s)
+    os.kill(sandbox._DEFAULT._proc.pid, signal.SIGKILL)
+    t.join(60)
+    obs = out["obs"]
+    assert obs.done and obs.reward is None, obs
+    assert len(obs.errors) == 1 and obs.errors[0].startswith("infrastructure: SandboxError: sandbox worker died"), obs.errors
+    assert "killed by SIGKILL" in obs.errors[0]
+    assert "No reward" in obs.text
+    assert run_sketch((SKETCHES / "flower_basic.js").read_text()).ok  # a fresh worker

@@ -49,6 +49,7 @@ import json
 import math
 import multiprocessing as mp
 import re
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -437,6 +438,23 @@ except (ValueError, OSError, AttributeError):  # pragma: no cover - not Linux
     _PAGE = 4096
 
 
+#: How a worker ends when V8 gives up on memory it cannot get (past its own heap ceiling, or the system's): a
+#: fatal "out of memory" that traps (SIGTRAP, or SIGILL on some builds) or aborts. The sketch's doing, the heap
+#: limit; any other death (SIGKILL, SIGTERM, a clean exit) came from outside: an infrastructure failure.
+V8_ABORT_CODES = frozenset((-signal.SIGTRAP, -signal.SIGILL, -signal.SIGABRT))
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "exit status unknown"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
 class SketchRunner:
     """A killable worker process that runs sketches one at a time (thread-safe)."""
 
@@ -465,6 +483,13 @@ class SketchRunner:
         except SandboxError:
             self._kill()
             raise
+
+    def _exit_code(self) -> int | None:
+        """The dead worker's exit code (``-N`` for signal N), waiting briefly for it to be reapable."""
+        if self._proc is None:
+            return None
+        self._proc.join(timeout=2)
+        return self._proc.exitcode
 
     def _kill(self) -> None:
         if self._proc is not None:
@@ -545,12 +570,16 @@ class SketchRunner:
                         self._kill()
                         raise SandboxError("sandbox worker did not finish validating the sketch")
             except EOFError:
+                code = self._exit_code()
                 self._kill()
                 ms = (time.monotonic() - t0) * 1000
                 if attempt == 0 and (time.monotonic() - t0) < 0.05:
                     continue  # died before it could start: try a fresh worker once
-                return SketchResult(None, [], f"heap limit: the sketch used more than {limits.heap_mb} MB of "
-                                              "memory (the worker was replaced)", ms, "heap")
+                if code in V8_ABORT_CODES:
+                    return SketchResult(None, [], f"heap limit: the sketch used more than {limits.heap_mb} MB of "
+                                                  "memory (the worker was replaced)", ms, "heap")
+                raise SandboxError(f"sandbox worker died while running the sketch ({_exit_text(code)}), not by "
+                                   "the sketch's heap limit: killed from outside or crashed")
             kind, payload = msg
             if kind == "crash":
                 self._kill()
