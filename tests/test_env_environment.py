@@ -26,6 +26,31 @@ def test_reset_rejects_bad_keywords_in_one_line(env):
         WatercolourAction(sketch="x", finish=True)
 
 
+def test_reset_and_finish_take_only_their_own_types(env):
+    """``mode: 0`` or ``false`` or ``""`` was tools mode and ``finish: "yes"`` or ``1`` ended an episode; a prompt or
+    episode id of any length was echoed in every observation."""
+    from pydantic import ValidationError
+
+    from aquarelle.env.environment import MAX_EPISODE_ID_CHARS, MAX_PROMPT_CHARS
+
+    for mode in (0, False, "", ["tools"]):
+        with pytest.raises(ValueError, match="mode must be one of sketch, tools, revise, got "):
+            env.reset(mode=mode)
+    for prompt in (0, False):
+        with pytest.raises(ValueError, match="prompt must be a string, got "):
+            env.reset(prompt=prompt)
+    for finish in ("yes", "no", 1, 0):
+        with pytest.raises(ValidationError, match="valid boolean"):
+            WatercolourAction.model_validate({"finish": finish})
+    with pytest.raises(ValueError, match=f"prompt has at most {MAX_PROMPT_CHARS} characters, got 10000"):
+        env.reset(prompt="a" * 10_000)
+    with pytest.raises(ValueError, match=f"episode_id has at most {MAX_EPISODE_ID_CHARS} characters, got 300"):
+        env.reset(episode_id="e" * 300)
+    obs = env.reset(mode="tools", prompt="p" * MAX_PROMPT_CHARS, episode_id="e" * MAX_EPISODE_ID_CHARS)
+    assert obs.metadata["mode"] == "tools" and env.state.prompt == "p" * MAX_PROMPT_CHARS
+    assert env.step(WatercolourAction.model_validate({"finish": True})).done
+
+
 def test_a_failing_call_applies_nothing_from_its_action(env):
     env.reset(mode="tools", max_steps=5)
     obs = env.step(WatercolourAction(calls=[{"method": "fill", "args": ["#112233", 200]},
@@ -138,7 +163,56 @@ def test_closed_session_refuses_steps():
         e.step(WatercolourAction(calls=[]))
 
 
-def test_a_dead_worker_is_an_infrastructure_failure_not_a_zero():
+def test_closed_session_state_says_so():
+    """After the idle reaper closes a session its state was an empty default episode, with no error."""
+    e = WatercolourEnvironment()
+    e.reset(episode_id="mine")
+    assert e.state.episode_id == "mine"
+    e.close()
+    with pytest.raises(RuntimeError, match="session was closed .* reconnect and reset"):
+        e.state
+
+
+LOOP = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }\n"
+PAINT = WatercolourAction(calls=[{"method": "fill", "args": ["#d7263d", 220]},
+                                 {"method": "circle", "args": [300, 300, 150]}])
+
+
+def test_a_worker_that_dies_in_a_job_is_an_infrastructure_failure_not_a_zero():
+    import os
+    import signal
+    import threading
+    import time
+
+    import psutil
+
+    from aquarelle.env.work import Runner
+
+    runner = Runner(1)
+    try:
+        runner.warm()
+        e = WatercolourEnvironment(runner)
+        e.reset(mode="sketch")
+        worker = psutil.Process(runner.worker_pids()[0])
+        out = {}
+        t = threading.Thread(target=lambda: out.update(obs=e.step(WatercolourAction(sketch=LOOP))))
+        t.start()
+        time.sleep(1.0)  # the job is in the worker (the loop runs to the sandbox's 5 s limit)
+        os.kill(worker.pid, signal.SIGKILL)
+        t.join(60)
+        obs = out["obs"]
+        assert obs.done and obs.reward is None
+        assert obs.errors == ["infrastructure: evaluation worker died (pool restarted); try again"]
+        assert "No reward" in obs.text
+        e.reset(mode="tools")  # the next episode gets a fresh pool
+        assert e.step(PAINT).coverage > 0.1
+    finally:
+        runner.close()
+
+
+def test_a_worker_that_died_idle_is_replaced_and_the_next_job_runs():
+    """A worker killed while idle (the OOM killer overnight) failed the next, unrelated step with "worker died":
+    that job had never run, so it runs on a fresh worker."""
     import os
     import signal
 
@@ -150,18 +224,38 @@ def test_a_dead_worker_is_an_infrastructure_failure_not_a_zero():
     try:
         e = WatercolourEnvironment(runner)
         e.reset(mode="tools")
-        paint = WatercolourAction(calls=[{"method": "fill", "args": ["#d7263d", 220]},
-                                         {"method": "circle", "args": [300, 300, 150]}])
-        assert e.step(paint).coverage > 0.1  # the worker is up
+        assert e.step(PAINT).coverage > 0.1  # the worker is up
         worker = psutil.Process(runner.worker_pids()[0])
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(10)
+        e.reset(mode="tools")
+        obs = e.step(PAINT)
+        assert obs.errors == [] and obs.coverage > 0.1
         obs = e.step(WatercolourAction(finish=True))
-        assert obs.done and obs.reward is None
-        assert obs.errors == ["infrastructure: evaluation worker died (pool restarted); try again"]
-        assert "No reward" in obs.text
-        e.reset(mode="tools")  # the next episode gets a fresh pool
-        assert e.step(paint).coverage > 0.1
+        assert obs.done and obs.reward is not None and obs.errors == []
+        assert runner.worker_pids() and worker.pid not in runner.worker_pids()
+    finally:
+        runner.close()
+
+
+def test_an_infrastructure_failure_in_a_tools_step_uses_no_step():
+    """The step was counted before rendering and kept when the renderer failed: our failure used up the
+    policy's step budget (and on its last step, ended the episode)."""
+    from aquarelle.env.work import Runner
+
+    runner = Runner(1)
+    try:
+        runner.warm()
+        e = WatercolourEnvironment(runner)
+        e.reset(mode="tools", max_steps=1)
+        runner.timeout_s = 0.001  # no render finishes in time: the worker is restarted, the step fails
+        obs = e.step(PAINT)
+        assert obs.errors and obs.errors[0].startswith("infrastructure: evaluation took longer than")
+        assert not obs.done and "no step used" in obs.text and obs.metadata["steps_left"] == 1
+        assert e.state.step_count == 0 and e.state.n_calls == 0
+        runner.timeout_s = 300.0
+        obs = e.step(PAINT)
+        assert obs.done and obs.reward is not None and obs.coverage > 0.1
     finally:
         runner.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import signal
 import subprocess
@@ -552,3 +553,132 @@ def test_http_validation_errors_clip_their_echo_and_survive_text_that_is_not_uni
     r = httpx.post(server.url + "/step", json={"action": {"calls": calls}})
     assert r.status_code == 422 and "5000" in r.json()["detail"][0]["msg"]
     assert len(r.content) < 2000
+
+
+# --------------------------------------------------------------------------- state, MCP, idle sessions, dead workers
+
+#: a legal sketch whose program is 190,001 calls: its state is ~7.8 MB of JSON
+BIG_PROGRAM = ("function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { translate(-300, -300);\n"
+               "  for (let i = 0; i < 190000; i++) brush.fill('#d7263d', 200);\n"
+               "  brush.noStroke(); brush.circle(300, 300, 100);\n}\n")
+#: what "responsive" means below: far above a healthy answer (milliseconds), far below the stalls it guards against
+RESPONSIVE_S = 3.0
+
+
+def test_state_of_a_big_episode_never_stalls_the_server(server):
+    """``state`` was built on the event loop: a legal 190,000-call sketch made each state 7.8 MB and ~0.8 s during
+    which no other session or /health was served; and a client that left with state requests queued had every one
+    worked through (/health waited 49 s). State is built in a thread, and a gone client's queued frames dropped."""
+    slow: list[float] = []
+    stop = threading.Event()
+
+    def probe() -> None:  # an unrelated client
+        while not stop.is_set():
+            t = time.monotonic()
+            httpx.get(server.url + "/health", timeout=120).raise_for_status()
+            slow.append(time.monotonic() - t)
+            time.sleep(0.05)
+
+    th = threading.Thread(target=probe)
+    with _ws(server) as ws, _client(server) as other:
+        _send(ws, {"type": "reset", "data": {"mode": "sketch", "action_space": "full"}})
+        r = _send(ws, {"type": "step", "data": {"sketch": BIG_PROGRAM}})
+        assert r["type"] == "observation" and r["data"]["observation"]["errors"] == [], r
+        other.reset(mode="tools")
+        th.start()
+        for _ in range(3):
+            for _ in range(10):
+                ws.send('{"type": "state"}')
+            for _ in range(10):
+                st = json.loads(ws.recv(timeout=120))
+                assert st["type"] == "state" and st["data"]["n_calls"] == 190_002
+                assert len(st["data"]["program"]["commands"]) == 190_002
+            t = time.monotonic()
+            assert other.step({"calls": [{"method": "fill", "args": ["#000000", 10]}]}).observation.errors == []
+            assert time.monotonic() - t < RESPONSIVE_S
+        # then it asks for states it never reads, and leaves
+        for _ in range(300):
+            ws.send('{"type": "state"}')
+        time.sleep(1.0)
+        ws.close_timeout = 1
+    time.sleep(1.0)
+    stop.set()
+    th.join(120)
+    t = time.monotonic()
+    assert httpx.get(server.url + "/health", timeout=120).json()["status"] == "healthy"
+    assert time.monotonic() - t < RESPONSIVE_S
+    assert slow and max(slow) < RESPONSIVE_S, f"/health took up to {max(slow):.1f} s"
+
+
+def test_mcp_routes_are_refused_and_hold_no_session(server):
+    """OpenEnv's ``POST /mcp`` (``openenv/session/create``) made sessions that held a slot with no connection:
+    64 POSTs locked every /ws client out until the idle reaper came. The environment has no MCP tools."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    for i in range(12):  # more than the server's 8 sessions
+        r = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": i, "method": "openenv/session/create",
+                                                  "params": {}})
+        assert r.status_code == 404 and "no MCP tools" in r.json()["detail"], r.text
+    with connect(server.url.replace("http://", "ws://") + "/mcp") as m:
+        assert "no MCP tools" in json.loads(m.recv(timeout=30))["error"]["message"]
+        with pytest.raises(ConnectionClosed):
+            m.recv(timeout=30)
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(_ws(server)) for _ in range(8)]  # every slot is still free
+        for ws in socks:
+            assert _send(ws, {"type": "reset", "data": {"mode": "tools"}})["type"] == "observation"
+        r = _send(socks[0], {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}})
+        assert r["type"] == "error" and r["data"]["code"] == "UNKNOWN_TYPE" and "no MCP tools" in r["data"]["message"]
+        assert _send(socks[0], {"type": "step", "data": {"calls": []}})["type"] == "observation"  # the session goes on
+
+
+@pytest.fixture(scope="module")
+def short_idle():
+    s = Server(max_sessions=4, workers=1, idle_timeout=2.0)
+    yield s
+    s.stop()
+
+
+def test_a_reaped_session_says_so_on_state_as_on_step(short_idle):
+    """After the idle reaper closed a session, ``state`` answered an empty default episode, with no error."""
+    with _ws(short_idle) as ws:
+        _send(ws, {"type": "reset", "data": {"mode": "tools", "episode_id": "mine"}})
+        deadline = time.monotonic() + 60
+        while (st := _send(ws, {"type": "state"}))["type"] == "state":  # state is no activity: it gets reaped
+            assert st["data"]["episode_id"] == "mine", st
+            assert time.monotonic() < deadline, "the idle session was never reaped"
+            time.sleep(0.5)
+        assert st["data"]["code"] == "EXECUTION_ERROR" and "session was closed" in st["data"]["message"], st
+        r = _send(ws, {"type": "step", "data": {"calls": []}})
+        assert r["type"] == "error" and r["data"]["message"] == st["data"]["message"]
+
+
+def test_a_step_longer_than_the_idle_timeout_keeps_its_session(short_idle):
+    """A step counted as activity only when it finished: one longer than --idle-timeout had its session reaped
+    under it, and the episode's next action was refused."""
+    loop = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }\n"
+    with _ws(short_idle) as ws:
+        _send(ws, {"type": "reset", "data": {"mode": "revise", "revisions": 1}})
+        time.sleep(1.5)  # close to idle when the step starts
+        r = _send(ws, {"type": "step", "data": {"sketch": loop}})  # runs to the sandbox's 5 s limit
+        assert r["type"] == "observation" and any("time limit" in e for e in r["data"]["observation"]["errors"]), r
+        r = _send(ws, {"type": "step", "data": {"sketch": SKETCH}})
+        assert r["type"] == "observation" and r["data"]["done"] and r["data"]["reward"] > 0, r
+
+
+def test_a_pool_worker_that_died_idle_does_not_fail_the_next_step(short_idle):
+    import os
+
+    import psutil
+
+    workers = [c for c in psutil.Process(short_idle.proc.pid).children() if "spawn_main" in " ".join(c.cmdline())]
+    assert len(workers) == 1
+    os.kill(workers[0].pid, signal.SIGKILL)
+    workers[0].wait(10)
+    with _ws(short_idle) as ws:
+        _send(ws, {"type": "reset", "data": {"mode": "tools"}})
+        r = _send(ws, {"type": "step", "data": {"calls": [{"method": "fill", "args": ["#d7263d", 200]},
+                                                          {"method": "circle", "args": [300, 300, 90]}]}})
+        obs = r["data"]["observation"]
+        assert obs["errors"] == [] and obs["coverage"] > 0.05, obs["errors"]

@@ -39,6 +39,10 @@ __all__ = ["MAX_EPISODE_COMMANDS", "ResetError", "WatercolourEnvironment", "not_
 CANVAS = 600
 RESET_KEYS = ("prompt", "mode", "seed", "episode_id", "action_space", "preset", "weights", "max_steps",
               "revisions", "return_image", "image_size")
+#: The longest prompt and episode id a reset takes: a painting's subject is a sentence (the prompt sets' longest is
+#: ~130 characters), and both are echoed in every observation's text or metadata, the state and the judge's prompt.
+MAX_PROMPT_CHARS = 2000
+MAX_EPISODE_ID_CHARS = 200
 #: the sizes (pixels, square) a reset's ``image_size`` may ask an episode's scored images to be rendered at
 IMAGE_SIZES = (32, 2048)
 
@@ -133,8 +137,10 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if unknown:
             raise ResetError(_clip(f"reset: unknown keyword(s) {', '.join(_clip(k, 40) for k in unknown)} "
                                    f"(known: {', '.join(RESET_KEYS)})", 400))
-        mode = kwargs.get("mode") or "tools"
-        if mode not in MODES:
+        mode = kwargs.get("mode")
+        if mode is None:
+            mode = "tools"
+        if not isinstance(mode, str) or mode not in MODES:  # 0, false and "" were tools mode
             raise ResetError(f"reset: mode must be one of {', '.join(MODES)}, got {short_repr(mode)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ResetError(f"reset: seed must be an integer, got {short_repr(seed)}")
@@ -186,10 +192,15 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         step_size = self._step_render_size or render_size  # tools-step images: the server's step size if smaller
         if render_size is not None and step_size is not None:
             step_size = min(step_size, render_size)
-        prompt = kwargs.get("prompt") or DEFAULT_PROMPT
-        if not isinstance(prompt, str):
+        prompt = kwargs.get("prompt")
+        if prompt is None or prompt == "":
+            prompt = DEFAULT_PROMPT
+        if not isinstance(prompt, str):  # 0 and false were the default prompt
             raise ResetError(f"reset: prompt must be a string, got {type(prompt).__name__}")
-        for name, text in (("prompt", prompt), ("episode_id", episode_id)):
+        for name, text, most in (("prompt", prompt, MAX_PROMPT_CHARS),
+                                 ("episode_id", episode_id, MAX_EPISODE_ID_CHARS)):
+            if text is not None and len(text) > most:  # each is echoed in every observation, state and log line
+                raise ResetError(f"reset: {name} has at most {most} characters, got {len(text)}")
             why = not_unicode(text) if text is not None else None
             if why:
                 raise ResetError(f"reset: {name} is not valid Unicode text: {why}")
@@ -221,6 +232,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
 
     @property
     def state(self) -> WatercolourState:
+        """The episode; a closed session (reaped for idleness) says so, as step and reset do, rather than
+        answering an empty default state."""
+        self._check_open()
         ep = self._ep
         if ep is None:
             return WatercolourState()
@@ -292,8 +306,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                 mode="tools", program=Program(seed=ep.seed, commands=ep.commands + new, width=CANVAS,
                                               height=CANVAS).to_json(),
                 seed=ep.seed, want_png=want, size=ep.step_size, episode=ep.episode_id))
-            if res.infra_error:
-                return self._after_call(ep, f"Not applied: the renderer failed ({res.infra_error}).",
+            if res.infra_error:  # ours, not the policy's: the step is not used up
+                ep.step_count -= 1
+                return self._after_call(ep, f"Not applied (no step used): the renderer failed ({res.infra_error}).",
                                         errors=[f"infrastructure: {res.infra_error}"])
             if res.render_error:
                 return self._after_call(ep, f"Not applied: {res.render_error}.", errors=[res.render_error])

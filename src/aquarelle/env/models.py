@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 Mode = Literal["sketch", "tools", "revise"]
@@ -56,7 +56,8 @@ class WatercolourAction(Action):
 
     sketch: str | None = Field(default=None, description="A whole p5.brush sketch (sketch and revise modes)")
     calls: list[BrushCall] | None = Field(default=None, description="Brush calls to paint now (tools mode); [] looks")
-    finish: bool = Field(default=False, description="End the episode and score the painting")
+    # strict: "yes", "no" and 1 were taken as true (or false) and ended, or did not end, an episode
+    finish: StrictBool = Field(default=False, description="End the episode and score the painting")
 
     @field_validator("sketch", mode="before")
     @classmethod

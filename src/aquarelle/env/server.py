@@ -17,21 +17,31 @@ escaped (FastAPI's own answer echoes it whole, and is a bare 500 when it holds t
 is not Unicode).
 
 A client that closes its socket while its step runs costs one warning line naming the client,
-the episode and the step (``_FrameGuard`` drops the reply nobody will read; OpenEnv's handler
-then sees the disconnect and frees the slot). Before, the failed send raised inside OpenEnv's
-error handling and uvicorn logged a four-exception traceback per disconnect.
+the episode and the step (``_FrameGuard`` drops the reply nobody will read, and hands OpenEnv's
+handler a disconnect instead of any frame still queued behind it, so a gone client's pipelined
+requests are never worked through). Before, the failed send raised inside OpenEnv's error
+handling and uvicorn logged a four-exception traceback per disconnect.
+
+``_FrameGuard`` also answers ``state`` itself, built in a thread: OpenEnv builds it on the event
+loop, and a legal episode's state (a sketch's 190,000 calls) is megabytes, so every other session
+and ``/health`` waited on it. A session with a request in flight is never reaped for idleness
+(OpenEnv counts activity only when a reply is sent). OpenEnv's MCP routes are refused: this
+environment has no MCP tools, and their sessions held ``max_sessions`` slots with no connection.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
+import inspect
 import json
 import logging
 import os
 import time
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -84,6 +94,8 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
         state_cls=WatercolourState,
     )
     app.state.runner = runner
+    server = _openenv_server(app)
+    _refuse_mcp(app)
     # ASCII JSON: text that is not Unicode (a lone surrogate, e.g. a model name from an environment variable that
     # is not UTF-8) made every GET /scoring a bare 500, and so every run refuse this server, unexplained
     scoring_body = json.dumps(scoring, ensure_ascii=True)
@@ -93,7 +105,7 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
     app.add_exception_handler(ResetError, _reset_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_middleware(_FrameGuard)
+    app.add_middleware(_FrameGuard, server=server)
     _log_to_stderr()
     return app
 
@@ -165,6 +177,66 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return await http_exception_handler(request, exc)  # type: ignore[arg-type]
 
 
+def _openenv_server(app: FastAPI) -> Any:
+    """OpenEnv's ``HTTPEnvServer`` behind ``app`` (``create_app`` keeps no reference; its ``/ws`` handler's closure
+    does), with session creation wrapped so ``_FrameGuard`` learns which session its connection holds."""
+    server = None
+    for route in app.router.routes:
+        if getattr(route, "path", None) == "/ws":
+            server = inspect.getclosurevars(route.endpoint).nonlocals.get("self")
+    if server is None or not callable(getattr(server, "_create_session", None)):
+        raise RuntimeError("OpenEnv's /ws handler is not where aquarelle expects it (is openenv the pinned version?)")
+    create = server._create_session
+
+    async def create_session() -> tuple[str, Any]:
+        sid, env = await create()
+        slot = _SESSION.get()
+        if slot is not None:  # a /ws connection under _FrameGuard (same task, so the same context)
+            slot.update(id=sid, env=env)
+        return sid, env
+
+    server._create_session = create_session
+    return server
+
+
+#: The session a ``/ws`` connection's handler created (``{"id", "env"}``), for ``_FrameGuard``.
+_SESSION: contextvars.ContextVar[dict | None] = contextvars.ContextVar("aquarelle_ws_session", default=None)
+
+#: What a client of OpenEnv's MCP routes is told.
+NO_MCP = ("this environment has no MCP tools and its MCP routes are off: use the WebSocket /ws (reset, step, state) "
+          "or HTTP /reset and /step")
+
+
+def _refuse_mcp(app: FastAPI) -> None:
+    """Replace OpenEnv's ``POST /mcp`` and ``WebSocket /mcp`` with a one-line refusal.
+
+    Each ``openenv/session/create`` there held a ``max_sessions`` slot with no connection until the idle reaper
+    came: 64 plain POSTs locked every training client out of ``/ws`` for ten minutes."""
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) != "/mcp"]
+
+    async def mcp_refused() -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": NO_MCP})
+
+    async def mcp_ws_refused(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text(json.dumps({"jsonrpc": "2.0", "id": None,
+                                              "error": {"code": -32601, "message": NO_MCP}}))
+        await websocket.close(code=1008, reason="no MCP tools: use /ws")
+
+    app.add_api_route("/mcp", mcp_refused, methods=["POST"], include_in_schema=False)
+    app.add_api_websocket_route("/mcp", mcp_ws_refused)
+
+
+def _state_frame(env: Any) -> str:
+    """The reply OpenEnv gives a ``state`` request (``{"type": "state", "data": ...}``), or its error frame for a
+    closed session; run in a thread, never on the event loop."""
+    try:
+        return '{"type":"state","data":' + env.state.model_dump_json() + "}"
+    except Exception as e:  # noqa: BLE001 - as OpenEnv answers an exception from state
+        return json.dumps({"type": "error", "data": {"message": clip(str(e), 300), "code": "EXECUTION_ERROR"}},
+                          ensure_ascii=True)
+
+
 class _FrameGuard:
     """ASGI middleware on ``/ws``: answer a frame OpenEnv's handler cannot take with an error, and drop it.
 
@@ -173,10 +245,16 @@ class _FrameGuard:
     not Unicode (a lone surrogate) which its reply then echoes; this answers those with an error and the
     session goes on. Frames are parsed here once more, which costs far less than the step that follows.
     On the way out, a long error frame has the inputs it echoes clipped (``clipped_error_frame``).
+
+    With ``server`` (OpenEnv's ``HTTPEnvServer``): a ``state`` request is answered here, built in a thread
+    (``_state_frame``); a request passed on counts as the session's activity when it arrives and every
+    half idle timeout until its reply goes, so a step longer than ``--idle-timeout`` keeps its session; and once
+    the client is gone, the handler gets a disconnect instead of the frames it left queued.
     """
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, server: Any = None) -> None:
         self.app = app
+        self.server = server
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "websocket" or scope.get("path") != "/ws":
@@ -184,15 +262,40 @@ class _FrameGuard:
             return
         last = {"type": None, "at": time.monotonic()}  # the last frame passed on: what a dropped reply answers
         gone = False
+        session: dict = {}  # filled when OpenEnv's handler creates this connection's session
+        busy = False  # a request is with OpenEnv's handler (it asks for the next frame once it has replied)
+        token = _SESSION.set(session)
+
+        def touch() -> None:
+            if self.server is not None and "id" in session:
+                self.server._update_session_activity(session["id"])
+
+        async def keep_alive(period: float) -> None:
+            while True:
+                await asyncio.sleep(period)
+                if busy:
+                    touch()
 
         async def screened() -> dict:
+            nonlocal busy
+            busy = False
             while True:
+                if gone:  # frames the client queued before it left have nobody to answer
+                    return {"type": "websocket.disconnect", "code": 1006}
                 msg = await receive()
                 if msg["type"] != "websocket.receive":
                     return msg
-                bad, kind = _screen(msg.get("text"), msg.get("bytes"))
+                bad, obj = _screen(msg.get("text"), msg.get("bytes"))
+                kind = obj.get("type") if isinstance(obj, dict) else None
+                if bad is None and obj == {"type": "state"} and session.get("env") is not None:
+                    last["type"], last["at"] = kind, time.monotonic()
+                    frame = await asyncio.get_running_loop().run_in_executor(None, _state_frame, session["env"])
+                    await clipped({"type": "websocket.send", "text": frame})
+                    continue
                 if bad is None:
                     last["type"], last["at"] = kind, time.monotonic()
+                    busy = True
+                    touch()
                     return msg
                 code, why = bad[0], clip(bad[1], 300)
                 last["type"], last["at"] = None, time.monotonic()
@@ -213,7 +316,14 @@ class _FrameGuard:
                 if msg["type"] == "websocket.send":
                     log.warning(_gone_line(scope, last["type"], time.monotonic() - last["at"], text))
 
-        await self.app(scope, screened, clipped)
+        timeout = getattr(self.server, "_session_idle_timeout_s", None)
+        alive = asyncio.ensure_future(keep_alive(max(0.5, min(timeout / 2, 30.0)))) if timeout else None
+        try:
+            await self.app(scope, screened, clipped)
+        finally:
+            _SESSION.reset(token)
+            if alive is not None:
+                alive.cancel()
 
 
 def _gone_line(scope: dict, kind: object, after_s: float, reply: str | None) -> str:
@@ -223,7 +333,9 @@ def _gone_line(scope: dict, kind: object, after_s: float, reply: str | None) -> 
     who = f"{client[0]}:{client[1]}" if client else "a client"
     what = f"a {kind}" if isinstance(kind, str) and kind.isidentifier() and len(kind) < 20 else "a request"
     where = ""
-    try:
+    try:  # only an observation names them (a state reply may be megabytes: not parsed on the event loop)
+        if not (reply or "").startswith('{"type":"observation"'):
+            raise ValueError
         meta = json.loads(reply or "")["data"]["observation"]["metadata"]
         where = f" (episode {short_repr(meta['episode_id'], 80)}, step {int(meta['step'])})"  # repr: one line
     except (ValueError, TypeError, KeyError):
@@ -253,7 +365,7 @@ def frame_problem(text: str | None, data: bytes | None = None) -> tuple[str, str
 
 
 def _screen(text: str | None, data: bytes | None) -> tuple[tuple[str, str] | None, object]:
-    """``frame_problem``'s answer, and the frame's ``type`` when it is passed on (None for unparsed JSON)."""
+    """``frame_problem``'s answer, and the parsed frame when it is passed on (None for unparsed JSON)."""
     if text is None:
         return ("INVALID_JSON", f"a message must be a text frame holding a JSON object, got {len(data or b'')} "
                 "bytes"), None
@@ -276,7 +388,9 @@ def _screen(text: str | None, data: bytes | None) -> tuple[tuple[str, str] | Non
         why = _not_unicode_at(obj)
         if why is not None:
             return ("VALIDATION_ERROR", why), None
-    return None, obj.get("type")
+    if obj.get("type") == "mcp":
+        return ("UNKNOWN_TYPE", NO_MCP), None
+    return None, obj
 
 
 def _not_unicode_at(obj: dict) -> str | None:

@@ -249,7 +249,9 @@ class Runner:
 
     A tools episode is pinned to one worker so its kept canvas is there (see
     ``incremental``); other jobs go to the least busy worker. A pool whose worker
-    died is replaced; the job that found it broken reports an infrastructure error.
+    died is replaced: a job that found it dead before it was handed over (it died
+    idle: killed, the OOM killer) runs on the fresh one; the job it died in reports
+    an infrastructure error.
     A job past ``timeout_s`` has its worker stopped (it is still in the job, and the
     jobs queued behind it would wait on it); those queued jobs never ran, so they run
     again on the fresh worker. A fresh worker's first job also gets ``start_s`` for
@@ -304,13 +306,17 @@ class Runner:
             return evaluate(req, self.reward_config)
         i = self._slot(req)
         pool = self._get_pool(i)
+        if not _workers_alive(pool):  # it died idle: this job has not run, so it runs on a fresh pool
+            self._reset_pool(i, pool)
+            pool = self._get_pool(i)
         with self._lock:
             self._busy[i] += 1
         try:
             try:
                 fut: Future = pool.submit(evaluate, req)
-            except RuntimeError:  # another thread shut this pool down after we took it
-                if _again:
+            except RuntimeError:  # another thread shut this pool down after we took it, or it found its worker
+                if _again:        # dead (BrokenProcessPool): either way the job never ran
+                    self._reset_pool(i, pool)
                     return self.evaluate(req, _again=False)
                 raise
             out = fut.result(timeout=self.timeout_s + (0.0 if pool in self._ready else self.start_s))
@@ -351,6 +357,11 @@ class Runner:
     def close(self) -> None:
         for i in range(self.workers):
             self._reset_pool(i)
+
+
+def _workers_alive(pool: ProcessPoolExecutor) -> bool:
+    """Whether the pool's worker processes are all still running (a pool not yet started has none)."""
+    return all(p.is_alive() for p in list((getattr(pool, "_processes", None) or {}).values()))
 
 
 def _warm(reward_config: Any = _WORKER) -> int:
