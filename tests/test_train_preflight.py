@@ -44,6 +44,12 @@ def _one_line(r: subprocess.CompletedProcess, *words: str) -> None:
     ({"optim": {"extra_grpo_args": {"bogus_arg": 1}}}, ("optim.extra_grpo_args", "bogus_arg")),
     ({"generation": {"num_generations": 3}, "optim": {"extra_grpo_args": {"generation_batch_size": 4}}},
      ("optim.extra_grpo_args", "divisible")),
+    # GRPOConfig takes these without a word; the run failed inside TRL's trainer, after the warm start
+    ({"optim": {"extra_grpo_args": {"learning_rate": "abc"}}},
+     ("optim.extra_grpo_args.learning_rate: must be a finite number, got 'abc'",)),
+    ({"optim": {"extra_grpo_args": {"gradient_accumulation_steps": 1.5}}},
+     ("optim.extra_grpo_args.gradient_accumulation_steps: must be a whole number",)),
+    ({"optim": {"extra_grpo_args": {"bf16": "yes"}}}, ("optim.extra_grpo_args.bf16: must be true or false",)),
     ({"reward": {"extra": {"bogus": 1}}}, ("reward", "extra.bogus")),
     ({"reward": {"weights": {"judgee": 1.0}}}, ("reward", "judgee")),
     ({"reward": {"judge_backend": "openai"}}, ("reward.judge_url",)),

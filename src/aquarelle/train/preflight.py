@@ -92,6 +92,9 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
         args["vllm_mode"] = gen.vllm_mode
         if gen.vllm_server_base_url:
             args["vllm_server_base_url"] = gen.vllm_server_base_url
+    problem = _extra_type_problem(GRPOConfig, cfg.optim.extra_grpo_args)
+    if problem:
+        raise ConfigError(f"config key optim.extra_grpo_args.{problem}")
     args.update(cfg.optim.extra_grpo_args)
     import warnings
 
@@ -106,6 +109,38 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         msg = msg.replace("GRPOConfig.__init__() got an unexpected keyword argument", "not a GRPOConfig field:")
         raise ConfigError(f"config key optim.extra_grpo_args: {msg}") from None
+
+
+def _extra_type_problem(config_cls: type, extras: dict[str, Any]) -> str | None:
+    """"KEY: why" for the first extra whose value is not of its GRPOConfig field's number or flag type, else None.
+
+    GRPOConfig takes ``learning_rate: "abc"`` without a word; the run then failed inside TRL's trainer, after the
+    warm start's minutes. Only number and flag fields are checked: TRL reads several string fields from other
+    types (``scale_rewards: true``)."""
+    import dataclasses
+    import math
+    import typing
+
+    try:
+        hints = typing.get_type_hints(config_cls)
+    except Exception:  # noqa: BLE001 - an annotation TRL's version cannot resolve: GRPOConfig's own checks remain
+        return None
+    names = {f.name for f in dataclasses.fields(config_cls)}
+    for key, value in extras.items():
+        if key not in names:
+            continue  # GRPOConfig names it ("not a GRPOConfig field")
+        kinds = set(typing.get_args(hints[key])) or {hints[key]}
+        if value is None and type(None) in kinds:
+            continue
+        if float in kinds:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                return f"{key}: must be a finite number, got {value!r}"
+        elif int in kinds:
+            if isinstance(value, bool) or not isinstance(value, int):
+                return f"{key}: must be a whole number, got {value!r}"
+        elif bool in kinds and not isinstance(value, bool):
+            return f"{key}: must be true or false, got {value!r}"
+    return None
 
 
 def check_env_urls(urls: list[str], reward: Any = None, *, config_file: str | None = None,
