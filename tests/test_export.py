@@ -441,3 +441,31 @@ def test_cli_never_writes_over_its_source_and_names_a_bad_output_folder(tmp_path
     r = runner.invoke(app, ["export", str(huge), "-o", str(tmp_path / "h.html")])
     assert r.exit_code == 1 and r.output.strip() == \
         f"error: {huge}: program JSON holds a number too large (5000 digits) at line 1 column 41"
+
+
+def test_no_model_written_string_closes_the_exported_script_or_breaks_its_lines():
+    """A brush name is the model's text: ``</SCRIPT><svg onload=...>`` (HTML's end tag is case-blind; only lowercase
+    was escaped) closed the page's script and ran its own; U+2028 in a name became a line break inside the string
+    literal, a syntax error that painted nothing. Both export as escapes the sandbox reads back to the same name."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    hostile = "</SCRIPT><svg onload=alert(1)><!--"
+    p = Program.from_calls([("add", [hostile, {"type": "marker", "weight": 5}]), ("set", [hostile, "#ff0000", 3]),
+                            ("line", [10, 10, 200, 200]),
+                            ("add", ["a\u2028b\u2029c\u0085d", {"type": "marker", "weight": 2}]),
+                            ("set", ["a\u2028b\u2029c\u0085d", "#000000", 1]),
+                            ("seed", ["</Script >"]), ("line", [20, 20, 90, 90])], seed=1)
+    for text in (to_sketch(p), to_html(p)):
+        assert "\u2028" not in text and "\u2029" not in text
+        assert not re.search(r"<!--|<svg", text, re.I)
+    html = to_html(p)
+    assert len(re.findall(r"</script", html, re.I)) == len(re.findall(r"<script>", html)) == 4
+    sketch = html.split("<script>")[-1].split("</script>")[0]  # the page's own sketch, as the browser reads it
+    got = []
+    for js in (to_sketch(p), sketch):
+        res = run_sketch(js)
+        assert res.ok, res.reason
+        got.append([c.to_json() for c in res.program.recorded().commands])
+    assert got[0] == got[1]  # the page paints what the .js export does (brush defaults spelled out, as documented)
+    assert [(c["method"], c["args"][0]) for c in got[0] if c["method"] in ("add", "set", "seed")] == \
+        [(c.method, c.args[0]) for c in p.recorded().commands if c.method in ("add", "set", "seed")]

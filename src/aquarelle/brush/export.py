@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -110,16 +111,25 @@ def js_value(v: Any) -> str:
             return str(int(v))
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return _js_string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(js_value(x) for x in v) + "]"
     if isinstance(v, dict):
         parts = []
         for k, x in v.items():
-            key = k if k.isidentifier() else json.dumps(k)
+            key = k if k.isidentifier() else _js_string(k)
             parts.append(f"{key}: {js_value(x)}")
         return "{" + ", ".join(parts) + "}"
     raise TypeError(f"cannot export a {type(v).__name__} value")
+
+
+def _js_string(s: str) -> str:
+    """A JS string literal that is safe inside an HTML <script> too: ``<`` as ``\\u003c``, so no ``</SCRIPT>`` in any
+    case (a model-written brush name closed the export's script and ran its own) and no ``<!--``; U+2028/U+2029
+    escaped, since the page's line handling took them for line ends inside the literal. The sandbox reads the
+    escapes back to the same string, so the round trip holds."""
+    return (json.dumps(s, ensure_ascii=False).replace("<", "\\u003c")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 def _compact_grid(grid: list) -> str:
@@ -281,9 +291,14 @@ _HTML_CSP = (
 
 
 def _inline_script(src: str) -> str:
-    """JS made safe to sit inside <script>: no early close tag, no source-map fetch."""
-    src = src.replace("</script", "<\\/script").replace("<!--", "<\\!--")
-    return "\n".join(line for line in src.splitlines() if not line.startswith("//# sourceMappingURL="))
+    """JS made safe to sit inside <script>: no early close tag (in any case: HTML's end tag is case-blind), no
+    source-map fetch. Lines are split at newlines only: ``splitlines`` also split at U+2028, U+2029 and U+0085,
+    which may sit inside a string literal, and the newline it put there broke the script."""
+    src = _CLOSE_SCRIPT.sub(r"<\\/\1", src).replace("<!--", "<\\!--")
+    return "\n".join(line for line in src.split("\n") if not line.startswith("//# sourceMappingURL="))
+
+
+_CLOSE_SCRIPT = re.compile(r"</(script)", re.IGNORECASE)
 
 
 def _library_sources(node_modules: Path | None) -> tuple[str, str]:
