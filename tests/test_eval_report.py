@@ -153,3 +153,20 @@ def test_a_verdict_does_not_repeat_its_answer():
     assert _after_answer({"answer": "no", "text": "No sign of it: the scorers move together"}) == \
         "No sign of it: the scorers move together"
     assert _after_answer({"answer": "unclear", "text": "No rollout was scored"}) == "No rollout was scored"
+
+
+def test_compare_and_report_escape_what_a_run_folder_and_its_config_say(tmp_path):
+    """A table cell that began with '<' went into the page raw: a run folder named '<img onerror=...>' or a preset
+    from its config.json ran script in compare.html."""
+    hostile = "<img src=x onerror=alert(1)>"
+    a = make_run(tmp_path / "plain", steps=3)
+    import json
+
+    b = make_run(tmp_path / hostile, steps=3)
+    cfg = json.loads((b / "config.json").read_text())
+    cfg["config"]["reward"]["preset"] = hostile
+    (b / "config.json").write_text(json.dumps(cfg))
+    page = write_compare([a, b], tmp_path / "compare.html").read_text()
+    assert hostile not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    page = write_report(b, tmp_path / "report.html").read_text()
+    assert hostile not in page

@@ -53,8 +53,9 @@ def _table(rows: Sequence[tuple[str, Any]], head: tuple[str, str] = ("measure", 
 
 def _grid(cols: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     h = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    b = "".join("<tr>" + "".join(f"<td>{c if isinstance(c, str) and c.startswith('<') else _fmt(c)}</td>"
-                                for c in row) + "</tr>" for row in rows)
+    # every cell escaped: a cell starting with '<' went in raw, and a run folder named '<img onerror=...>' (or a
+    # preset from its config.json) ran script in compare.html
+    b = "".join("<tr>" + "".join(f"<td>{_fmt(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f'<table class="grid"><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>'
 
 
@@ -157,7 +158,7 @@ def _verdict_html(ev: dict[str, Any]) -> str:
     for key, v in ev["verdicts"].items():
         good = v["answer"] == ("no" if key == "gamed" else "yes")
         cls = "unclear" if v["answer"] == "unclear" else ("good" if good else "bad")
-        out.append(f'<div class="verdict {cls}" id="verdict-{key}"><div class="q">{html.escape(v["question"])}</div>'
+        out.append(f'<div class="verdict {cls}" id="verdict-{html.escape(str(key))}"><div class="q">{html.escape(v["question"])}</div>'
                    f'<span class="ans">{html.escape(v["answer"])}</span>{html.escape(_after_answer(v))}</div>')
     return "".join(out)
 
@@ -209,7 +210,7 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
 <title>aquarelle report: {html.escape(run.name)}</title><style>{CSS}</style></head><body>
 <h1>aquarelle report: {html.escape(run.name)}</h1>
 <p class="sub">preset <b>{_fmt(ev.get('preset') or 'custom')}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
-{_fmt(ev.get('action_space'))} &middot; {html.escape(evaluate.steps_text(ev))} &middot; {ev['rollouts']} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
+{_fmt(ev.get('action_space'))} &middot; {html.escape(evaluate.steps_text(ev))} &middot; {_fmt(ev['rollouts'])} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
 <p>Reward = {formula}. The <b>judge</b> compares each painting with reference paintings from the pool (each pair in
 both orders); the <b>preference</b> scorer rates it alone. A gate failure scores 0.</p>
 <h2 id="verdicts">Verdicts</h2>{_verdict_html(ev)}
@@ -269,8 +270,8 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
          ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("held-out reward within the margin of training's (see the verdict)", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {heldout_gallery(run, samples)}
-<p class="sub">Sampling: {_fmt(sampled_from)}; {ev['sampling'].get('n', 0)} samples,
-{ev['sampling'].get('unscored', 0)} unscored; temperature {html.escape(evaluate.temperature_text(ev['sampling'].get('temperature')))}.</p>
+<p class="sub">Sampling: {_fmt(sampled_from)}; {_fmt(ev['sampling'].get('n', 0))} samples,
+{_fmt(ev['sampling'].get('unscored', 0))} unscored; temperature {html.escape(evaluate.temperature_text(ev['sampling'].get('temperature')))}.</p>
 <h2 id="gallery">Gallery: best and worst of each group, by step</h2>{gallery(run, train)}
 </body></html>""")
     return "".join(parts)
