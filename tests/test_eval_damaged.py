@@ -124,3 +124,28 @@ def test_report_notes_unreadable_metrics_and_eval_names_an_eval_json_folder(tmp_
     assert not (run / "eval.json.tmp").exists()
     with pytest.raises(evaluate.RunError, match="is a directory"):
         evaluate.write(run, {})
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims ``width`` x ``height`` (a decompression bomb to Pillow, which refuses it at open)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+
+
+def test_a_painting_too_big_to_open_is_skipped_not_a_traceback(tmp_path):
+    """Pillow refuses a 20000 x 20000 image with DecompressionBombError, which report did not catch."""
+    from aquarelle.eval import images
+    from aquarelle.eval.report import write_report
+
+    run = make_run(tmp_path / "run", steps=3)
+    first = load_run(run).rollouts[0]
+    (run / first.image).write_bytes(_png_header(20000, 20000))
+    assert images.load(run / first.image) is None and images.thumbnail_png(run / first.image) is None
+    page = write_report(run, tmp_path / "report.html").read_text()
+    assert "<html" in page

@@ -28,7 +28,7 @@ def _load(path: str, mtime: float) -> tuple[np.ndarray, np.ndarray] | None:
             rgb = im.convert("RGB")
             full = np.asarray(rgb.resize((128, 128), Image.BILINEAR), dtype=np.uint8)
             thumb = np.asarray(rgb.resize((THUMB, THUMB), Image.BILINEAR), dtype=np.float32) / 255.0
-    except (OSError, ValueError):
+    except (OSError, ValueError, Image.DecompressionBombError):  # a 20000 x 20000 PNG was a traceback out of report
         return None
     return thumb, full
 
@@ -95,5 +95,5 @@ def thumbnail_png(path: Path, size: int = 160) -> bytes | None:
             buf = io.BytesIO()
             im.save(buf, format="PNG", optimize=True)
             return buf.getvalue()
-    except (OSError, ValueError):
+    except (OSError, ValueError, Image.DecompressionBombError):
         return None
