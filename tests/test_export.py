@@ -269,6 +269,9 @@ def test_cli_exports_a_program(tmp_path):
         ("[1, 2]", [], "bad.json: program JSON must be an object with a 'commands' list"),
         ("", [], "bad.json is not valid JSON"),
         ("[" * 100000, [], "bad.json: program JSON is nested too deeply"),
+        # the state as check replays it: these exported to a page that threw and painted nothing
+        ('{"commands": [{"method": "field", "args": ["nope"]}]}', [], 'field "nope" does not exist'),
+        ('{"commands": [{"method": "set", "args": ["nobrush", "#000000", 1]}]}', [], 'brush "nobrush" not found'),
     ],
 )
 def test_cli_bad_input_is_one_line(tmp_path, content, args, needle):

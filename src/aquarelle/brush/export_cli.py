@@ -59,7 +59,11 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
             elif isinstance(data.get("code"), str):
                 return load_program(data["code"], name=name, action_space=action_space, seed=seed)
         try:
-            return Program.from_json(data)
+            prog = Program.from_json(data)
+            from .state import replay
+
+            replay(prog.commands)  # the state as check replays it: a set() of a brush never added, a field("nope"),
+            return prog            # was exported to a page that threw and painted nothing
         except (CommandError, ValueError) as e:
             raise ValueError(f"{name}: {str(e).splitlines()[0]}") from None
     from .sandbox import run_sketch
