@@ -37,22 +37,16 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
     ``is_json``: True for a ``.json`` file (as check and render decide), else None: JSON when the text opens with
     ``{``. Raises ValueError with one line saying what is wrong.
     """
-    import json
-
     from .commands import CommandError
-    from .program import Program, number_too_large
+    from .program import Program, parse_json
 
     if is_json is None:
         is_json = text.lstrip().startswith("{")
     if is_json:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{name} is not valid JSON: {e.msg} at line {e.lineno}") from None
-        except RecursionError:
-            raise ValueError(f"{name}: program JSON is nested too deeply") from None
-        except ValueError:
-            raise ValueError(f"{name}: {number_too_large(text)}") from None
+            data = parse_json(text, name)
+        except CommandError as e:
+            raise ValueError(str(e)) from None
         if isinstance(data, dict) and "commands" not in data:
             if isinstance(data.get("program"), dict):
                 data = data["program"]
@@ -90,6 +84,7 @@ def register(app: typer.Typer) -> None:
             _fail(str(e), 2)
         from .action_space import get_space
         from .commands import CommandError
+        from .files import InputError, is_program, read_input
 
         try:
             get_space(action_space)
@@ -118,14 +113,12 @@ def register(app: typer.Typer) -> None:
                 _fail("stdin is not UTF-8 text", 2)
             name = "stdin"
         else:
-            from .files import InputError, read_input
-
             try:
                 text, name = read_input(source), str(source)
             except InputError as e:
                 _fail(f"{source}: {e}", 2)
         try:
-            is_json = True if str(source) != "-" and source.suffix.lower() == ".json" else None
+            is_json = True if str(source) != "-" and is_program(source) else None
             program = load_program(text, name=name, action_space=action_space, is_json=is_json)
         except ValueError as e:
             _fail(str(e))

@@ -91,15 +91,7 @@ class Program(BaseModel):
 
     @classmethod
     def loads(cls, text: str) -> "Program":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CommandError(f"program is not valid JSON: {e.msg} at line {e.lineno}") from None
-        except RecursionError:
-            raise CommandError("program JSON is nested too deeply") from None
-        except ValueError:
-            raise CommandError(number_too_large(text)) from None
-        return cls.from_json(data)
+        return cls.from_json(parse_json(text))
 
     # ---- summaries
 
@@ -117,6 +109,20 @@ class Program(BaseModel):
                 colours.add(c.args[idx])
         return {"commands": len(self.commands), "shapes": shapes, "colours": sorted(colours), "methods": counts,
                 "size": [self.width, self.height]}
+
+
+def parse_json(text: str, name: str | None = None) -> Any:
+    """The JSON value of a program file's ``text``; a CommandError of one line otherwise, naming the file ``name``
+    when given (``Program.loads``, and export, which unwraps a rollout's ``{"program": ...}`` before the program)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CommandError(f"{name or 'program'} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        why = "program JSON is nested too deeply"
+    except ValueError:
+        why = number_too_large(text)
+    raise CommandError(f"{name}: {why}" if name else why)
 
 
 def number_too_large(text: str) -> str:
