@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 
 def writable_folder(folder: Path, make: bool = True) -> str | None:
@@ -38,21 +39,28 @@ def missing_folders(path: Path) -> list[Path]:
     return missing
 
 
-def overwritten_input(out: Path, inputs: list[Path]) -> Path | None:
-    """The input that writing ``out`` would replace (the same file, through links or ``..``), else None.
+def input_finder(inputs: list[Path]) -> Callable[[Path], Path | None]:
+    """A lookup of the input that writing an output would replace (the same file, through links or ``..``), else
+    None; the inputs are indexed once, so checking every output of a many-sketch render stays linear.
 
     Why: ``export self.js -o self.js`` replaced the sketch with its own export and ``render pic.png -o pic.png``
     its input with a failed render's output; a command never writes over what it reads."""
     import os
 
-    target = Path(out)
+    by_file: dict[tuple[int, int], Path] = {}  # existing inputs: hard links and symlinks alike
+    by_path: dict[str, Path] = {}  # inputs that do not exist (yet): where they would be
     for p in inputs:
         try:
-            if target.exists() and Path(p).exists():
-                if os.path.samefile(target, p):
-                    return Path(p)
-            elif os.path.realpath(target) == os.path.realpath(p):
-                return Path(p)
+            st = os.stat(p)
+            by_file.setdefault((st.st_dev, st.st_ino), Path(p))
         except OSError:
-            continue
-    return None
+            by_path.setdefault(os.path.realpath(p), Path(p))
+
+    def find(out: Path) -> Path | None:
+        try:
+            st = os.stat(out)
+        except OSError:  # not there yet: only an input that is not there either can be at the same place
+            return by_path.get(os.path.realpath(out))
+        return by_file.get((st.st_dev, st.st_ino))
+
+    return find

@@ -93,9 +93,9 @@ def register(app: typer.Typer) -> None:
         if format is None and str(output) != "-" and output.suffix.lower() not in (".html", ".htm", ".js", ".mjs"):
             typer.echo(f"warning: {output} is not .html or .js; writing {fmt}", err=True)
         if str(source) != "-" and str(output) != "-":  # the page replaced the sketch it was made from
-            from aquarelle.outputs import overwritten_input
+            from aquarelle.outputs import input_finder
 
-            if overwritten_input(output, [source]) is not None:
+            if input_finder([source])(output) is not None:
                 _fail(f"{output} is the input {source}; refusing to overwrite it (name another output)", 2)
         if str(output) != "-":  # checked as render -o checks its own: "File exists" named no culprit
             from aquarelle.outputs import writable_folder

@@ -73,11 +73,12 @@ def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) 
     directory must be writable."""
     import os
 
-    from aquarelle.outputs import overwritten_input, writable_folder
+    from aquarelle.outputs import input_finder, writable_folder
 
     first: dict[Path, Path] = {}
+    overwritten = input_finder(sketches)
     for path, png in zip(sketches, pngs):
-        hit = overwritten_input(png, sketches)
+        hit = overwritten(png)
         if hit is not None:
             _fail(f"{png} is the input {hit}; refusing to overwrite it (name another output)")
         key = Path(os.path.abspath(png))
