@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -371,6 +372,19 @@ def test_round_trip_of_a_published_style_sketch(tmp_path):
     second = run_sketch((tmp_path / "back.js").read_text())
     assert second.ok, second.reason
     assert [c.to_json() for c in second.program.recorded().commands] == [c.to_json() for c in first.program.recorded().commands]
+
+
+def test_round_trips_of_the_examples_are_stable():
+    """Export, run in the sandbox, export again: the program is the same at every turn (``examples/study.js``
+    refreshes a custom field, and each turn recorded one more copy of its grid)."""
+    from aquarelle.brush.sandbox import run_sketch
+
+    for f in sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.js")):
+        prog = run_sketch(f.read_text()).program
+        assert prog is not None, f
+        again = run_sketch(to_sketch(prog)).program
+        twice = run_sketch(to_sketch(again)).program
+        assert len(again.commands) == len(twice.commands) and again.commands == twice.commands, f.name
 
 
 def test_the_sandbox_frames_the_calls_the_export_draws_through_the_frame():

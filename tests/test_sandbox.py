@@ -478,6 +478,25 @@ def test_refresh_field_resamples_custom_field(runner):
     assert got[-1] == ("refreshField", [2])
 
 
+def test_refreshing_a_field_records_a_grid_only_where_the_custom_field_is_in_effect_and_changes(runner):
+    """p5.brush makes its built-in fields at the first field call, over any same-named field added before: a
+    refreshField then regenerates the built-in one, so the custom grid at t is no part of the painting (recorded,
+    it flowed the line along the custom field). Added after they were made, the custom field is refreshed. A grid
+    the field already holds (an exported field, the same at every t) is not recorded again: each export round
+    trip added a copy."""
+    fn = "(t, f) => { for (const c of f) c.fill(5 + t); return f; }"
+    lost = calls(runner.run(skeleton(f"brush.addField('seabed', {fn}); brush.field('seabed'); brush.refreshField(3);"
+                                     "brush.stroke('red'); brush.flowLine(100, 100, 200, 0);")))
+    assert [m for m, _ in lost].count("addField") == 1 and ("refreshField", [3]) in lost
+    kept = calls(runner.run(skeleton(f"brush.field('hand'); brush.addField('seabed', {fn}); brush.field('seabed');"
+                                     "brush.refreshField(3);")))
+    grids = [a[1] for m, a in kept if m == "addField"]
+    assert [g[0][0] for g in grids] == [5, 8] and kept[-1] == ("refreshField", [3])
+    same = calls(runner.run(skeleton("brush.addField('still', (t, f) => { for (const c of f) c.fill(7); return f; });"
+                                     "brush.field('still'); brush.refreshField(3); brush.refreshField(4);")))[2:]
+    assert [m for m, _ in same] == ["addField", "field", "refreshField", "refreshField"]
+
+
 def test_examples_pass(runner):
     files = sorted(EXAMPLES.glob("*.js"))
     assert len(files) >= 3
@@ -601,7 +620,8 @@ def test_objects_with_keys_object_prototype_has_are_copied_as_data(runner):
     (the recorder copied objects into ``{}``, whose frozen prototype refused the first two and took the third as
     its prototype)."""
     got = calls(runner.run(skeleton(
-        "brush.addField('toString', (t, f) => f); brush.field('toString'); brush.refreshField(1);"
+        "brush.addField('toString', (t, f) => { for (const c of f) c.fill(t); return f; }); brush.field('toString');"
+        "brush.refreshField(1);"
         "brush.add('constructor', {type: 'marker', weight: 2, pressure: [1, 1], scatter: 1, opacity: 150}); brush.set('constructor', 'red', 1);")))[2:]
     assert [m for m, _ in got] == ["addField", "field", "addField", "refreshField", "add", "set"]
     assert got[1] == ("field", ["toString"]) and got[5] == ("set", ["constructor", "#ff0000", 1])

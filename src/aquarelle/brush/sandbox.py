@@ -129,6 +129,17 @@ _IMPORT_RE = re.compile(r"(?<![\w$.])import\s*\(|^[^\S\n]*import\s", re.M)  # [^
 #: p5's seeding calls as the sandbox records them, and the p5.brush call each amounts to (p5.brush's p5 add-on
 #: reseeds p5.brush from them); like ``background`` they belong to every action space.
 _P5_SEEDS = {"p5.randomSeed": "seed", "p5.noiseSeed": "noiseSeed"}
+#: the prelude's ``refreshField(t)`` of a custom field: its grid at t, an ``addField`` where it takes effect
+_REFRESH_SAMPLE = "p5.refreshSample"
+
+
+def _sample_applies(state: Any, cmd: Any) -> bool:
+    """Whether a refreshed custom field's grid changes anything: p5.brush refreshes what its list holds under the
+    name, which is the built-in field where the custom one was added before the built-ins were made (the state
+    model has dropped it then), and a grid the field already has is no change."""
+    name, grid = cmd.args
+    return name in state.fields and state.fields[name] != grid
+
 
 def static_violations(source: str) -> list[str]:
     """Forbidden globals named in the code (comments and string literals ignored)."""
@@ -297,6 +308,7 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         error, limit = f"command limit: more than {limits.max_commands} brush calls", "commands"
     violations = list(data["violations"])
     commands = []
+    samples: set[int] = set()  # indices in commands of the refreshed custom fields' grids (``_sample_applies``)
     seen_space: set[str] = set()
     for method in data.get("queried", []):  # answered inside the sketch, yet still calls of the space
         if method not in space:
@@ -306,6 +318,9 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         for method, args in data["calls"]:
             if method in _P5_SEEDS:  # p5's randomSeed/noiseSeed reseed p5.brush too: the brush call they amount to
                 method = _P5_SEEDS[method]
+            elif method == _REFRESH_SAMPLE:  # (refreshField is a call of the space, and its field came by addField)
+                method = "addField"
+                samples.add(len(commands))
             elif method not in space and method not in seen_space:
                 seen_space.add(method)
                 violations.append(f"brush.{method}() is not in the {space.name} action space")
@@ -323,11 +338,15 @@ def execute(source: str, action_space: Any = "full", limits: SandboxLimits | Non
         canvas = data["canvas"]
         try:
             lead = data.get("seed")  # the sketch's own leading randomSeed, which p5.brush takes as its seed
-            program = Program(width=canvas["w"], height=canvas["h"], seed=seed if lead is None else int(lead),
-                              commands=commands)
             st = _CheckState()
-            for c in program.commands:
+            kept = []
+            for i, c in enumerate(commands):
+                if i in samples and not _sample_applies(st, c):
+                    continue
                 st.apply(c)
+                kept.append(c)
+            program = Program(width=canvas["w"], height=canvas["h"], seed=seed if lead is None else int(lead),
+                              commands=kept)
         except CommandError as e:
             error, program = f"invalid call: {_one_line(e)}", None
         except ValueError as e:

@@ -646,7 +646,10 @@
     wiggle(n) { record("wiggle", n === undefined ? [] : [plain(n, 0)]); currentField = "hand"; },
     refreshField(t) {
       const cf = currentField !== null && typeof currentField === "string" ? customFields[currentField] : undefined;
-      if (cf && isNum(t) && t !== 0) record("addField", [currentField, sampleField(cf.fn, cf.radians, t)]);
+      // the custom field's grid at t, marked: the host keeps it as an addField only where the custom field is in
+      // effect (p5.brush's built-in fields overwrite a same-named one added before they were made, and then refresh
+      // the built-in) and its grid is new (an exported field, the same at every t, would grow a copy per round trip)
+      if (cf && isNum(t) && t !== 0) record("p5.refreshSample", [currentField, sampleField(cf.fn, cf.radians, t)]);
       record("refreshField", t === undefined ? [] : [plain(t, 0)]);
     },
     rect(x, y, w, h, mode) {
