@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from aquarelle.brush.commands import CommandError
 from aquarelle.brush.export import js_value, to_html, to_sketch
 from aquarelle.brush.export_cli import format_for
 from aquarelle.brush.program import Program
@@ -221,6 +222,19 @@ def test_a_brush_without_pressure_gets_the_defaults_p5brush_needs():
     assert "pressure: {curve: [0.15, 0.2], min_max: [1.1, 0.9]}" in line
     assert "opacity: 150" in line and "spacing: 1" in line and "scatter: 0" in line
     assert "sharpness: null" in line  # an explicit null stays (p5.brush's markers use it)
+    # a null pressure is the renderers' default one too (written as null, the export threw at the first stroke)
+    js = to_sketch(Program.from_calls([("add", ["thin", {"weight": 2, "pressure": None}]), ("set", ["thin", "#000", 1])]))
+    assert "pressure: {curve: [0.15, 0.2], min_max: [1.1, 0.9]}" in next(ln for ln in js.splitlines() if "brush.add(" in ln)
+
+
+def test_a_pressure_is_a_bell_or_a_custom_curve_never_both():
+    """Samples (a custom curve) on a bell pressure, or a bell's pair on a custom one, exported as one object with
+    two curve keys: p5.brush reads the last, and the sandbox refused the export."""
+    for pressure, needle in (({"curve": [0.1, 0.2], "min_max": [1.1, 0.9], "samples": [0.5, 0.7]}, "give type"),
+                             ({"type": "custom", "min_max": [0, 1], "samples": [0.5, 0.7], "curve": [0.1, 0.2]},
+                              "curve is its samples")):
+        with pytest.raises(CommandError, match=needle):
+            Program.from_calls([("add", ["b", {"weight": 2, "pressure": pressure}])])
 
 
 def test_html_is_self_contained():

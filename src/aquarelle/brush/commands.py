@@ -388,6 +388,12 @@ def _pressure(method: str, val: Any) -> Any:
         # Chromium): a custom curve's min_max and the curve itself (a sketch's function, sampled), a bell's
         # curve and min_max
         custom = "custom" in (out.get("type"), out.get("mode"))
+        # a custom curve is its samples (a sketch's function), a bell's is its [a, b] pair: given both, the export
+        # wrote one object with two curve keys, which p5.brush reads as the last one
+        if custom and "curve" in out:
+            raise CommandError(f"{method}: a custom pressure's curve is its samples; curve: [a, b] is a gaussian's")
+        if not custom and "samples" in out:
+            raise CommandError(f"{method}: pressure samples are a custom curve's: give type: 'custom' with them")
         need = (("min_max", "min_max: [lo, hi]"), ("samples", "samples (a curve: (t) => value in a sketch)")) \
             if custom else (("curve", "curve: [a, b]"), ("min_max", "min_max: [lo, hi]"))
         lacks = [say for k, say in need if k not in out]

@@ -207,6 +207,8 @@ class _Writer:
             self.body.append(f"brush.addField({js_value(a[0])}, aquarelleField({name}));")
         elif m == "add" and isinstance(a[1], dict):
             params = dict(a[1])
+            if params.get("pressure", 0) is None:  # the renderers' default pressure; p5.brush throws on a null one
+                del params["pressure"]
             for k, v in BRUSH_DEFAULTS.items():
                 params.setdefault(k, v)
             functions = []  # parameters p5.brush takes as functions, written from their sampled data
