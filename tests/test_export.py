@@ -274,6 +274,23 @@ def test_cli_exports_a_program(tmp_path):
     assert r.exit_code == 0 and "brush.circle(" in (tmp_path / "b.js").read_text()
 
 
+def test_cli_warns_when_the_sketch_is_over_the_sandbox_source_limit(tmp_path):
+    """6,000 circles at full precision are a 400 KiB sketch: it paints in a browser, but the sandbox refuses it, so
+    the export says so (it wrote it silently, and `check` of the result failed later)."""
+    rng = np.random.default_rng(0)
+    calls = [("fill", ["#d7263d", 120])] + [("circle", [float(x), float(y), float(r)])
+                                             for x, y, r in rng.uniform(1, 599, (6000, 3))]
+    src = tmp_path / "big.json"
+    src.write_text(Program.from_calls(calls).dumps())
+    for out in ("big.js", "big.html"):
+        r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / out)])
+        assert r.exit_code == 0 and "over the sandbox's 256 KiB source limit" in r.output, r.output
+    small = tmp_path / "small.json"
+    small.write_text(Program.from_calls(calls[:100]).dumps())
+    r = CliRunner().invoke(app, ["export", str(small), "-o", str(tmp_path / "small.js")])
+    assert r.exit_code == 0 and "source limit" not in r.output
+
+
 @pytest.mark.parametrize(
     "content, args, needle",
     [

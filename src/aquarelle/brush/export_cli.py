@@ -7,11 +7,24 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
 FORMATS = ("html", "js")
+
+
+def _warn_if_over_source_limit(program: Any, sketch: str) -> None:
+    """A long program's sketch (full-precision numbers, a call a line) can pass the sandbox's source limit: it runs
+    in any browser, but `aquarelle check`, `render` and the environment refuse it, so say so rather than let the
+    round trip fail later."""
+    from .sandbox import SandboxLimits
+
+    size, limit = len(sketch.encode("utf-8")), SandboxLimits().max_source_bytes
+    if size > limit:
+        typer.echo(f"warning: the sketch is {size // 1024} KiB ({len(program.commands)} commands), over the sandbox's "
+                   f"{limit // 1024} KiB source limit: it paints in a browser, but check, render and the environment "
+                   "refuse it", err=True)
 
 
 def _fail(msg: str, code: int = 1) -> None:
@@ -128,6 +141,7 @@ def register(app: typer.Typer) -> None:
             out = to_sketch(program, seed=seed) if fmt == "js" else to_html(program, seed=seed)
         except Exception as e:  # noqa: BLE001 - e.g. the npm bundle missing: one line, not a traceback
             _fail(str(e).splitlines()[0] if str(e) else e.__class__.__name__)
+        _warn_if_over_source_limit(program, out if fmt == "js" else to_sketch(program, seed=seed))
         if str(output) == "-":
             sys.stdout.write(out)
             return
