@@ -212,7 +212,7 @@ def test_random_sketches_always_answered_within_the_limit(runner, source):
 def _extreme_program(r) -> list:
     """Calls a policy could send, with the values that break geometry: coordinates up to the 100,000 limit,
     lengths from 1e-9 to 1e5, every point the same or on one line or within 1e-6, 1,500-point shapes, frames of
-    scale 5e-5 to 2e4, pressures of 0, fields of extreme angles."""
+    scale 1e-4 to 1e4, pressures of 0, fields of extreme angles."""
 
     def coord():
         return r.choice([r.uniform(-200, 800), r.uniform(-1e5, 1e5), r.choice([0, 600, 599.5, -0.5, 1e5, -1e5, 1e-9])])
@@ -244,7 +244,7 @@ def _extreme_program(r) -> list:
         return "#%06x" % r.randrange(1 << 24)
 
     def frame():
-        s, th, m = r.choice([5e-5, 1e-3, 0.5, 1, 10, 2e4]), r.uniform(0, 7), r.random() < 0.3
+        s, th, m = r.choice([1e-4, 1e-3, 0.5, 1, 10, 1e4]), r.uniform(0, 7), r.random() < 0.3
         a, b = s * math.cos(th), s * math.sin(th)
         return ["frame", [a, b, b if m else -b, -a if m else a, coord(), coord()]]
 

@@ -268,6 +268,23 @@ def test_a_filled_shape_under_rotate_or_scale_is_recorded_in_its_own_frame(runne
     assert [m for m, _ in got[17:]] == ["rect"]  # stroked only: framed as well (the same turn: no new frame)
 
 
+def test_the_frames_the_sandbox_writes_are_the_frames_a_program_may_hold(runner):
+    """The sandbox frames a shape under a similarity of scale 1e-4 to 1e4 (within 1e-9 of one), and a program's
+    ``frame`` is tested with the same arithmetic: a frame at the edge of that range validates, one just past it is
+    refused (the validator took frames up to 2e-9 off and scales to 2e4, which the sandbox then baked into the shape
+    when the exported sketch ran: an irregular circle came back a smooth 48-vertex polygon)."""
+    got = approx_calls(runner.run(skeleton("brush.fill('red', 100); scale(10000); rotate(33); brush.circle(0.01, 0.01, 0.005, 0.5);")))
+    frame = next(a for m, a in got if m == "frame")
+    assert validate("frame", frame).args == frame and ("circle", [0.01, 0.01, 0.005, 0.5]) in got
+    off = approx_calls(runner.run(skeleton("brush.fill('red', 100); applyMatrix(1, 0, 0, 1 + 1.5e-9, 0, 0);"
+                                           "brush.circle(300, 300, 50, 0.5);")))
+    assert "frame" not in [m for m, _ in off] and [m for m, _ in off].count("vertex") == 48  # baked, as before
+    for args, needle in (([1, 0, 0, 1 + 1.5e-9, 0, 0], "a rotation and one scale"),
+                         ([1.5e4, 0, 0, 1.5e4, 0, 0], "scale must be in"), ([5e-5, 0, 0, 5e-5, 0, 0], "scale must be in")):
+        with pytest.raises(CommandError, match=needle):
+            validate("frame", args)
+
+
 def test_p5_push_and_pop_are_recorded(runner):
     """p5.brush saves and restores its state with p5's push()/pop(), so the sandbox records them (the state model
     replays them); the brush state it tracks for its own choices (fill on, hatch args) is restored with them: a

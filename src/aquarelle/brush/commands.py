@@ -563,9 +563,13 @@ IDENTITY_FRAME = (1, 0, 0, 1, 0, 0)
 FRAMED_CALLS = frozenset({"rect", "circle", "polygon", "beginShape", "spline", "line", "flowLine", "arc",
                           "beginStroke", "hatchArray"})
 
-#: The least and greatest scale a frame may have: twice the range the sandbox frames a shape in (1e-4 to 1e4),
-#: so a scale at its edge, computed there in JavaScript, is never refused here by a last bit.
-FRAME_SCALE = (5e-5, 2e4)
+#: The least and greatest scale a frame may have: the range the sandbox frames a shape in (``ownFrame``). A frame
+#: is tested here with the sandbox's own arithmetic (the same IEEE operations, so the same last bit), so every frame
+#: it writes is taken and every frame taken is one the sandbox writes again from the exported sketch (a looser
+#: test took frames the sandbox then baked into the shape: an irregular circle came back a smooth polygon).
+FRAME_SCALE = (1e-4, 1e4)
+#: How far from a similarity (relative to the scale) a frame may be: the sandbox's ``ownFrame`` and ``similarity``
+FRAME_TOLERANCE = 1e-9
 
 
 def _frame(args: list) -> list:
@@ -573,8 +577,8 @@ def _frame(args: list) -> list:
     if len(args) != 6:
         raise CommandError(f"frame: takes 6 numbers (a, b, c, d, e, f), got {len(args)}")
     a, b, c, d, e, f = (_coord("frame", n, v) for n, v in zip("abcdef", args))
-    s = math.hypot(a, b)
-    tol = 2e-9 * max(s, 1e-300)  # (the sandbox frames within 1e-9: a last bit of its arithmetic is not refused)
+    s = math.sqrt(a * a + b * b)  # as the sandbox computes it (not hypot, which may round otherwise)
+    tol = FRAME_TOLERANCE * s
     if not ((abs(a - d) <= tol and abs(b + c) <= tol) or (abs(a + d) <= tol and abs(b - c) <= tol)):
         raise CommandError(f"frame: (a, b, c, d) must be a rotation and one scale, perhaps mirrored (a = d and b = -c,"
                            f" or a = -d and b = c), got {_show([a, b, c, d])}")

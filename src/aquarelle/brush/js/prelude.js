@@ -869,7 +869,8 @@
   const ELLIPSE_N = 48;
   function similarity() {
     const a = mat[0], b = mat[1], c = mat[2], d = mat[3];
-    const tol = 1e-9 * M.max(M.abs(a), M.abs(b), M.abs(c), M.abs(d));
+    const tol = 1e-9 * M.sqrt(a * a + b * b);  // as ownFrame tests (and commands._frame), so a frame it writes is
+    // one under which a circle stays a circle
     return (M.abs(a - d) <= tol && M.abs(b + c) <= tol) || (M.abs(a + d) <= tol && M.abs(b - c) <= tol);
   }
   const circleCall = target.circle;
