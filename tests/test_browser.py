@@ -1168,6 +1168,31 @@ def test_an_open_curve_through_two_points_breaks_p5_brush_so_it_is_refused(rende
             native_render(p)
 
 
+def test_a_fill_of_an_outline_under_half_a_pixel_throws_in_p5_brush_and_is_refused_natively(renderer):
+    """p5.brush walks a curve's outline in 1 px steps for its fill's vertices: a circle of radius 0.07 (0.44 long)
+    has none, and its fill throws; 0.08 paints, and a wash, hatch, mass or stroke of the tiny circle does not throw.
+    Ours painted the rest of the painting (a tiny circle under ``scale(5000)`` too: its outline is as long in the
+    sketch's units), so a sketch p5.brush cannot paint was scored."""
+    from aquarelle.render.native import render as native_render
+
+    line = [("noFill", []), ("set", ["2B", "#1b998b", 3]), ("line", [100, 100, 500, 150])]
+
+    def prog(setting, r, frame=None):
+        framed = [("frame", frame)] if frame else []
+        return Program.from_calls([("noStroke", []), setting, *framed, ("circle", [300 if not frame else 0.06,
+                                   300 if not frame else 0.06, r]), ("frame", [1, 0, 0, 1, 0, 0]), *line], seed=3)
+
+    fill = ("fill", ["#d7263d", 200])
+    for bad in (prog(fill, 0.07), prog(fill, 0.03, [5000, 0, 0, 5000, 0, 0])):
+        with pytest.raises(RenderError, match="Cannot read properties of undefined"):
+            renderer.render(bad)
+        with pytest.raises(RenderError, match="under the half pixel p5.brush needs"):
+            native_render(bad)
+    for good in (prog(fill, 0.08), prog(("wash", ["#d7263d", 200]), 0.03), prog(("hatch", [5, 30]), 0.03)):
+        assert _painted(renderer.render(good), np.array([255, 255, 255])).sum() > 500
+        assert _painted(native_render(good), np.array([255, 255, 255])).sum() > 500
+
+
 def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(renderer):
     """p5.brush's scaleBrushes scales the brushes that exist when it is called. Ours scaled every custom brush by
     every call, so a spray added after ``scaleBrushes(0.5)`` painted half the area it paints in the browser."""

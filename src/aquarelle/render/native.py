@@ -433,6 +433,12 @@ class _Painter:
         walk coordinates (own plus the move)."""
         if plot.origin is not None:
             x, y = plot.origin
+        if st.fill.active and st.fill.color and math.floor(plot.length + 0.5) <= 0:
+            # p5.brush walks the outline in 1 px steps for its vertices (``genPol``): under half a pixel long
+            # there are none, and its fill reads the first (measured in Chromium: "Cannot read properties of
+            # undefined (reading 'x')", the sketch's error; a circle of radius 0.07 throws, 0.08 paints)
+            raise RenderError(f"fill: the shape's outline is {plot.length:.3g} long, under the half pixel p5.brush "
+                              "needs for one vertex: its fill throws there (a circle needs a radius of 0.08 or more)")
         if plot.length <= 0:
             self.warn("shape has zero length; nothing painted")
             return
