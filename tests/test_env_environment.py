@@ -341,6 +341,32 @@ def test_incremental_renders_take_the_seed_as_the_full_render_does():
         incremental._CACHE.clear()
 
 
+def test_a_sketch_that_seeds_itself_is_painted_and_scored_with_its_own_seed():
+    """A sketch opening with ``randomSeed(42)`` is p5.brush's painting under seed 42: its program says 42, and the
+    exported sketch, ``aquarelle render`` and the run directory's images paint it so. The environment painted and
+    scored it under the reset's seed instead (0 when none was given): another painting than the one kept."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from aquarelle.brush import Program
+    from aquarelle.render import render_program
+
+    sketch = ("function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); randomSeed(42); }\n"
+              "function draw() { translate(-width / 2, -height / 2); brush.noStroke(); brush.fill('#d7263d', 200);"
+              " brush.fillBleed(0.4); brush.fillTexture(0.6, 0.4); brush.circle(300, 300, 150, 0.6); }")
+    e = WatercolourEnvironment()
+    e.reset(mode="sketch", seed=0, return_image=True)
+    obs = e.step(WatercolourAction(sketch=sketch))
+    assert obs.errors == [] and e.state.program["seed"] == 42
+    shown = np.asarray(Image.open(io.BytesIO(base64.b64decode(obs.image_png_b64))).convert("RGB"))
+    prog = Program.from_json(e.state.program)
+    assert np.array_equal(shown, render_program(prog))
+    assert not np.array_equal(shown, render_program(prog, seed=0))
+
+
 def test_fast_coverage_is_the_reference_definition():
     import numpy as np
 

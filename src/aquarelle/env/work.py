@@ -220,25 +220,27 @@ def fast_coverage(img: Any, background: tuple[int, int, int]) -> float:
 
 def _render(req: EvalRequest, program: Any, render_program: Any) -> Any:
     """Incremental for a tools episode (same pixels, only new calls painted), else a full render. Both paint
-    the program's own canvas and resample it to ``req.size``."""
+    the program's own canvas with the program's own seed (the episode's, unless a sketch opens with its own
+    ``randomSeed``: p5.brush, the exported sketch and ``aquarelle render`` paint with that one, and the run
+    directory's images are rendered so) and resample it to ``req.size``."""
+    seed = program.seed if program.seed is not None else (req.seed or 0)
     if req.episode and req.source is None:
         from aquarelle.render import RenderError
         from aquarelle.render.resample import resample
 
         from . import incremental
 
-        seed = req.seed if req.seed is not None else (program.seed or 0)
         try:
             img = resample(incremental.render_incremental(req.episode, program, seed), req.size)
         except RenderError:
             raise
         except Exception:  # noqa: BLE001 - the renderer's internals moved: a full render is always right
-            img = render_program(program, size=req.size, seed=req.seed)
+            img = render_program(program, size=req.size, seed=seed)
         finally:
             if req.forget:
                 incremental.forget(req.episode)
         return img
-    return render_program(program, size=req.size, seed=req.seed)
+    return render_program(program, size=req.size, seed=seed)
 
 
 # --------------------------------------------------------------------------- runners
