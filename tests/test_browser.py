@@ -80,6 +80,9 @@ def test_same_seed_gives_near_identical_pixels_and_size_rescales(renderer):
     assert np.abs(a.astype(int) - b).mean() < 1.0
     small = renderer.render(_program(seed=11), size=128)
     assert small.shape == (128, 128, 3)
+    for bad in (0, 5000, 12.5):  # refused as the native backend refuses them, before the page renders
+        with pytest.raises(RenderError, match=r"^render: size must be a whole number of pixels, 1-4096"):
+            renderer.render(_program(seed=11), size=bad)
     assert _painted(small).mean() > 0.05
 
 

@@ -367,6 +367,26 @@ def test_a_sketch_that_seeds_itself_is_painted_and_scored_with_its_own_seed():
     assert not np.array_equal(shown, render_program(prog, seed=0))
 
 
+def test_an_environments_own_sizes_are_bounded_as_a_resets_image_size():
+    """``render_size`` and ``step_render_size`` were taken unchecked (3000 px step images; 10^6 would ask the
+    renderer for terabytes); a server checks them when the app is made, not at each session's start."""
+    from aquarelle.env.server import create_server_app
+
+    for kw in ({"render_size": 3000}, {"step_render_size": 10}, {"render_size": True}, {"step_render_size": 150.0}):
+        name = next(iter(kw))
+        with pytest.raises(ValueError, match=rf"^{name} must be an integer from 32 to 2048 \(pixels\) or None, got "):
+            WatercolourEnvironment(**kw)
+        with pytest.raises(ValueError, match=rf"^{name} must be an integer from 32 to 2048"):
+            create_server_app(workers=0, **kw)
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    r = CliRunner().invoke(app, ["serve", "--port", "9", "--step-size", "5000"])
+    said = " ".join(r.output.replace("│", " ").split())  # typer's usage box wraps the line
+    assert r.exit_code == 2 and "--step-size: must be 0 (the episode's size) or 32-2048 pixels, got 5000" in said, said
+
+
 def test_fast_coverage_is_the_reference_definition():
     import numpy as np
 

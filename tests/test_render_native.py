@@ -403,6 +403,16 @@ def _ink(img) -> float:
     return float((255 - img.astype(float)).mean())
 
 
+def test_a_size_is_a_whole_number_of_pixels_up_to_4096_refused_before_any_work():
+    """An unbounded size asked for terabytes (size=1,000,000: the kernel killed the process); True was a 1 x 1
+    image, 255.9 a 255 px one and "abc" a bare int() error."""
+    p = prog(*FILL, ("circle", [100, 100, 40]))
+    for bad in (1_000_000, 4097, 0, True, 255.9, "abc", float("nan")):
+        with pytest.raises(RenderError, match=r"^render: size must be a whole number of pixels, 1-4096, got "):
+            render(p, size=bad)
+    assert render(p, size=np.int64(64)).shape == (64, 64, 3) and render(p, size=64.0).shape == (64, 64, 3)
+
+
 def test_size_resamples_the_painting():
     p = prog(*FILL, ("circle", [100, 100, 40]))
     small, big = render(p, size=100), render(p, size=400)

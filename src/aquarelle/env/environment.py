@@ -111,6 +111,15 @@ class Episode:
         return Program(seed=self.seed, commands=list(self.commands), width=CANVAS, height=CANVAS)
 
 
+def check_image_sizes(**sizes: object) -> None:
+    """An environment's own image sizes are bounded as a reset's ``image_size`` is (``IMAGE_SIZES``), or None:
+    unbounded, a render size of 10^6 asked the renderer for terabytes and the kernel killed the process."""
+    lo, hi = IMAGE_SIZES
+    for name, size in sizes.items():
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi):
+            raise ValueError(f"{name} must be an integer from {lo} to {hi} (pixels) or None, got {short_repr(size)}")
+
+
 class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservation, WatercolourState]):
     """A watercolour painting episode (see the module docstring for the modes)."""
 
@@ -121,6 +130,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         """``render_size`` is the size episodes are rendered and scored at unless their reset gives ``image_size``
         (None: the program's own canvas, 600). ``step_render_size`` resamples tools-mode step images smaller
         (smaller PNGs, coverage approximate), never larger than the episode's scored image; the score never."""
+        check_image_sizes(render_size=render_size, step_render_size=step_render_size)
         super().__init__()
         self._runner = runner if runner is not None else Runner(0)
         self._render_size = render_size

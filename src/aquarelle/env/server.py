@@ -52,7 +52,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from aquarelle.brush.text import clip, short_repr
 from aquarelle.rewards.config import scoring_description
 
-from .environment import ResetError, WatercolourEnvironment, not_unicode_at
+from .environment import ResetError, WatercolourEnvironment, check_image_sizes, not_unicode_at
 from .models import WatercolourAction, WatercolourObservation, WatercolourState
 from .work import Runner
 
@@ -82,6 +82,7 @@ def create_server_app(max_sessions: int = 64, *, workers: int | None = None, idl
 
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
+    check_image_sizes(render_size=render_size, step_render_size=step_render_size)  # not at each session's start
     scoring = scoring_description(as_reward_config(reward_config))  # a bad dict fails here, before a worker starts
     runner = Runner(default_workers() if workers is None else workers, reward_config=reward_config)
     if warm:

@@ -39,7 +39,7 @@ from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
 from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
-from .resample import resample
+from .resample import checked_size, resample
 from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke,
                       stamp_budget)
 
@@ -630,10 +630,10 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
         raise TypeError(f"render: expected a Program, got {type(program).__name__}")
     w, h = program.width, program.height
     cmds = program.commands
-    if size is not None:
-        size = int(size)
-        if size < 1:
-            raise RenderError(f"render: size must be >= 1, got {size}")
+    try:
+        size = checked_size(size)  # before any work: a size past the bound is refused, not allocated
+    except ValueError as e:
+        raise RenderError(f"render: {e}") from None
     if w * h > MAX_PIXELS:
         raise RenderError(f"render: canvas {w}x{h} is larger than {MAX_PIXELS} pixels")
     seed = seed if seed is not None else (program.seed if program.seed is not None else 0)

@@ -8,7 +8,26 @@ pencil and hatch work came out two to three times darker (``bench/sketches/hatch
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
+
+#: The largest size an image is resampled to (``aquarelle render --size`` has the same bound): 4096 x 4096 is the
+#: most pixels a canvas may have (``native.MAX_PIXELS``); size=1,000,000 asked for 3 TB and the kernel killed us.
+MAX_SIZE = 4096
+
+
+def checked_size(size: object) -> int | None:
+    """``size`` as an int 1-``MAX_SIZE`` (None stays None), or ValueError naming it: a bool, a fraction or a
+    string is not a size (True made a 1 x 1 image, 255.9 a 255 px one, "abc" a bare int() error)."""
+    if size is None:
+        return None
+    ok = isinstance(size, numbers.Integral) and not isinstance(size, bool)
+    if not ok and isinstance(size, float) and size.is_integer():
+        ok = True
+    if not ok or not 1 <= int(size) <= MAX_SIZE:
+        raise ValueError(f"size must be a whole number of pixels, 1-{MAX_SIZE}, got {size!r}")
+    return int(size)
 
 
 def resample(img: np.ndarray, size: int | None) -> np.ndarray:
@@ -17,11 +36,9 @@ def resample(img: np.ndarray, size: int | None) -> np.ndarray:
     Down by area averaging (each pixel the mean of those it covers), up bilinear: both keep a painting's ink.
     Lanczos, which the browser backend used before, rings around a dark line and the white side clips, so
     pencil work came out 13% darker at 256 px."""
+    size = checked_size(size)
     if size is None:
         return img
-    size = int(size)
-    if size < 1:
-        raise ValueError(f"size must be >= 1, got {size}")
     if img.shape[0] == size and img.shape[1] == size:
         return img
     from PIL import Image
