@@ -514,6 +514,19 @@ def test_refreshing_a_field_records_a_grid_only_where_the_custom_field_is_in_eff
     assert [m for m, _ in same] == ["addField", "field", "refreshField", "refreshField"]
 
 
+def test_a_seed_is_an_integer_of_any_kind_and_anything_else_is_the_callers_error(runner):
+    """A numpy int killed the worker ("not JSON serializable": an infrastructure failure), NaN was V8's parse
+    error, 1.5 the sketch's error (a gate 0), True and "7" were taken as 1 and 7."""
+    import numpy as np
+
+    src = skeleton("brush.fill('red', 100); brush.circle(random(600), 300, 50);")
+    assert runner.run(src, seed=np.int64(3)).program == runner.run(src, seed=3).program
+    for bad in (1.5, float("nan"), True, "7", None):
+        with pytest.raises(ValueError, match=r"^run: seed must be an integer, got "):
+            runner.run(src, seed=bad)
+    assert runner.run(src, seed=4).ok  # the worker never saw them
+
+
 def test_examples_pass(runner):
     files = sorted(EXAMPLES.glob("*.js"))
     assert len(files) >= 3

@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
+import numbers
 import re
 import signal
 import threading
@@ -544,6 +545,11 @@ class SketchRunner:
     def run(self, source: str, *, action_space: Any = "full", limits: SandboxLimits | None = None,
             seed: int = 0) -> SketchResult:
         limits = limits or SandboxLimits()
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            # the caller's mistake, neither the sketch's (a gate 0) nor the sandbox's (a numpy int killed the
+            # worker: "not JSON serializable"; NaN was V8's parse error, 1.5 the sketch's error)
+            raise ValueError(f"run: seed must be an integer, got {seed!r}")
+        seed = int(seed)
         if not isinstance(source, str):
             return SketchResult(None, [], f"sketch must be text, got {type(source).__name__}", 0.0)
         size = len(source.encode("utf-8"))
