@@ -148,6 +148,15 @@ def test_nan_coverage_from_the_caller_is_measured_not_passed():
     assert check_gate(image=painted, coverage_value=float("nan")).passed
 
 
+def test_an_image_scored_without_its_program_is_measured_against_the_background_given():
+    """Without a program the canvas colour is unknown: a blank cream canvas scored as image alone was 100% painted
+    against white and passed the gate. ``background`` says the colour, as a program's ``background`` does."""
+    blank = np.full((64, 64, 3), (255, 252, 235), np.uint8)
+    r = RewardModel().score(image=blank, background=(255, 252, 235), weights=None)
+    assert r.reward == 0.0 and r.breakdown["gate"] == 0.0 and r.coverage == 0.0
+    assert RewardModel().score(image=painted(0.3), background=(255, 252, 235)).breakdown["gate"] == 1.0
+
+
 def _renderer_bug(monkeypatch):
     """The native renderer failing on its own (a numpy error inside it): our bug, not the program's."""
     import aquarelle.render.native as native

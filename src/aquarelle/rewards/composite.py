@@ -106,11 +106,14 @@ class RewardModel:
     def score(self, *, image: np.ndarray | None, program=None, mode: Mode = "sketch", source: str | None = None,
               n_calls: int | None = None, violations: list[str] | tuple[str, ...] = (), error: str | None = None,
               weights: Weights | None = None, group_seed: int = 0, prompt: str | None = None,
-              action_space: str | list[str] | None = None, coverage: float | None = None) -> RewardResult:
+              action_space: str | list[str] | None = None, coverage: float | None = None,
+              background: tuple[int, int, int] | None = None) -> RewardResult:
         """One painting's reward with every term in the breakdown (see the module doc for 0 vs None).
 
         ``coverage`` may be passed when the caller already measured it (saves ~15 ms at 600x600);
-        ``prompt`` is what the painting should show (HPSv3 reads it).
+        ``prompt`` is what the painting should show (HPSv3 reads it). ``background`` (RGB) is the canvas colour
+        coverage is measured against: the program's ``background`` when a program is given, else white, so an
+        image scored without its program needs it (a blank cream canvas is otherwise all painted).
         """
         w = weights or self.config.weights_resolved()
         wd = w.as_dict()
@@ -131,7 +134,7 @@ class RewardModel:
         gate = check_gate(image=image, program=program, source=source if mode != "tools" else None,
                           violations=violations, error=error,
                           action_space=action_space if action_space is not None else "full",
-                          coverage_value=coverage)
+                          coverage_value=coverage, background=background)
         length = length_score(mode=mode, source=source, n_calls=n_calls)
         breakdown: dict[str, float | None] = {"gate": gate.value, "length": length, "judge": None, "preference": None}
         if not gate.passed:
