@@ -1,6 +1,7 @@
 """Every p5.brush command's validation (good and bad arguments), JSON round trip, action spaces."""
 
 import math
+import re
 
 import pytest
 
@@ -257,3 +258,32 @@ def test_text_that_is_not_unicode_is_refused(method, args):
     with pytest.raises(CommandError, match="not valid Unicode text") as ei:
         validate(method, args)
     str(ei.value).encode("utf-8")  # the line itself can be written
+
+
+def test_numpy_numbers_are_numbers_and_a_space_is_a_name_or_names():
+    """np.float64 was taken (a float subclass) while np.float32 and np.int64 were "not a number"; get_space(3) was
+    a bare TypeError ('int' object is not iterable)."""
+    import numpy as np
+
+    cmd = validate("circle", [np.float32(300.5), np.int64(200), np.float64(40)])
+    assert cmd.args[:3] == [300.5, 200, 40.0] and type(cmd.args[1]) is int and type(cmd.args[0]) is float
+    with pytest.raises(CommandError, match="must be a number"):
+        validate("circle", [np.bool_(True), 200, 40])
+    for bad, needle in ((3, "action space must be a name, a list of method names or an ActionSpace, got 3"),
+                        ([3], "unknown method")):
+        with pytest.raises(CommandError, match=needle):
+            get_space(bad)
+
+
+def test_a_program_header_is_refused_in_one_line_wherever_it_comes_from():
+    """from_calls raised pydantic's multi-line report for a bad header, from_json dropped ``angle_mode`` (a program
+    in radians read as degrees), and loads(None) was a bare TypeError."""
+    import json
+
+    for make, needle in ((lambda: Program.from_calls([], width=-5), "program width: Input should be greater than"),
+                         (lambda: Program.loads(json.dumps({"angle_mode": "radians", "commands": []})),
+                          "program angle_mode: Input should be 'degrees' (got radians)"),
+                         (lambda: Program.loads(None), "program must be JSON text, got NoneType")):
+        with pytest.raises(CommandError, match=re.escape(needle)) as e:
+            make()
+        assert "\n" not in str(e.value)

@@ -148,7 +148,21 @@ def test_tool_errors_raise_tool_error():
         env.fill("not-a-colour", 10)
     with pytest.raises(ToolError, match="shape: points"):
         env.shape([[1, 2]])
+    with pytest.raises(ToolError, match="true or false"):  # bool("false") closed the shape
+        env.shape([[10, 10], [200, 20], [100, 200]], 0.5, "false")
     json.dumps(env.state.model_dump())  # the state is plain JSON
+
+
+def test_a_tool_env_takes_the_action_space_get_space_gives():
+    """``make_tool_env`` resolves its space with ``get_space``, which takes an ActionSpace; listing one for the
+    resets was a bare TypeError ('ActionSpace' object is not iterable)."""
+    from aquarelle.brush import get_space
+
+    env = make_tool_env(action_space=get_space(["fill", "circle"]))()
+    assert set(trl_tools(env)) == {"fill", "circle", "finish"}
+    env.reset(prompt="a red dot")
+    env.fill("#d7263d", 200)
+    assert "Painted circle" in env.circle(300, 300, 80)
 
 
 def test_two_in_process_tool_env_classes_each_score_with_their_own_reward_config():

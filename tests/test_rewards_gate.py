@@ -198,3 +198,15 @@ def test_score_cli_says_a_renderer_bug_is_no_reward(tmp_path, monkeypatch):
     (line,) = [json.loads(x) for x in res.stdout.splitlines()]
     assert line["reward"] is None and line["error"].startswith("renderer failed: ValueError: operands")
     assert res.exit_code == 1
+
+
+def test_score_takes_weights_as_a_mapping_and_refuses_an_unknown_mode():
+    """A mapping of some terms (as a reset takes it) was an AttributeError ('dict' object has no attribute
+    'as_dict'), and mode="paint" was scored as a sketch."""
+    from aquarelle.rewards.config import RewardError
+
+    r = RewardModel().score(image=painted(0.3), weights={"judge": 0})
+    assert r.weights["judge"] == 0.0 and r.weights["preference"] == RewardModel().config.weights_resolved().preference
+    for kw, needle in (({"weights": {"bogus": 1}}, "unknown weight term"), ({"mode": "paint"}, "mode must be")):
+        with pytest.raises(RewardError, match=needle):
+            RewardModel().score(image=painted(0.3), **kw)

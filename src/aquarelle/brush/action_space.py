@@ -75,8 +75,11 @@ def get_space(spec: str | list[str] | tuple[str, ...] | ActionSpace | None, defa
         else:
             raise CommandError(f"unknown action space {short_repr(spec)} (known: {', '.join(SPACES)}, "
                                "or a comma-separated list)")
+    if not isinstance(spec, (list, tuple, set, frozenset)):
+        raise CommandError(f"action space must be a name, a list of method names or an ActionSpace, got "
+                           f"{short_repr(spec)}")
     methods = list(spec)
-    unknown = [m for m in methods if m not in BRUSH_METHODS]
+    unknown = [m for m in methods if not isinstance(m, str) or m not in BRUSH_METHODS]
     if unknown:
         raise CommandError(f"custom action space names unknown method(s): {clip(', '.join(map(str, unknown)))}")
     return ActionSpace("custom[" + ",".join(methods) + "]", frozenset(methods))

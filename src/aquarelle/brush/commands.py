@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -86,7 +87,9 @@ class MethodSpec:
 
 def _num(method: str, pname: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise CommandError(f"{method}: {pname} must be a number, got {_show(v)}")
+        if not isinstance(v, numbers.Real):  # (numpy's numbers are Real; its bool is not)
+            raise CommandError(f"{method}: {pname} must be a number, got {_show(v)}")
+        v = int(v) if isinstance(v, numbers.Integral) else float(v)  # np.float64 was taken, np.float32 refused
     try:
         finite = math.isfinite(v)
     except OverflowError:  # an int past float range (JSON allows 10**4000): not a coordinate either

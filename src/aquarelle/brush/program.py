@@ -50,7 +50,12 @@ class Program(BaseModel):
             else:
                 raise CommandError(f"call {i}: expected {{'method': ..., 'args': [...]}}, got {repr(c)[:60]}")
             cmds.append(validate(method, args))
-        return cls(commands=cmds, **header)
+        try:
+            return cls(commands=cmds, **header)
+        except ValidationError as e:  # a bad header field: one line naming it, not pydantic's report
+            err = e.errors()[0]
+            where = ".".join(str(x) for x in err.get("loc", ())) or "program"
+            raise CommandError(f"program {where}: {err['msg']} (got {str(err.get('input'))[:40]})") from None
 
     def recorded(self) -> "Program":
         """The same program without query/no-op calls (what renderers consume)."""
@@ -78,16 +83,12 @@ class Program(BaseModel):
             raise CommandError("program JSON must be an object with a 'commands' list")
         if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
             raise CommandError(f"program version {data.get('version')!r} is not supported (expected {FORMAT_VERSION})")
-        header = {k: data[k] for k in ("width", "height", "seed") if k in data}
+        # (angle_mode too: a program in radians is refused, where it was read as degrees)
+        header = {k: data[k] for k in ("width", "height", "seed", "angle_mode") if k in data}
         cmds = data.get("commands")
         if not isinstance(cmds, list):
             raise CommandError("program JSON needs a 'commands' list")
-        try:
-            return cls.from_calls(cmds, **header)
-        except ValidationError as e:  # a bad header field: one line naming it, not pydantic's report
-            err = e.errors()[0]
-            where = ".".join(str(x) for x in err.get("loc", ())) or "program"
-            raise CommandError(f"program {where}: {err['msg']} (got {str(err.get('input'))[:40]})") from None
+        return cls.from_calls(cmds, **header)
 
     @classmethod
     def loads(cls, text: str) -> "Program":
@@ -114,6 +115,8 @@ class Program(BaseModel):
 def parse_json(text: str, name: str | None = None) -> Any:
     """The JSON value of a program file's ``text``; a CommandError of one line otherwise, naming the file ``name``
     when given (``Program.loads``, and export, which unwraps a rollout's ``{"program": ...}`` before the program)."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise CommandError(f"{name or 'program'} must be JSON text, got {type(text).__name__}")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

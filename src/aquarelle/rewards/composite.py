@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
-from .config import RewardConfig, Weights
+from .config import RewardConfig, RewardError, Weights, resolve_weights
 from .gate import check_gate
 from .imageio import resize
 from .judge import JudgeBackendError, judge_against
@@ -115,7 +115,11 @@ class RewardModel:
         coverage is measured against: the program's ``background`` when a program is given, else white, so an
         image scored without its program needs it (a blank cream canvas is otherwise all painted).
         """
-        w = weights or self.config.weights_resolved()
+        if mode not in ("sketch", "tools", "revise"):
+            raise RewardError(f"mode must be sketch, tools or revise, got {mode!r}")
+        # a mapping of some terms is taken as a reset takes it: over the weights this model was configured with
+        w = self.config.weights_resolved() if weights is None else resolve_weights(
+            weights=weights, base=self.config.weights_resolved())
         wd = w.as_dict()
         if program is not None and n_calls is None:
             n_calls = sum(1 for c in program.commands if c.method != "background")

@@ -99,7 +99,7 @@ def shape(self, points: list[list[float]], curvature: float = 0.5, close: bool =
         if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
             raise ToolError(f"shape: each point must be [x, y], got {str(p)[:40]}")
         calls.append({"method": "vertex", "args": list(p)})
-    calls.append({"method": "endShape", "args": [bool(close)]})
+    calls.append({"method": "endShape", "args": [close]})  # not bool(): "false" closed the shape
     return self._step({"calls": calls})
 
 
@@ -477,7 +477,8 @@ def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10
         else:
             attrs[tname] = _make_brush_tool(SPECS[tname])
     attrs["_config"] = {
-        "mode": mode, "action_space": action_space if isinstance(action_space, str) else list(action_space),
+        # what a reset takes: a name, or the methods (an ActionSpace is not iterable)
+        "mode": mode, "action_space": action_space if isinstance(action_space, str) else sorted(space.methods),
         "env_urls": list(env_urls) if env_urls else None, "max_steps": max_steps, "obs_chars": obs_chars,
         "revisions": revisions, "preset": preset, "weights": weights,
         "return_image": (True if images else None) if return_image is None else return_image, "images": images,
