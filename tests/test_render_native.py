@@ -59,6 +59,10 @@ def test_coverage_definition_counts_pixels_beyond_the_tolerance():
     assert coverage(img) == pytest.approx(5 / 100)
     with pytest.raises(ValueError):
         coverage(np.zeros((4, 4)))
+    # a background may be written as a sketch writes a colour ("#fff..." was read as the numbers "#ff")
+    cream = np.full((4, 4, 3), (255, 252, 235), np.uint8)
+    assert coverage(cream, "#fffceb") == coverage(cream, (255, 252, 235)) == 0.0
+    assert coverage(cream, "white") == 1.0
 
 
 # ----------------------------------------------------------------- determinism

@@ -14,8 +14,13 @@ import numpy as np
 COVERAGE_TOLERANCE = 8
 
 
-def coverage(img: np.ndarray, background: tuple[int, int, int] = (255, 255, 255)) -> float:
-    """Fraction of pixels whose max channel difference from ``background`` exceeds the tolerance."""
+def coverage(img: np.ndarray, background: tuple[int, int, int] | str = (255, 255, 255)) -> float:
+    """Fraction of pixels whose max channel difference from ``background`` (RGB, or any colour a sketch may
+    write: "#fffceb", "cornsilk") exceeds the tolerance."""
+    if isinstance(background, str):  # (its first three characters were read as numbers: a bare int() error)
+        from ..brush.colors import parse_color, rgb_of
+
+        background = rgb_of(parse_color(background)[0])
     a = np.asarray(img)
     if a.ndim != 3 or a.shape[2] < 3:
         raise ValueError(f"coverage: expected an H x W x 3 image, got shape {a.shape}")
