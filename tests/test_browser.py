@@ -1196,6 +1196,25 @@ def test_a_fill_of_an_outline_under_half_a_pixel_throws_in_p5_brush_and_is_refus
         assert _painted(native_render(good), np.array([255, 255, 255])).sum() > 500
 
 
+def test_a_rect_with_a_side_of_0_is_drawn_as_p5_brush_draws_it(renderer):
+    """p5.brush walks a rect's outline like any shape's: a 0 x 80 rect strokes an 80 px line (ours skipped any
+    rect with a side of 0), and a filled 0 x 0 rect has no outline, so its fill throws (ours painted the rest: a
+    loop ``rect(x, y, i * 30, i * 30)`` from i = 0 was a painting here and an error there)."""
+    from aquarelle.render.native import render as native_render
+
+    white = np.array([255, 255, 255])
+    line = Program.from_calls([("set", ["HB", "#202020", 3]), ("rect", [300, 100, 0, 300])], seed=7)
+    for img in (renderer.render(line), native_render(line)):
+        ink = _painted(img, white)
+        assert ink[120:380, 290:310].any(axis=1).mean() > 0.9 and ink.mean() < 0.01
+    zero = Program.from_calls([("noStroke", []), ("fill", ["#d7263d", 200]), ("rect", [300, 300, 0, 0]),
+                               ("circle", [150, 150, 60])], seed=7)
+    with pytest.raises(RenderError, match="Cannot read properties of undefined"):
+        renderer.render(zero)
+    with pytest.raises(RenderError, match="under the half pixel p5.brush needs"):
+        native_render(zero)
+
+
 def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(renderer):
     """p5.brush's scaleBrushes scales the brushes that exist when it is called. Ours scaled every custom brush by
     every call, so a spray added after ``scaleBrushes(0.5)`` painted half the area it paints in the browser."""

@@ -258,6 +258,37 @@ def test_floods_fail_fast_with_render_error():
         render_full(prog(*lines), budget=Budget(steps=50_000))
 
 
+def test_what_p5_brush_never_finishes_is_refused_not_painted():
+    """Measured in Chromium (p5.brush 2.2.2, seeds 7 and 11), each painted here, each a hang or a crash there:
+    a mass whose hatch spacing (1.6 x scatter x 0.65-0.85, less 0.4 x gradient) comes out 0 or below scans
+    forever (a custom brush without scatter, the marker at gradient 1); a spray stamps ceil(grain / pressure) dots
+    a step, endless at pressure 0; a brush of spacing 0 takes length / 0 steps (out of memory), and one scaled to
+    1e-5 some 30 million. A scale of 1e-3 paints in both."""
+    ink = ("add", ["ink", {"weight": 1, "pressure": [1, 1], "opacity": 200}])
+    mass_cases = [
+        [ink, ("noStroke", []), ("mass", ["ink", "#333333"]), ("circle", [100, 100, 60])],
+        [("noStroke", []), ("mass", ["marker", "#333333", {"gradient": 1}]), ("rect", [40, 40, 100, 80])],
+    ]
+    for calls in mass_cases:
+        with pytest.raises(RenderError, match="mass: its hatch spacing comes out .* never finishes the mass"):
+            render(prog(*calls))
+    assert coverage(render(prog(("noStroke", []), ("mass", ["marker", "#333333"]), ("circle", [100, 100, 60])))) > 0.05
+    spray = [("set", ["spray", "#2050c0", 3]), ("beginStroke", ["curve", 20, 100]), ("move", [0, 150, 0]),
+             ("endStroke", [0, 1])]
+    with pytest.raises(RenderError, match="over the render budget"):
+        render(prog(*spray))
+    spray[2] = ("move", [0, 150, 0.5])
+    assert coverage(render(prog(*spray))) > 0.005
+    fine = [("add", ["fine", {"weight": 2, "spacing": 0, "pressure": [1, 1], "opacity": 200}]),
+            ("set", ["fine", "#000000", 2]), ("line", [10, 50, 190, 80])]
+    with pytest.raises(RenderError, match='brush "fine": spacing 0 makes every stroke endless'):
+        render(prog(*fine))
+    line = [("set", ["HB", "#202020", 2]), ("line", [10, 100, 190, 110])]
+    with pytest.raises(RenderError, match="over the render budget"):
+        render(prog(("scaleBrushes", [1e-4]), *line))
+    assert coverage(render(prog(("scaleBrushes", [1e-3]), *line))) > 0.002  # a thin line, 180 px
+
+
 def test_a_dense_mass_that_p5_brush_paints_is_within_the_budget():
     """A pastel mass over most of the canvas walks 6.5 million brush steps (dense hatching with a wide brush takes
     6-10 million); p5.brush paints it (in 3-9 s) and so must we (0.3-0.7 s): the step budget was 6 million, so a

@@ -407,6 +407,13 @@ class _Painter:
             passes.append((1, 1.0, 20.0, 0.6 - 0.6 * precision))
         if strength > 0.66:
             passes.append((2, 0.8, 15.0, 0.6 - 0.6 * precision))
+        if hatch_dist <= 0 and any(len(p) for p in layers[0]):
+            # p5.brush scans its passes from the shape's top in steps of this spacing: at 0 or below the scan
+            # never ends (measured in Chromium: the page hangs until its time limit), so nothing is painted there
+            raise RenderError(f"mass: its hatch spacing comes out {hatch_dist:.3g} (1.6 x 0.65-0.85 x the "
+                              f"{m.brush} brush's scatter {b.scatter:g}, less 0.4 x gradient {gradient:g}): at 0 or "
+                              "below p5.brush never finishes the mass; use a brush with more scatter or a smaller "
+                              "gradient")
         for k, scale, turn, rand in passes:
             ang = base + turn * rr2(-1, 1) if turn else base  # drawn after the pass before it
             hopts = {"gradient": gradient, "rand": rand, "continuous": not is_array}
@@ -566,9 +573,8 @@ class _Painter:
             x, y, w, h, mode = a
             if mode == "center":
                 x, y = x - w / 2, y - h / 2
-            if w == 0 or h == 0:
-                self.warn("rect: zero width or height; nothing painted")
-                return
+            # (a side of 0 is drawn as p5.brush draws it: its outline is walked like any other, so a 0 x 80 rect
+            # strokes a line and fills a sliver, and a 0 x 0 one has no outline, whose fill throws there)
             self._show_outline(st, [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]], 0, True)
         elif m == "circle":
             x, y, r, irr = a

@@ -98,7 +98,13 @@ def brush_params(name: str, custom: dict, scale: float) -> Brush:
         raw = dict(_DEFAULTS)
         raw.update({k: v for k, v in custom[name].items() if v is not None})
         raw.setdefault("pressure", _DEFAULT_PRESSURE)
-        return _make_brush(name, raw, scale)
+        b = _make_brush(name, raw, scale)
+        if b.spacing == 0:
+            from .errors import RenderError
+
+            raise RenderError(f'brush "{name}": spacing 0 makes every stroke endless in p5.brush (its steps are '
+                              "length / spacing; it runs out of memory): give it a spacing above 0")
+        return b
     return _standard_brush(name, float(scale))
 
 
@@ -113,6 +119,18 @@ def _standard_brush(name: str, scale: float) -> Brush:
     return _make_brush(name, raw, scale)
 
 
+def _spacing(spacing, scale: float) -> float:
+    """The step a stroke walks, as p5.brush's ``spacing()`` gives it: a spacing of 0 was read as 1 (``or``), and
+    one under 1e-3 was raised to it, so strokes p5.brush walks in millions of steps (running out of memory at
+    0: its step count is infinite) painted here in thousands. Under 1e-12 the step count would overflow; it is
+    far past the render budget there anyway. (A negative spacing, where p5.brush takes no step, is still
+    walked at 1e-3.)"""
+    sp = (1.0 if spacing is None else float(spacing)) * scale
+    if sp == 0:
+        return 0.0  # refused where a stroke uses it (``brush_params``)
+    return max(sp, 1e-12) if sp > 0 else 1e-3
+
+
 def _make_brush(name: str, raw: dict, scale: float) -> Brush:
     tip = None
     if raw.get("type") == "custom" and raw.get("tip") is not None:
@@ -121,7 +139,7 @@ def _make_brush(name: str, raw: dict, scale: float) -> Brush:
         name=name, type=raw.get("type") or "default", weight=float(raw["weight"]) * scale,
         scatter=float(raw.get("scatter") or 0.0) * scale, sharpness=float(raw.get("sharpness") or 0.0),
         grain=float(raw.get("grain") or 0.0), opacity=float(raw.get("opacity", 150.0)),
-        spacing=max(float(raw.get("spacing") or 1.0) * scale, 1e-3), pressure=_pressure(raw.get("pressure")),
+        spacing=_spacing(raw.get("spacing"), scale), pressure=_pressure(raw.get("pressure")),
         marker_tip=bool(raw.get("markerTip", True)), noise=min(max(float(raw.get("noise", 0.3)), 0.0), 1.0),
         rotate=raw.get("rotate"), tip=tip)
 
@@ -515,6 +533,10 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
         capf = 40.0
         for i in range(k0, min(n, k0 + xs.shape[0])):
             capf += np.ceil(grain / max(pres[i], 1e-3))  # (a float: a huge grain must not overflow an int)
+        if grain > 0.0:
+            for i in range(n):  # p5.brush's ceil(grain / 0) is Infinity: its loop over the dots never ends
+                if pres[i] == 0.0 and not math.copysign(1.0, pres[i]) < 0.0:  # (-0 gives -Infinity: no dots)
+                    capf = np.inf
     if not capf <= left[0]:  # more stamps than the budget has left: allocate nothing, stamp nothing
         left[0] = -1.0
         none = np.empty(0)
