@@ -394,6 +394,18 @@ def test_outlines_are_budgeted_by_the_rows_their_edges_cross():
     assert render_full(prog(mass, ("polygon", [square]))).stats["mass_checks"] > 4
 
 
+def test_a_fine_hatch_is_scanned_at_its_own_spacing_and_an_endless_one_refused():
+    """Hatch spacings under 0.1 were raised to 0.1 and a scan past 20,000 lines was cut short, so hatch(0.001)
+    over a circle painted a coarse hatch in a moment where p5.brush strokes 100,000 lines and never finishes
+    (measured in Chromium: its time limit, seeds 7 and 11)."""
+    shape = [("hatchStyle", ["HB", "#202020", 1]), ("noFill", []), ("noStroke", [])]
+    n = {d: render_full(prog(("hatch", [d, 30]), *shape, ("rect", [90, 90, 8, 8]))).stats["hatch_lines"]
+         for d in (0.05, 0.1)}
+    assert n[0.05] > 1.8 * n[0.1] > 0
+    with pytest.raises(RenderError, match="over the render budget"):
+        render_full(prog(("hatch", [0.001, 30]), *shape, ("circle", [100, 100, 50])))
+
+
 def test_a_hatch_is_budgeted_by_the_scan_it_will_make():
     """A hatch tests every edge at every scanline across its shapes' extent. Scanlines through the gap between
     far-apart shapes (a ``hatchArray``) cost the same and make no lines: 20 hatches of a small 9,990-vertex shape

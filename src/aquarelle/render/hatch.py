@@ -28,10 +28,17 @@ def _flat(polys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]), starts
 
 
+#: The most lines one hatch scan makes, the render budget's ``hatch_lines``: p5.brush draws each as a stroke, and
+#: long before this many (hatch(0.001) over a 100 px circle makes 100,000) it runs past its time limit, so a scan
+#: that reaches it is refused (``native``), not cut short (it was, at 20,000, and the spacing raised to 0.1
+#: besides: a hatch p5.brush never finishes painted here)
+MAX_HATCH_LINES = 100_000
+
+
 def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dict, rng,
-                max_lines: int = 20000) -> np.ndarray:
+                max_lines: int = MAX_HATCH_LINES) -> np.ndarray:
     """p5.brush ``getHatchLines``: rows (x1, y1, x2, y2, is-connector 1.0/0.0) in drawing order, the
-    polygons scanned with parallel lines ``dist`` apart (at least 0.1) at ``angle``, widening by ``gradient``,
+    polygons scanned with parallel lines ``dist`` apart at ``angle``, widening by ``gradient``,
     their ends jittered by ``rand`` from ``rng``'s stream (a ``Uniform``), joined end to end when
     ``continuous``. One compiled call (``_hatch_lines``)."""
     angle = _hatch_angle(angle)
@@ -41,7 +48,7 @@ def hatch_lines(polys: list[np.ndarray], dist: float, angle: float, options: dic
         return np.zeros((0, 5))
     px, py, starts = _flat(polys)
     return _hatch_lines(px, py, starts, float(angle),
-                        float(max(dist, 0.1)), float(gradient), int(max_lines), float(options.get("rand") or 0),
+                        float(max(dist, 1e-12)), float(gradient), int(max_lines), float(options.get("rand") or 0),
                         float(dist), bool(options.get("continuous")), rng.st)
 
 
@@ -51,7 +58,7 @@ def _hatch_angle(angle: float) -> float:
 
 
 def scan_checks(polys: list[np.ndarray], dist: float, angle: float) -> float:
-    """What ``hatch_lines``' scan will cost, before it runs: each scanline (``dist`` apart, at least 0.1) across
+    """What ``hatch_lines``' scan will cost, before it runs: each scanline (``dist`` apart) across
     the shapes' extent at ``angle`` tests every edge. The scan stops at ``max_lines`` segments, but scanlines
     through the gap between far-apart shapes (a ``hatchArray``) make none: a small 9,990-vertex shape and a
     triangle 180,000 px away, hatched 1 px apart, scanned for 1.2 s and gave 5 lines. An upper bound (a
@@ -61,7 +68,7 @@ def scan_checks(polys: list[np.ndarray], dist: float, angle: float) -> float:
     px, py, _ = _flat(polys)
     rad = _hatch_angle(angle) * math.pi / 180
     ry = px * math.sin(rad) + py * math.cos(rad)
-    return (float(ry.max() - ry.min()) / max(dist, 0.1) + 1.0) * px.shape[0]
+    return (float(ry.max() - ry.min()) / max(dist, 1e-12) + 1.0) * px.shape[0]
 
 
 @njit

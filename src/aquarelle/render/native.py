@@ -37,7 +37,7 @@ from .errors import RenderError
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
-from .hatch import hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
+from .hatch import MAX_HATCH_LINES, hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
 from .resample import checked_size, resample
 from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke,
@@ -50,6 +50,14 @@ MAX_PIXELS = 4096 * 4096
 #: The largest "canvas" the area budgets count in (pixels; rows: its side). A bigger canvas is charged by the pixel,
 #: so its fills and stamps are bounded in time as a 600 x 600 painting's are, not 46 times longer at 4096 x 4096
 BUDGET_CANVAS = 600
+
+
+def _refuse_endless_hatch(lines: np.ndarray, dist: float) -> None:
+    """A hatch scan that reached ``MAX_HATCH_LINES``: p5.brush strokes every line of it and runs past its time
+    limit (measured in Chromium: hatch(0.001) over a 100 px circle), so it is over the budget, not cut short."""
+    if len(lines) >= MAX_HATCH_LINES:
+        raise RenderError(f"program is over the render budget: a hatch {dist:.3g} apart makes more than "
+                          f"{MAX_HATCH_LINES} lines (p5.brush strokes each; it does not finish)")
 
 
 @dataclass
@@ -360,6 +368,7 @@ class _Painter:
         rr = Uniform(self.brush_rng)  # hatching jitters and weighs its lines from p5.brush's stream
         self.budget.spend(self.used, "hatch_checks", scan_checks(polys, h.dist, h.angle))
         lines = hatch_lines(polys, h.dist, h.angle, h.options, rr)
+        _refuse_endless_hatch(lines, h.dist)
         self.budget.spend(self.used, "hatch_lines", len(lines))
         if h.style is not None:
             brush, color, weight = h.style
@@ -419,6 +428,7 @@ class _Painter:
             hopts = {"gradient": gradient, "rand": rand, "continuous": not is_array}
             self.budget.spend(self.used, "hatch_checks", scan_checks(layers[k], hatch_dist * scale, ang))
             lines = hatch_lines(layers[k], hatch_dist * scale, ang, hopts, rr)
+            _refuse_endless_hatch(lines, hatch_dist * scale)
             # each line's arcs are tested against every vertex of the shape
             self.budget.spend(self.used, "mass_checks", len(lines) * sum(len(p) for p in layers[k]))
             arcs = mass_arcs(layers[k], is_array, lines, bias, self.rng2)
