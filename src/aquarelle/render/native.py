@@ -271,7 +271,7 @@ class _Painter:
         self._straight(st, line_rows(ends), brush or st.stroke.brush, color or st.stroke.color,
                        st.stroke.weight if weight is None else weight, False, walker)
 
-    def _straight(self, st, rows, brush, color, weight, jitter, walker=None, xf=None) -> None:
+    def _straight(self, st, rows, brush, color, weight, jitter, walker=None, xf=None, empty_draws=False) -> None:
         """Straight strokes (rows x, y, length, heading; ``paint_lines``) in one compiled call: a line, a
         flowLine or a hatch's lines. The field is looked up (and generated if new) once a line has length, the
         stroke begins (``Compositor.begin``) once one takes a step, as for each line alone; the steps taken are
@@ -282,11 +282,11 @@ class _Painter:
             walker = walker or self.walker(st)
         elif walker is None:
             walker = Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)  # walks nowhere
-        if (np.floor(rows[:, 2] / b.spacing + 0.5) > 0).any():  # JavaScript's Math.round, as the kernel takes n
-            self.mix.begin(True, color)
+        if len(rows) and (empty_draws or (rows[:, 2] != 0).any()):  # each such row is a p5.brush draw(), which
+            self.mix.begin(True, color)                                 # blends in its colour (a step or none)
             self._warn_clip(st)
         steps = paint_lines(self.mix.masks["brush"], self.mix.dirty["brush"], rows, b, weight, jitter, self.strokes,
-                            walker, self.budget.steps - self.used.get("steps", 0), self.left, xf)
+                            walker, self.budget.steps - self.used.get("steps", 0), self.left, xf, empty_draws)
         self._stamped()
         self.budget.spend(self.used, "steps", steps)
 
@@ -305,9 +305,9 @@ class _Painter:
         color = color or st.stroke.color
         weight = st.stroke.weight if weight is None else weight
         b = brush_params(brush, st.brushes, st.scale_of(brush))
-        n = math.floor(plot.length / b.spacing + 0.5)  # JavaScript's Math.round
-        if n <= 0:
-            return
+        n = max(math.floor(plot.length / b.spacing + 0.5), 0)  # JavaScript's Math.round
+        # (no step: p5.brush still draws the stroke's numbers, blends its colour in and puts a marker's tips down,
+        # and whatever is painted after it depends on those numbers)
         wk = walker or self.walker(st)
         self.budget.spend(self.used, "steps", n)
         xs, ys, _, _, pang, ppres = wk.walk_plot(plot, x, y, b.spacing, n)
@@ -542,11 +542,11 @@ class _Painter:
                                st.stroke.color, st.stroke.weight, False, xf=fr.wxf)
         elif m == "flowLine":
             x, y, length, d = a
-            if length > 0:
-                fr = None if st.frame is None else Frame(st.frame)
-                rows = np.array([[x, y, length, d]], np.float64)
-                self._straight(st, rows if fr is None else fr.moved(rows), st.stroke.brush, st.stroke.color,
-                               st.stroke.weight, False, xf=None if fr is None else fr.wxf)
+            fr = None if st.frame is None else Frame(st.frame)
+            rows = np.array([[x, y, length, d]], np.float64)
+            # (of length 0 too: p5.brush draws it with no step, and its stroke's numbers and blend are spent)
+            self._straight(st, rows if fr is None else fr.moved(rows), st.stroke.brush, st.stroke.color,
+                           st.stroke.weight, False, xf=None if fr is None else fr.wxf, empty_draws=True)
         elif m == "endStroke":
             g = op.geometry
             p = Plot(g["type"])

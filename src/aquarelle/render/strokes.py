@@ -358,20 +358,24 @@ def line_rows(ends):
 
 def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush, weight: float, jitter: bool,
                 rs: StrokeStream, walker, steps_left: float, left: np.ndarray | None = None,
-                xf: np.ndarray | None = None) -> int:
-    """Stroke straight lines (rows x, y, length, heading in degrees; a length of 0 draws nothing) in one compiled
+                xf: np.ndarray | None = None, empty_draws: bool = False) -> int:
+    """Stroke straight lines (rows x, y, length, heading in degrees) in one compiled
     call: a line, a flowLine, or a hatch's lines back to back with one brush. With ``jitter`` each line's weight
     is ``weight`` times a draw in [0.9, 1.1] from ``rs``'s stream, made before the line, as p5.brush's hatch
     weighs its lines. Far-off parts of a line without a field are skipped (``visible_steps``), but every step
     draws its random numbers, as p5.brush walks them all. Returns the steps taken (those that can reach the
     canvas); past ``steps_left`` it stops, and the caller's budget refuses the rest. ``xf``: a frame the lines are
-    walked in, their stamps taken through it to the canvas (``_through``; nothing is skipped then)."""
+    walked in, their stamps taken through it to the canvas (``_through``; nothing is skipped then). A line under
+    half a step still draws its stroke's numbers (and a marker's tips), as p5.brush's ``draw()`` does with no
+    step; one of length 0 too with ``empty_draws`` (a ``flowLine``: p5.brush's ``line`` returns before drawing
+    one of length 0, its ``flowLine`` does not)."""
     tip = b.tip if b.tip is not None else _NO_TIP
     steps, pool = _line_strokes(mask, dirty, np.ascontiguousarray(lines, np.float64).reshape(-1, 4),
                                 float(b.spacing), jitter, float(steps_left), float(b.opacity),
                                 b.type in ("default", "spray"), walker.fgrid, walker.field_on, float(walker.wiggle),
                                 float(walker.res), float(walker.width), float(walker.height), rs.st, rs.pool, rs.npool,
-                                rs.pstate, *_stroke_args(b, weight), tip, _left(left), NO_FRAME if xf is None else xf)
+                                rs.pstate, *_stroke_args(b, weight), tip, _left(left), NO_FRAME if xf is None else xf,
+                                bool(empty_draws))
     rs.pool = pool
     return int(steps)
 
@@ -379,7 +383,7 @@ def paint_lines(mask: np.ndarray, dirty: np.ndarray, lines: np.ndarray, b: Brush
 @njit
 def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat_alpha, fgrid, field_on, wiggle,
                   res, width, height, st, pool, npool, pstate, kind, grain, scatter, sharp, bweight, weight, alpha0,
-                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip, left, xf):
+                  noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples, tip, left, xf, empty_draws):
     """The lines' strokes (see ``paint_lines``); returns (steps, the gaussian pool, grown if needed). Stops once
     the stamp budget ``left`` is overspent."""
     total = 0.0
@@ -395,10 +399,17 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
         if jitter:
             w = weight * rr(st, 0.9, 1.1)
             a0 = opacity if flat_alpha else opacity / min(w, 1.3)
-        if d == 0.0:
-            continue
-        n = int(math.floor(d / spacing + 0.5))  # JavaScript's Math.round
+        n = int(math.floor(d / spacing + 0.5)) if d != 0.0 else 0  # JavaScript's Math.round
         if n <= 0:
+            if d != 0.0 or empty_draws:  # p5.brush's draw() with no step: the stroke's numbers, a marker's tips
+                ox, oy, od, oa, og, mm = _stroke_stamps(st, pool, npool, pstate, kind, 0, 0, z[:0], z[:0],
+                                                        np.zeros(0), np.ones(0), False, direction, d, spacing, x1,
+                                                        y1, grain, scatter, sharp, bweight, w, a0, noise, marker_tip,
+                                                        rot, custom, pmin, pmax, ca, cb, samples, left)
+                _through(ox, oy, od, mm, xf)
+                _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm, left)
+                if left[0] < 0.0 or left[1] < 0.0:
+                    break
             continue
         k0 = 0
         k1 = n
