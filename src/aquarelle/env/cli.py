@@ -28,9 +28,9 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"port must be 1-65535, got {port}", param_hint="--port")
         if not 0 < idle_timeout < float("inf"):  # nan too: OpenEnv would refuse it with a traceback
             raise typer.BadParameter(f"must be a finite number > 0, got {idle_timeout}", param_hint="--idle-timeout")
-        from .environment import IMAGE_SIZES
+        from .environment import IMAGE_SIZES, is_image_size
 
-        if step_size and not IMAGE_SIZES[0] <= step_size <= IMAGE_SIZES[1]:
+        if step_size and not is_image_size(step_size):
             raise typer.BadParameter(f"must be 0 (the episode's size) or {IMAGE_SIZES[0]}-{IMAGE_SIZES[1]} pixels, "
                                      f"got {step_size}", param_hint="--step-size")
         from aquarelle.rewards.config import RewardError

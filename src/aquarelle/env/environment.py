@@ -111,12 +111,17 @@ class Episode:
         return Program(seed=self.seed, commands=list(self.commands), width=CANVAS, height=CANVAS)
 
 
+def is_image_size(size: object) -> bool:
+    """Whether ``size`` is an integer in ``IMAGE_SIZES`` (not a bool): a reset's ``image_size``, a server's sizes."""
+    return not isinstance(size, bool) and isinstance(size, int) and IMAGE_SIZES[0] <= size <= IMAGE_SIZES[1]
+
+
 def check_image_sizes(**sizes: object) -> None:
     """An environment's own image sizes are bounded as a reset's ``image_size`` is (``IMAGE_SIZES``), or None:
     unbounded, a render size of 10^6 asked the renderer for terabytes and the kernel killed the process."""
     lo, hi = IMAGE_SIZES
     for name, size in sizes.items():
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi):
+        if size is not None and not is_image_size(size):
             raise ValueError(f"{name} must be an integer from {lo} to {hi} (pixels) or None, got {short_repr(size)}")
 
 
@@ -195,7 +200,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                              f"(the scored image only), got {short_repr(ret)}")
         size = kwargs.get("image_size")
         lo, hi = IMAGE_SIZES
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi):
+        if size is not None and not is_image_size(size):
             raise ResetError(f"reset: image_size must be an integer from {lo} to {hi} (pixels), or omitted (the "
                              f"environment's own), got {short_repr(size)}")
         render_size = size if size is not None else self._render_size

@@ -182,13 +182,17 @@ class BrowserRenderer:
         """Run a p5.brush sketch (global-mode JS with setup/draw) and return its first frame."""
         if not isinstance(source, str):
             raise RenderError(f"sketch source must be text, got {type(source).__name__}")
-        _check_size(size)
+        from .resample import render_size
+
+        render_size(size)  # a bad size before the render (it was found after one, 0.6 s later), as native does
         png = self._call(self._render_files({"/sketch.js": (source.encode("utf-8"), "text/javascript")}))
         return _decode(png, size)
 
     def render_html(self, html: str, size: int | None = None, *, ready: str = "window.aquarelleDone === true") -> "np.ndarray":
         """Open a whole HTML page (e.g. an export) offline and screenshot its canvas once ``ready`` holds."""
-        _check_size(size)
+        from .resample import render_size
+
+        render_size(size)
         png = self._call(self._render_page(html.encode("utf-8"), ready))
         return _decode(png, size)
 
@@ -460,16 +464,6 @@ class BrowserRenderer:
         # keep the dead handle: _ensure_browser sees is_connected() False and relaunches
         for s in self._all_slots:
             s.context, s.page = None, None
-
-
-def _check_size(size: object) -> None:
-    """A bad size is refused before the render (it was found after one, 0.6 s later), as the native backend does."""
-    from .resample import checked_size
-
-    try:
-        checked_size(size)
-    except ValueError as e:
-        raise RenderError(f"render: {e}") from None
 
 
 def _decode(png: bytes, size: int | None) -> "np.ndarray":

@@ -39,7 +39,7 @@ from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
 from .hatch import MAX_HATCH_LINES, hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
-from .resample import checked_size, resample
+from .resample import render_size, resample
 from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke,
                       stamp_budget)
 
@@ -78,7 +78,7 @@ class Budget:
     # brush tip steps: dense hatching (hatch(3, ...) over most of the canvas with a wide brush) takes 6-10 million
     # and renders in 0.3-0.7 s here, and p5.brush paints it; at 6 million it was refused. ~70 ns a step
     steps: int = 12_000_000
-    hatch_lines: int = 100_000
+    hatch_lines: int = MAX_HATCH_LINES  # (a scan stops there: more is refused, ``_refuse_endless_hatch``)
     hatch_checks: float = 2e9  # scanlines x edges a hatch scans, ~0.7 ns each (the most a reference uses: 35,742)
     mass_checks: float = 1e8  # a mass's lines x its shape's vertices, ~11 ns each (the most a reference uses: 34,551)
     stamps: int = 10_000_000  # brush stamps: a spray step stamps many dots (40 bytes each while a stroke is built)
@@ -646,10 +646,7 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
         raise TypeError(f"render: expected a Program, got {type(program).__name__}")
     w, h = program.width, program.height
     cmds = program.commands
-    try:
-        size = checked_size(size)  # before any work: a size past the bound is refused, not allocated
-    except ValueError as e:
-        raise RenderError(f"render: {e}") from None
+    size = render_size(size)  # before any work: a size past the bound is refused, not allocated
     if w * h > MAX_PIXELS:
         raise RenderError(f"render: canvas {w}x{h} is larger than {MAX_PIXELS} pixels")
     seed = seed if seed is not None else (program.seed if program.seed is not None else 0)

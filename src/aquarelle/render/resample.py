@@ -30,6 +30,16 @@ def checked_size(size: object) -> int | None:
     return int(size)
 
 
+def render_size(size: object) -> int | None:
+    """``checked_size`` as both renderers refuse a size, before any work: one ``RenderError`` line."""
+    from .errors import RenderError
+
+    try:
+        return checked_size(size)
+    except ValueError as e:
+        raise RenderError(f"render: {e}") from None
+
+
 def resample(img: np.ndarray, size: int | None) -> np.ndarray:
     """``img`` (H x W x 3 uint8) as size x size; unchanged when ``size`` is None or already its size.
 

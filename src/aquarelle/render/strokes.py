@@ -546,7 +546,7 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
             capf += np.ceil(grain / max(pres[i], 1e-3))  # (a float: a huge grain must not overflow an int)
         if grain > 0.0:
             for i in range(n):  # p5.brush's ceil(grain / 0) is Infinity: its loop over the dots never ends
-                if pres[i] == 0.0 and not math.copysign(1.0, pres[i]) < 0.0:  # (-0 gives -Infinity: no dots)
+                if pres[i] == 0.0 and math.copysign(1.0, pres[i]) > 0.0:  # (-0 gives -Infinity: no dots)
                     capf = np.inf
     if not capf <= left[0]:  # more stamps than the budget has left: allocate nothing, stamp nothing
         left[0] = -1.0
