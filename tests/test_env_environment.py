@@ -215,9 +215,7 @@ def test_a_worker_that_died_idle_is_replaced_and_the_next_job_runs():
     that job had never run, so it runs on a fresh worker."""
     import os
     import signal
-    import time
-
-    import psutil
+    from multiprocessing.connection import wait
 
     from aquarelle.env.work import Runner
 
@@ -226,18 +224,12 @@ def test_a_worker_that_died_idle_is_replaced_and_the_next_job_runs():
         e = WatercolourEnvironment(runner)
         e.reset(mode="tools")
         assert e.step(PAINT).coverage > 0.1  # the worker is up
-        worker = psutil.Process(runner.worker_pids()[0])
+        (worker,) = runner._pools[0]._processes.values()
         os.kill(worker.pid, signal.SIGKILL)
-        # wait until it is dead without reaping it (psutil's wait() reaps a child, after which multiprocessing's
-        # is_alive() cannot tell it died: the test then raced the pool's own discovery and failed now and then)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                if worker.status() == psutil.STATUS_ZOMBIE:
-                    break
-            except psutil.NoSuchProcess:  # the pool reaped it first
-                break
-            time.sleep(0.01)
+        # wait until it is dead: its sentinel is readable once its last thread has exited. A zombie main thread is
+        # not enough (the test waited for one and failed in ~1 of 25 runs): while the worker's other threads are
+        # still exiting, waitpid and the sentinel both say it runs, so the job was handed to it and it died there
+        assert wait([worker.sentinel], timeout=10)
         e.reset(mode="tools")
         obs = e.step(PAINT)
         assert obs.errors == [] and obs.coverage > 0.1
@@ -246,6 +238,31 @@ def test_a_worker_that_died_idle_is_replaced_and_the_next_job_runs():
         assert runner.worker_pids() and worker.pid not in runner.worker_pids()
     finally:
         runner.close()
+
+
+def test_a_worker_reaped_by_someone_else_counts_as_dead():
+    """A dead worker reaped by anyone but multiprocessing (psutil's ``wait()``, a library's ``waitpid``) is alive
+    forever to ``is_alive()``: its waitpid gets ECHILD and answers True, so the runner kept handing jobs to a pool
+    about to break ("worker died" for jobs that never ran). The runner asks the worker's sentinel instead."""
+    import multiprocessing as mp
+    import os
+    import signal
+    import time
+    from types import SimpleNamespace
+
+    from aquarelle.env.work import _workers_alive
+
+    # a bare process in the pool's place: a real pool's thread would race this test for the reaping
+    proc = mp.get_context("spawn").Process(target=time.sleep, args=(60,))
+    proc.start()
+    pool = SimpleNamespace(_processes={proc.pid: proc})
+    try:
+        assert _workers_alive(pool)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        os.waitpid(proc.pid, 0)  # reaped, as the pool's thread does, before multiprocessing records it
+    assert proc.is_alive()  # the wrong answer this guards against
+    assert not _workers_alive(pool)
 
 
 def test_an_infrastructure_failure_in_a_tools_step_uses_no_step():

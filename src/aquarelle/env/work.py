@@ -362,8 +362,20 @@ class Runner:
 
 
 def _workers_alive(pool: ProcessPoolExecutor) -> bool:
-    """Whether the pool's worker processes are all still running (a pool not yet started has none)."""
-    return all(p.is_alive() for p in list((getattr(pool, "_processes", None) or {}).values()))
+    """Whether the pool's worker processes are all still running (a pool not yet started has none).
+
+    Asks each process's sentinel, readable once its last thread has exited, not ``is_alive()``: that polls with
+    ``waitpid``, and for a child someone else reaped (psutil's ``wait()``, a library's ``waitpid``) it gets ECHILD
+    and answers True forever."""
+    from multiprocessing.connection import wait
+
+    sentinels = []
+    for p in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            sentinels.append(p.sentinel)
+        except ValueError:  # the process object was closed: it is gone
+            return False
+    return not sentinels or not wait(sentinels, timeout=0)
 
 
 def _warm(reward_config: Any = _WORKER) -> int:
