@@ -74,7 +74,9 @@ def test_an_episode_as_trl_runs_it():
     ]
     results = [trl_call(tools, n, a) for n, a in calls]
     assert all(isinstance(r, str) and len(r) <= 400 for i, r in enumerate(results) if i not in (3, 4))
-    assert results[3] == {"error": "circle: r must be in (0, 100000], got -4"}
+    # a refused call used a step: the policy hears what is left (it heard the error only)
+    assert results[3] == {"error": "circle: r must be in (0, 100000], got -4. 36 steps left."}
+    assert results[4]["error"].endswith(" 35 steps left.")
     assert "vertex" in results[4]["error"] and "beginShape" in results[4]["error"]
     assert "Painted" in results[2] and "Coverage" in results[5]
     assert env.tool_errors == 2
@@ -96,7 +98,8 @@ def test_reward_scores_an_unfinished_painting_and_caps_text():
     Env = make_tool_env(max_steps=5, obs_chars=60)
     env = Env()
     text = env.reset(prompt="a lemon")
-    assert text.rstrip().endswith("5 steps, then finish.")  # the task whole: it is prompt, not a tool result
+    # the task whole: it is prompt, not a tool result
+    assert text.rstrip().endswith("5 steps at most (the last one scores the painting), or call finish when it is done.")
     assert len(env.fill("#f4d35e", 220)) <= 60  # a tool result is capped
     env.circle(300, 300, 100)
     assert not env.done
@@ -180,3 +183,124 @@ def test_two_in_process_tool_env_classes_each_score_with_their_own_reward_config
     assert hps.breakdown["judge"] is None and hps.breakdown["preference"] is not None  # hps-only: judge weight 0
     assert judge.breakdown["judge"] is not None
     assert hps.reward == pytest.approx(0.05 + 0.9 * hps.breakdown["preference"])
+
+
+# --------------------------------------------------------------------------- what the policy is told (QA 2026-12-06)
+
+
+def test_the_task_text_lists_the_tools_training_offers():
+    """With the training defaults (``env.hide_tools``) the task said "Methods: beginShape, ..., vertex" while TRL
+    offered shape and no beginShape, vertex or endShape: the two messages contradicted each other."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.data import reset_row
+    from aquarelle.train.envglue import env_class
+    from aquarelle.train.model import SYSTEMS
+
+    cfg = load_config(None)
+    cls = env_class("tools", "hf10", cfg)
+    row = reset_row("a quiet lake at dawn", "p1", "train", mode="tools", system=SYSTEMS["tools"],
+                    action_space="hf10", preset=cfg.reward.preset, seed=3, max_steps=16, revisions=1)
+    text = cls().reset(**row)
+    offered = sorted(set(trl_tools(cls())) - {"finish"})
+    assert f"Methods: {', '.join(offered)}." in text and "shape" in offered
+    assert "beginShape" not in text and "vertex" not in text and "lake" not in text
+    assert "16 steps at most" in text
+
+
+def test_a_subject_with_a_full_stop_is_not_cut_into_the_task_text():
+    """The subject was stripped at its first ". ": "Mt. Fuji at dawn" left "Fuji at dawn. Canvas ..." behind."""
+    env = make_tool_env(mode="revise")()
+    text = env.reset(subject="Mt. Fuji at dawn",
+                     prompt=[{"role": "user", "content": "Paint a watercolour: Mt. Fuji at dawn\n"}])
+    assert text.startswith("\n\nCanvas 600x600") and "Fuji" not in text
+
+
+def test_a_refused_call_in_revise_mode_says_the_next_sketch_is_the_last():
+    env = make_tool_env(mode="revise", revisions=1, obs_chars=600)()
+    env.reset(subject="a lake", seed=1)
+    with pytest.raises(ToolError) as e:
+        env.submit_sketch("function setup(){createCanvas(600,600,WEBGL);}\n"
+                          "function draw(){brush.fill('red');brush.rect(1,2,3,4);}")
+    assert "rect" in str(e.value) and str(e.value).endswith("(1 more allowed) or finish.")
+    assert env.state.revisions_left == 0
+
+
+def test_revise_results_lead_with_the_score_and_keep_the_critique_at_the_training_cap():
+    """At the default 120 characters a revise result kept none of its critique nor "Revise: ... or finish"."""
+    from aquarelle.train.config import EnvSection
+
+    env = make_tool_env(mode="revise", revisions=1, obs_chars=EnvSection().revise_observation_chars)()
+    env.reset(subject="a lake", seed=1)
+    out = env.submit_sketch("function setup(){createCanvas(600,600,WEBGL);angleMode(DEGREES);}\n"
+                            "function draw(){translate(-width/2,-height/2);brush.fill('#3a7bd5',150);"
+                            "brush.circle(300,300,150);}")
+    assert out.startswith("Score ") and "Revise: send a new sketch (1 more allowed) or finish." in out
+    assert "Critique: Judge" in out and "Preference" in out  # the whole critique, not its first words
+
+
+def test_the_shape_tools_errors_name_its_own_parameters():
+    """The policy called shape(points, curvature, close): its errors named vertex, beginShape and endShape, by call
+    numbers one past the point's index, and 6,000 points were "an action has at most 5000 calls"."""
+    env = PaintingToolEnv()
+    env.reset(prompt="a boat", seed=1)
+    env.fill("blue")
+    tri = [[100, 100], [200, 100], [150, 200]]
+    for args, msg in [((tri[:1] + [[200, 100, 3]] + tri[2:],), "shape: points[1]: pressure must be in 0-2, got 3"),
+                      ((tri, 1.2), "shape: curvature must be in 0-1, got 1.2"),
+                      ((tri, 0.5, "false"), "shape: close must be true or false, got 'false'"),
+                      (([[i % 600, i % 500] for i in range(6000)],), "shape: at most 4998 points, got 6000")]:
+        with pytest.raises(ToolError) as e:
+            env.shape(*args)
+        assert str(e.value) == msg
+    assert env.state.steps_left == 39  # checked before the step: none used
+
+
+def test_the_system_prompts_describe_the_skeleton_the_sandbox_requires():
+    """SYSTEM_SKETCH put everything in setup() and never named draw(), which the sandbox requires: a policy that
+    followed it to the letter was rejected ("missing skeleton: no draw() function"), gate 0."""
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.train.model import SYSTEMS
+    from aquarelle.train.tool_env import submit_sketch
+
+    setup_only = ("function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); translate(-width / 2, "
+                  "-height / 2); background('#fffaf0'); brush.fill('#3a7bd5', 120); brush.circle(450, 450, 80); }")
+    assert "no draw() function" in run_sketch(setup_only, action_space="hf10").reason
+    for text in (SYSTEMS["sketch"], SYSTEMS["revise"], submit_sketch.__doc__):
+        assert "draw()" in text and "WEBGL" in text and "angleMode(DEGREES)" in text and "-width/2" in text
+    as_told = ("function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
+               "function draw() { translate(-width / 2, -height / 2); background('#fffaf0'); "
+               "brush.fill('#3a7bd5', 120); brush.circle(450, 450, 80); }")
+    r = run_sketch(as_told, action_space="hf10")
+    assert r.ok and r.program.commands[-1].args[:2] == [450, 450]
+
+
+def test_fills_opacity_description_says_what_0_does():
+    """p5.brush reads fill(c, 0) as its default 150 (``|| 150``); the description said 0-255."""
+    env = PaintingToolEnv()
+    desc = get_json_schema(type(env).fill)["function"]["parameters"]["properties"]["opacity"]["description"]
+    assert "0 is read as the default, 150" in desc
+    env.reset(prompt="a boat", seed=1)
+    assert env.fill("red", 0).startswith("Set fill(#ff0000, 150)")
+
+
+def test_the_steps_left_come_before_warnings_so_the_cap_keeps_them():
+    """A warning stood before the steps left, and at the trainer's 120 characters pushed them off: after an
+    off-canvas circle, and on every step of an open shape."""
+    from aquarelle.train.config import EnvSection
+
+    env = make_tool_env(mode="tools", action_space="full", max_steps=16,
+                        obs_chars=EnvSection().observation_chars)()
+    env.reset(prompt="a boat", seed=1)
+    env.fill("#8a9a9a", 90)
+    out = env.circle(700, 300, 20)
+    assert "14 steps left." in out and len(out) <= 120
+    assert "13 steps left." in env.beginShape(0.5) and "12 steps left." in env.vertex(10, 10)
+
+
+def test_a_setting_after_paint_does_not_say_nothing_is_painted():
+    env = PaintingToolEnv()
+    env.reset(prompt="a red apple", seed=1)
+    assert "(nothing painted yet)" in env.fill("red")
+    env.circle(300, 300, 100)
+    out = env.noFill()
+    assert out.startswith("Set noFill(). Coverage 9") and "nothing painted" not in out

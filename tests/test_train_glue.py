@@ -279,7 +279,8 @@ def test_revise_warm_start_submits_the_sketch_through_the_revise_tools():
     assert [c["name"] for c in calls] == ["submit_sketch", "finish"]
     assert calls[0]["arguments"] == {"code": SUN_SKETCH}
     answer = next(m["content"] for m in ex["messages"] if m["role"] == "tool")
-    assert answer.startswith("Rendered") and "Coverage" in answer  # the environment's real critique, not an error
+    # the environment's real result, not an error: the score and what may come next, then the whole critique
+    assert answer.startswith("Score ") and "Coverage" in answer and "Critique: " in answer and "Preference" in answer
     assert "revise" in ex["messages"][1]["content"] or "revise" in ex["messages"][0]["content"]
 
 

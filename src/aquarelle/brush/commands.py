@@ -506,8 +506,9 @@ _spec("stroke", "stroke", "state", P("color", "color"), doc="Set the stroke colo
 _spec("strokeWeight", "stroke", "state", P("weight", "pos"), doc="Set the stroke weight.")
 _spec("noStroke", "stroke", "state", doc="Disable strokes.")
 # fill
-_spec("fill", "fill", "state", P("color", "color"), P("opacity", "opacity", 150),
-      doc="Watercolour fill for following shapes (opacity 0-255).",
+_spec("fill", "fill", "state", P("color", "color"),
+      P("opacity", "opacity", 150, "opacity from 1 to 255 (0 is read as the default, 150, as p5.brush reads it)"),
+      doc="Watercolour fill for following shapes.",
       custom=lambda a: _color_opacity("fill", a, 150, True))
 _spec("noFill", "fill", "state", doc="Disable the watercolour fill.")
 _spec("fillBleed", "fill", "state", P("strength", "unit"), P("direction", "direction", "out"), P("angle", "angle|null", None),

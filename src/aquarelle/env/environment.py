@@ -336,7 +336,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         elif drew:
             head = f"Painted {_calls_text(drew)}" + (f" with {len(new) - len(drew)} setting call(s)" if len(new) > len(drew) else "") + "."
         else:
-            head = f"Set {_calls_text(new)} (nothing painted yet)."
+            # a setting paints nothing itself; "nothing painted yet" was said after shapes had painted 9%
+            head = f"Set {_calls_text(new)}" + (" (nothing painted yet)." if ep.coverage == 0.0 else ".")
         delta = ep.coverage - prev_cov
         cov = f"Coverage {ep.coverage:.1%}" + (f" ({delta * 100:+.1f} pts)" if drew else "") + "."
         return self._after_call(ep, f"{head} {cov}", warnings=warnings)
@@ -345,18 +346,17 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                     warnings: list[str] | None = None) -> WatercolourObservation:
         """Report a tools step; the budget running out scores the painting.
 
-        Most telling first: what happened, warnings, the steps left (or the reward), and last the summary of the
+        Most telling first: what happened, the steps left (or the reward), warnings, and last the summary of the
         painting so far, which the policy can best do without. A trainer caps each tool result
         (``env.observation_chars``, 120 by default): with the summary before them, every warning and the steps
-        left were cut off."""
+        left were cut off, and with a warning before them (an off-canvas circle, every step of an open shape)
+        the steps left were."""
         if ep.state.shape is not None:
             (warnings := warnings or []).append(f"a shape is open ({len(ep.state.shape.vertices)} vertices): endShape paints it")
-        parts = [text]
-        if warnings:
-            parts.append("Warning: " + "; ".join(warnings) + ".")
+        warned = ["Warning: " + "; ".join(warnings) + "."] if warnings else []
         if ep.steps_left == 0:
-            return self._finish(ep, " ".join(parts + ["No steps left."]), errors=errors)  # then the reward, as finish
-        parts += [f"{ep.steps_left} steps left.", _so_far(ep)]
+            return self._finish(ep, " ".join([text, "No steps left."] + warned), errors=errors)  # then the reward
+        parts = [text, f"{ep.steps_left} steps left."] + warned + [_so_far(ep)]
         return self._obs(" ".join(parts), errors=errors or [], image=self._img(ep))
 
     def _finish(self, ep: Episode, text: str, errors: list[str] | None = None) -> WatercolourObservation:
@@ -408,8 +408,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         if ep.mode == "revise" and ep.revisions_left > 0 and not res.infra_error:
             ep.revisions_left -= 1
             self._record(ep, res)
-            text = (f"{_sketch_text(ep, res)} Score {_fmt(ep.reward)}. Critique: {_critique(res).rstrip('.')}. "
-                    f"Revise: send a new sketch ({ep.revisions_left + 1} more allowed) or finish.")
+            # the score and what may come next first: a trainer caps a tool result, and the critique is the longest
+            text = (f"Score {_fmt(ep.reward)}. Revise: send a new sketch ({ep.revisions_left + 1} more allowed) or "
+                    f"finish. {_sketch_text(ep, res)} Critique: {_critique(res).rstrip('.')}.")
             return self._obs(text, errors=_errors(res), image=self._img(ep, final=True), breakdown=ep.breakdown)
         return self._final(ep, res, _sketch_text(ep, res))
 
@@ -585,12 +586,27 @@ def _so_far(ep: Episode) -> str:
 
 
 def _task_text(ep: Episode) -> str:
-    methods = ", ".join(sorted(ep.space.methods)) if len(ep.space.methods) <= 12 else f"{len(ep.space.methods)} p5.brush methods"
-    base = f"Paint: {ep.prompt}. Canvas {CANVAS}x{CANVAS}, (0,0) top-left, angles in degrees. Methods: {methods}."
-    if ep.mode == "tools":
-        return f"{base} Call brush tools one step at a time; {ep.max_steps} steps, then finish."
-    if ep.mode == "revise":
-        return f"{base} Write one p5.brush sketch; you will see it and a critique, and may revise {ep.revisions_left} time(s)."
+    return task_text(ep.mode, sorted(ep.space.methods), max_steps=ep.max_steps, revisions=ep.revisions_left,
+                     prompt=ep.prompt)
+
+
+def task_text(mode: str, methods: list[str], *, max_steps: int, revisions: int, prompt: str | None = None) -> str:
+    """What a reset tells the policy: the subject (``prompt``; None when the caller's own message names it), the
+    canvas, the ``methods`` it may use and the budget. Public so a trainer that offers other tools than the
+    space's methods (the compact ``shape`` for beginShape/vertex/endShape) lists what the policy really has."""
+    listed = ", ".join(methods) if len(methods) <= 12 else f"{len(methods)} " + ("tools" if mode == "tools" else
+                                                                                 "p5.brush methods")
+    if mode == "tools":
+        frame = "(0,0) top-left, angles in degrees"
+    else:  # a sketch gets that frame only from the skeleton (WEBGL's origin is the centre, p5's angles radians)
+        frame = "translate(-width/2, -height/2) puts (0,0) top-left, angleMode(DEGREES) makes angles degrees"
+    base = (f"Paint: {prompt}. " if prompt is not None else "") + f"Canvas {CANVAS}x{CANVAS}, {frame}. Methods: {listed}."
+    if mode == "tools":
+        return (f"{base} Call brush tools one step at a time; {max_steps} steps at most (the last one scores the "
+                "painting), or call finish when it is done.")
+    if mode == "revise":
+        return (f"{base} Write one p5.brush sketch; you will get its score and a critique, and may revise "
+                f"{revisions} time(s).")
     return f"{base} Write one whole p5.brush sketch."
 
 

@@ -97,6 +97,9 @@ class EnvSection(_Section):
                                   description="tools not offered to the policy (the compact `shape` tool covers them); "
                                               "every tool's schema is in the prompt of every turn")
     observation_chars: WholeNumber = Field(120, ge=40, description="cap on a tool result's text (it costs tokens)")
+    revise_observation_chars: WholeNumber = Field(
+        600, ge=40, description="the same cap in revise mode, whose results carry the critique the mode is for "
+                                "(at 120 characters none of it was left)")
     image_size: WholeNumber = Field(256, ge=32, le=2048,  # the bounds of the env's reset keyword image_size
                             description="size rollout images are scored and saved at (the painting, resampled), "
                                         "sent with every episode's reset: in-process and on env servers alike")

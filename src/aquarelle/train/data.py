@@ -249,8 +249,10 @@ def extract_sketch(completion_text: str) -> str:
 #: Bump when transcripts change, so cached warm starts trained on older ones are not reused.
 # 3: the task text after reset is no longer cut at env.observation_chars; 4: a tool result gives its warnings and
 # the steps left before the painting's summary (cut at 120 characters, they were lost), calls as JS (true, no None);
-# 5: a capped tool result ends at its last whole sentence
-TRANSCRIPT_VERSION = 5
+# 5: a capped tool result ends at its last whole sentence; 6: the task text lists the tools the class offers (shape,
+# not beginShape/vertex/endShape), steps left before warnings, a refused call says what it left, "Set ..." says
+# "nothing painted yet" only when nothing is
+TRANSCRIPT_VERSION = 6
 #: Calls that only affect strokes, and the calls that can switch a stroke on. In a space
 #: without the latter (hf10) the former never change the painting, and a small policy that
 #: copies them spends its few tool turns before it reaches a shape.

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .tool_env import public_tools
+
 
 class EnvTimer:
     """Wall seconds during which any environment work ran, since the last ``take()`` (thread-safe).
@@ -66,11 +68,6 @@ def _timed(fn: Any, timer: EnvTimer, is_tool: bool) -> Any:
     return wrapper
 
 
-def public_tools(cls: type) -> list[str]:
-    return [n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
-            if n not in ("reset", "get_reward") and not n.startswith("_")]
-
-
 def timed_class(base: type, timer: EnvTimer) -> type:
     """A subclass of the tool class whose tools and reset add to ``timer`` and with no ``get_reward`` column."""
     ns: dict[str, Any] = {"get_reward": None, "__doc__": base.__doc__, "__module__": base.__module__}
@@ -87,7 +84,8 @@ def env_class(mode: str, action_space: str, cfg: Any = None, **extra: Any) -> ty
     kwargs: dict[str, Any] = {"mode": mode, "action_space": action_space}
     if cfg is not None:
         kwargs.update(env_urls=list(cfg.env.urls) or None, max_steps=cfg.env.max_steps,
-                      revisions=cfg.env.revisions, obs_chars=cfg.env.observation_chars,
+                      revisions=cfg.env.revisions,
+                      obs_chars=cfg.env.revise_observation_chars if mode == "revise" else cfg.env.observation_chars,
                       reward_config=cfg.reward.reward_config() or None, image_size=cfg.env.image_size,
                       weights=cfg.reward.weights)
     kwargs.update(extra)

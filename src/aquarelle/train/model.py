@@ -30,15 +30,19 @@ SYSTEM_TOOLS = (
     "by calling the brush tools one call at a time: choose a colour with fill, soften it with fillBleed and "
     "fillTexture, paint shapes with shape or circle, and call finish when the painting is done."
 )
+#: The published skeleton, which the sandbox requires (setup() and draw(); WEBGL's origin is the canvas centre and
+#: p5's angles are radians until angleMode(DEGREES)).
+SKELETON = ("setup() creates a 600x600 WEBGL canvas, sets angleMode(DEGREES) and noLoop(); draw() translates by "
+            "(-width/2, -height/2) so (0,0) is the top-left, paints a background")
 SYSTEM_SKETCH = (
     "You are a watercolour painter who writes p5.brush code. Answer with one complete p5.js sketch in a "
-    "```js code block: setup() creates a 600x600 WEBGL canvas, sets angleMode(DEGREES), translates by "
-    "(-width/2, -height/2) so (0,0) is the top-left, paints a background, then paints with brush.fill, "
+    f"```js code block: {SKELETON}, then paints with brush.fill, "
     "brush.fillBleed, brush.fillTexture, brush.beginShape/vertex/endShape and brush.circle."
 )
 SYSTEM_REVISE = (
     "You are a watercolour painter who writes p5.brush code. Submit a complete p5.js sketch with the "
-    "submit_sketch tool, read the critique of the painting, and submit an improved sketch."
+    f"submit_sketch tool ({SKELETON}, then paints with brush calls), read the critique of the painting, and "
+    "submit an improved sketch."
 )
 SYSTEMS = {"tools": SYSTEM_TOOLS, "sketch": SYSTEM_SKETCH, "revise": SYSTEM_REVISE}
 

@@ -207,16 +207,18 @@ def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, bu
     safe = model.replace("/", "__").replace(os.sep, "__")
     out = cache_dir() / "warm" / (f"{safe}-{mode}-{action_space.replace(',', '+')}-s{cfg.steps}-b{cfg.batch_size}"
                                   f"-lr{cfg.learning_rate:g}-l{cfg.train_layers}-t{budget_tokens}")
-    if env_cls is None:
-        return out
     import hashlib
 
+    if env_cls is None:  # (sketch mode) what it learns from: the system prompt, the pool's sketches
+        sig = SYSTEMS.get(mode, "") + f"programs-v{PROGRAM_VERSION}"
+        return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
     sig = (json.dumps(tool_schemas(env_cls), sort_keys=True)
            # where the env runs changes no text it shows: env containers reuse the in-process warm start
            + json.dumps({k: v for k, v in getattr(env_cls, "_config", {}).items() if k != "env_urls"},
                         sort_keys=True, default=str)
            + f"transcripts-v{TRANSCRIPT_VERSION}-programs-v{PROGRAM_VERSION}"  # the pool's sketches' programs
-           + (f"-turns{turns}" if turns is not None and mode == "tools" else ""))
+           + (f"-turns{turns}" if turns is not None and mode == "tools" else "")
+           + SYSTEMS.get(mode, ""))  # every transcript opens with it
     return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
 
 

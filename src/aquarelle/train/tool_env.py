@@ -88,19 +88,43 @@ def shape(self, points: list[list[float]], curvature: float = 0.5, close: bool =
     """Paint one shape through the points with the current fill (beginShape, vertex..., endShape).
 
     Args:
-        points: The outline as a list of [x, y] pixel points (at least 3), (0,0) top-left of the 600x600 canvas.
+        points: The outline as a list of [x, y] pixel points (2 or more; 3 or more to enclose an area), (0,0) top-left of the 600x600 canvas.
         curvature: How rounded the outline is, from 0 (straight edges) to 1.
         close: Whether to close the outline back to the first point.
     """
     if not isinstance(points, list) or len(points) < 2:
         raise ToolError("shape: points must be a list of at least 2 [x, y] points")
-    calls = [{"method": "beginShape", "args": [curvature]}]
-    for p in points:
+    if len(points) > _max_shape_points():
+        raise ToolError(f"shape: at most {_max_shape_points()} points, got {len(points)}")
+    calls = [{"method": "beginShape", "args": [_checked("curvature", "beginShape", [curvature])[0]]}]
+    for i, p in enumerate(points):
         if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
-            raise ToolError(f"shape: each point must be [x, y], got {str(p)[:40]}")
-        calls.append({"method": "vertex", "args": list(p)})
-    calls.append({"method": "endShape", "args": [close]})  # not bool(): "false" closed the shape
+            raise ToolError(f"shape: points[{i}] must be [x, y], got {str(p)[:40]}")
+        calls.append({"method": "vertex", "args": _checked(f"points[{i}]", "vertex", list(p))})
+    # not bool(): "false" closed the shape
+    calls.append({"method": "endShape", "args": _checked("close", "endShape", [close])})
     return self._step({"calls": calls})
+
+
+def _max_shape_points() -> int:
+    """The most points one ``shape`` call takes: an action (and an episode) holds at most MAX_EPISODE_COMMANDS
+    calls, two of them beginShape and endShape."""
+    from aquarelle.env.models import MAX_EPISODE_COMMANDS
+
+    return MAX_EPISODE_COMMANDS - 2
+
+
+def _checked(what: str, method: str, args: list) -> list:
+    """``args`` of one call ``shape`` expands to, checked as the environment will check them, the error naming the
+    tool's own parameter (the policy called shape(points, curvature, close), never vertex or endShape)."""
+    from aquarelle.brush.commands import CommandError, validate
+
+    try:
+        validate(method, args)
+    except CommandError as e:
+        why = str(e).split(": ", 1)[-1] if str(e).startswith(f"{method}: ") else str(e)
+        raise ToolError(f"shape: {why}" if why.startswith(f"{what} ") else f"shape: {what}: {why}") from None
+    return args
 
 
 def finish(self) -> str:
@@ -112,7 +136,7 @@ def submit_sketch(self, code: str) -> str:
     """Submit a whole p5.brush sketch; it is run, rendered and scored.
 
     Args:
-        code: The complete p5.brush JavaScript sketch (setup with a 600x600 WEBGL canvas, then brush calls).
+        code: The complete p5.brush JavaScript sketch: setup() creates a 600x600 WEBGL canvas and sets angleMode(DEGREES); draw() translates by (-width/2, -height/2), then makes the brush calls.
     """
     if not isinstance(code, str) or not code.strip():
         raise ToolError("submit_sketch: code must be a non-empty string")
@@ -285,8 +309,15 @@ class _ToolEnvBase:
         self._obs = self._backend.reset(**kw)
         self._done, self._started, self.tool_errors, self.error = False, True, 0, None
         text = self._obs.text
-        if from_chat and text.startswith("Paint: "):  # the subject is already in the user message
-            text = text.split(". ", 1)[-1]
+        lead = f"Paint: {prompt}. "
+        if cfg["mode"] == "tools":  # the tools this class offers, not the space's methods (hide_tools, shape)
+            from aquarelle.env.environment import task_text
+
+            text = task_text("tools", [n for n in public_tools(type(self)) if n != "finish"],
+                             max_steps=int(self._obs.metadata.get("steps_left", cfg["max_steps"])), revisions=0,
+                             prompt=None if from_chat else prompt)
+        elif from_chat and text.startswith(lead):  # the subject is already in the user message
+            text = text[len(lead):]  # (not cut at its first ". ": "Mt. Fuji at dawn" left "Fuji at dawn. Canvas")
         # the task is not capped: it joins the prompt (not the completion budget ``obs_chars`` guards), and cut at
         # 120 characters it lost its step budget ("... 16 steps, then finish")
         return "\n\n" + text
@@ -312,11 +343,29 @@ class _ToolEnvBase:
         self._done = bool(obs.done)
         if obs.errors and not obs.done:
             self.tool_errors += 1
-            raise ToolError(self._cap("; ".join(obs.errors)))
+            raise ToolError(self._refusal(obs))
         text = self._cap(obs.text)
         if self._config.get("images") and obs.image_png_b64:
             return [{"type": "text", "text": text}, {"type": "image", "image": _pil(obs.image_png_b64)}]  # type: ignore[return-value]
         return text
+
+    def _refusal(self, obs: Any) -> str:
+        """A refused call's message: the errors, and (kept whole under the cap) what the refusal left, since it
+        used a step (a tools step) or a revision (revise) and the policy was told only the error."""
+        from aquarelle.brush.text import clip
+
+        meta = obs.metadata or {}
+        if "revisions_left" in meta:
+            tail = f" Revise: send a new sketch ({meta['revisions_left'] + 1} more allowed) or finish."
+        elif "steps_left" in meta and not any(e.startswith("infrastructure:") for e in obs.errors):
+            tail = f" {meta['steps_left']} steps left."
+        else:  # an infrastructure failure used no step
+            tail = ""
+        n = int(self._config.get("obs_chars", 400))
+        errors = "; ".join(obs.errors)
+        if not tail:
+            return clip(errors, n)
+        return clip(errors.rstrip(".") + ".", max(n - len(tail), 20)) + tail
 
     def _cap(self, text: str) -> str:
         """The text within ``obs_chars`` (a tool result costs completion tokens): without the painting's summary
@@ -411,6 +460,15 @@ class _ToolEnvBase:
             self._backend.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
+
+
+def public_tools(cls: type) -> list[str]:
+    """The tools TRL makes of a tool class: its public functions but reset and get_reward (a tool hidden by
+    setting it to None is none)."""
+    import inspect
+
+    return [n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+            if n not in ("reset", "get_reward") and not n.startswith("_")]
 
 
 def _subject(row: dict) -> tuple[str, bool]:
