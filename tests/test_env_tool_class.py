@@ -253,6 +253,7 @@ def test_the_shape_tools_errors_name_its_own_parameters():
             env.shape(*args)
         assert str(e.value) == msg
     assert env.state.steps_left == 39  # checked before the step: none used
+    assert env.tool_errors == 4  # but each counted, as the environment's refusals are
 
 
 def test_the_system_prompts_describe_the_skeleton_the_sandbox_requires():

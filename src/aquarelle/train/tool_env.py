@@ -92,6 +92,16 @@ def shape(self, points: list[list[float]], curvature: float = 0.5, close: bool =
         curvature: How rounded the outline is, from 0 (straight edges) to 1.
         close: Whether to close the outline back to the first point.
     """
+    try:
+        calls = _shape_calls(points, curvature, close)
+    except ToolError:
+        self.tool_errors += 1  # refused here, before the environment: still the policy's error
+        raise
+    return self._step({"calls": calls})
+
+
+def _shape_calls(points: Any, curvature: Any, close: Any) -> list[dict]:
+    """The calls ``shape`` expands to, each checked as the environment will check it."""
     if not isinstance(points, list) or len(points) < 2:
         raise ToolError("shape: points must be a list of at least 2 [x, y] points")
     if len(points) > _max_shape_points():
@@ -103,7 +113,7 @@ def shape(self, points: list[list[float]], curvature: float = 0.5, close: bool =
         calls.append({"method": "vertex", "args": _checked(f"points[{i}]", "vertex", list(p))})
     # not bool(): "false" closed the shape
     calls.append({"method": "endShape", "args": _checked("close", "endShape", [close])})
-    return self._step({"calls": calls})
+    return calls
 
 
 def _max_shape_points() -> int:
