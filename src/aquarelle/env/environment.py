@@ -356,7 +356,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         warned = ["Warning: " + "; ".join(warnings) + "."] if warnings else []
         if ep.steps_left == 0:
             return self._finish(ep, " ".join([text, "No steps left."] + warned), errors=errors)  # then the reward
-        parts = [text, f"{ep.steps_left} steps left."] + warned + [_so_far(ep)]
+        parts = [text, steps_left_text(ep.steps_left)] + warned + [_so_far(ep)]
         return self._obs(" ".join(parts), errors=errors or [], image=self._img(ep))
 
     def _finish(self, ep: Episode, text: str, errors: list[str] | None = None) -> WatercolourObservation:
@@ -409,8 +409,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             ep.revisions_left -= 1
             self._record(ep, res)
             # the score and what may come next first: a trainer caps a tool result, and the critique is the longest
-            text = (f"Score {_fmt(ep.reward)}. Revise: send a new sketch ({ep.revisions_left + 1} more allowed) or "
-                    f"finish. {_sketch_text(ep, res)} Critique: {_critique(res).rstrip('.')}.")
+            text = (f"Score {_fmt(ep.reward)}. {revise_text(ep.revisions_left)} {_sketch_text(ep, res)} "
+                    f"Critique: {_critique(res).rstrip('.')}.")
             return self._obs(text, errors=_errors(res), image=self._img(ep, final=True), breakdown=ep.breakdown)
         return self._final(ep, res, _sketch_text(ep, res))
 
@@ -583,6 +583,16 @@ def _so_far(ep: Episode) -> str:
     now = f"fill {fill.color} opacity {fill.opacity:g}" if fill.active else "no fill"
     return (f"{SUMMARY_LEAD}{s['shapes']} shape(s), {len(cols)} colour(s)"
             + (f" ({', '.join(cols[:6])}{'...' if len(cols) > 6 else ''})" if cols else "") + f"; {now}.")
+
+
+def steps_left_text(steps_left: int) -> str:
+    """What a tools step says of its budget (public: the tool class ends a refused call's error with it)."""
+    return f"{steps_left} steps left."
+
+
+def revise_text(revisions_left: int) -> str:
+    """What a revise result says may come next (public: the tool class ends a refused sketch's error with it)."""
+    return f"Revise: send a new sketch ({revisions_left + 1} more allowed) or finish."
 
 
 def _task_text(ep: Episode) -> str:

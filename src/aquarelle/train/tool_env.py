@@ -106,13 +106,15 @@ def _shape_calls(points: Any, curvature: Any, close: Any) -> list[dict]:
         raise ToolError("shape: points must be a list of at least 2 [x, y] points")
     if len(points) > _max_shape_points():
         raise ToolError(f"shape: at most {_max_shape_points()} points, got {len(points)}")
-    calls = [{"method": "beginShape", "args": [_checked("curvature", "beginShape", [curvature])[0]]}]
+    _check("curvature", "beginShape", [curvature])
+    calls = [{"method": "beginShape", "args": [curvature]}]
     for i, p in enumerate(points):
         if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
             raise ToolError(f"shape: points[{i}] must be [x, y], got {str(p)[:40]}")
-        calls.append({"method": "vertex", "args": _checked(f"points[{i}]", "vertex", list(p))})
-    # not bool(): "false" closed the shape
-    calls.append({"method": "endShape", "args": _checked("close", "endShape", [close])})
+        _check(f"points[{i}]", "vertex", list(p))
+        calls.append({"method": "vertex", "args": list(p)})
+    _check("close", "endShape", [close])
+    calls.append({"method": "endShape", "args": [close]})  # not bool(): "false" closed the shape
     return calls
 
 
@@ -124,7 +126,7 @@ def _max_shape_points() -> int:
     return MAX_EPISODE_COMMANDS - 2
 
 
-def _checked(what: str, method: str, args: list) -> list:
+def _check(what: str, method: str, args: list) -> None:
     """``args`` of one call ``shape`` expands to, checked as the environment will check them, the error naming the
     tool's own parameter (the policy called shape(points, curvature, close), never vertex or endShape)."""
     from aquarelle.brush.commands import CommandError, validate
@@ -134,7 +136,6 @@ def _checked(what: str, method: str, args: list) -> list:
     except CommandError as e:
         why = str(e).split(": ", 1)[-1] if str(e).startswith(f"{method}: ") else str(e)
         raise ToolError(f"shape: {why}" if why.startswith(f"{what} ") else f"shape: {what}: {why}") from None
-    return args
 
 
 def finish(self) -> str:
@@ -363,12 +364,13 @@ class _ToolEnvBase:
         """A refused call's message: the errors, and (kept whole under the cap) what the refusal left, since it
         used a step (a tools step) or a revision (revise) and the policy was told only the error."""
         from aquarelle.brush.text import clip
+        from aquarelle.env.environment import revise_text, steps_left_text
 
         meta = obs.metadata or {}
         if "revisions_left" in meta:
-            tail = f" Revise: send a new sketch ({meta['revisions_left'] + 1} more allowed) or finish."
+            tail = " " + revise_text(meta["revisions_left"])
         elif "steps_left" in meta and not any(e.startswith("infrastructure:") for e in obs.errors):
-            tail = f" {meta['steps_left']} steps left."
+            tail = " " + steps_left_text(meta["steps_left"])
         else:  # an infrastructure failure used no step
             tail = ""
         n = int(self._config.get("obs_chars", 400))
