@@ -363,7 +363,7 @@ def test_incremental_renders_take_the_seed_as_the_full_render_does():
 
     prog = Program.from_calls([("fill", ["#d7263d", 200]), ("circle", [300, 300, 120])])
     for seed in (-5, 2**50 + 3, 7):
-        got = incremental.render_incremental(f"seed-test-{seed}", prog, seed)
+        got, _ = incremental.render_incremental(f"seed-test-{seed}", prog, seed)
         assert np.array_equal(got, render_program(prog, seed=seed)), seed
         incremental._CACHE.clear()
 
@@ -573,3 +573,44 @@ def test_reward_models_are_kept_per_config_and_per_what_it_reads_from_the_enviro
     monkeypatch.setenv("AQUARELLE_JUDGE_URL", "http://127.0.0.1:9/v1")  # the same config now names another judge
     other = reward_model(None)
     assert other is not default and other.config.resolved_judge_url() == "http://127.0.0.1:9/v1"
+
+
+def test_incremental_renders_say_whether_the_steps_calls_changed_a_pixel():
+    """Coverage cannot tell a call that painted nothing (a circle enclosing the canvas) from one painted over
+    painted ground; the kept canvas can. Asked after a cache miss, or after a step that painted past ``since``
+    (a replayed episode), the answer is the same."""
+    import numpy as np
+
+    from aquarelle.brush import Program
+    from aquarelle.env import incremental
+    from aquarelle.render import render_program
+
+    calls = [("fill", ["#d7263d", 200]), ("circle", [300, 300, 120]), ("circle", [300, 300, 5000]),
+             ("circle", [100, 100, 40])]
+    progs = [Program.from_calls(calls[:n]) for n in range(1, 5)]
+    want = [None, True, False, True]  # the fill itself is never asked about (a setting renders nothing)
+    try:
+        for n in (2, 3, 4):  # step by step, each asking about its own call
+            img, changed = incremental.render_incremental("changed-1", progs[n - 1], 3, since=n - 1)
+            assert changed is want[n - 1], n
+            assert np.array_equal(img, render_program(progs[n - 1], seed=3))
+        for n in (2, 3, 4):  # each step on a cold cache: the image before is painted to compare
+            incremental._CACHE.clear()
+            assert incremental.render_incremental("changed-2", progs[n - 1], 3, since=n - 1)[1] is want[n - 1], n
+        incremental.render_incremental("changed-3", progs[3], 3)  # painted past since: painted again to see it
+        img, changed = incremental.render_incremental("changed-3", progs[2], 3, since=2)
+        assert changed is False and np.array_equal(img, render_program(progs[2], seed=3))
+        assert incremental.render_incremental("changed-3", progs[2], 3, since=3)[1] is False  # nothing new
+        assert incremental.render_incremental("changed-4", progs[1], 3)[1] is None  # not asked
+    finally:
+        incremental._CACHE.clear()
+
+
+def test_a_tools_step_that_changes_no_pixel_warns_once(env):
+    env.reset(mode="tools", max_steps=6, action_space="full", seed=2)
+    env.step(WatercolourAction(calls=[{"method": "fill", "args": ["#112233", 200]}]))
+    obs = env.step(WatercolourAction(calls=[{"method": "circle", "args": [300, 300, 3000]},
+                                            {"method": "circle", "args": [300, 300, 4000]}]))
+    assert obs.errors == [] and "Warning: these 2 calls changed no pixel." in obs.text
+    obs = env.step(WatercolourAction(calls=[{"method": "circle", "args": [720, 400, 60]}]))
+    assert "circle lies off" in obs.text and "changed no pixel" not in obs.text  # one warning says it

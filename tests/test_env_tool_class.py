@@ -305,3 +305,57 @@ def test_a_setting_after_paint_does_not_say_nothing_is_painted():
     env.circle(300, 300, 100)
     out = env.noFill()
     assert out.startswith("Set noFill(). Coverage 9") and "nothing painted" not in out
+
+
+def test_a_call_that_changes_no_pixel_is_said_to_and_the_last_step_is_one():
+    """A circle enclosing the whole canvas paints nothing (in p5.brush too), and the policy was told only
+    "Painted circle(...) ... (+0.0 pts)", as for a shape painted over painted ground; the steps ran down to
+    "1 steps left."."""
+    env = make_tool_env(mode="tools", action_space="full", max_steps=5)()
+    env.reset(prompt="a red apple", seed=1)
+    env.fill("#d7263d", 200)
+    out = env.circle(300, 300, 2000)
+    assert "Warning: circle changed no pixel." in out and "3 steps left." in out
+    out = env.circle(300, 300, 100)
+    assert "changed no pixel" not in out and "Coverage 7" in out
+    out = env.arc(300, 300, 100, 0, 360)
+    assert out.startswith("Painted arc(300, 300, 100, 0, 360).") and "1 step left. Warning: arc changed no pixel." in out
+
+
+def test_tool_parameters_name_their_defaults_and_bounds():
+    """TRL's schema marks a parameter optional but carries no default: a bare fillTexture() set 0.4 and 0.4, under
+    p5.brush's starting 0.8 and 0.5, unseen; circle's irregularity and a brush's weight had bounds only in errors."""
+    tools = type(make_tool_env(action_space="full")())
+    tex = get_json_schema(tools.fillTexture)["function"]
+    assert "0.8 and 0.5 until it is first called" in tex["description"]
+    assert [p["description"] for p in tex["parameters"]["properties"].values()] == [
+        "a number from 0 to 1 (default 0.4).", "a number from 0 to 1 (default 0.4).", "true or false (default true)."]
+    props = get_json_schema(tools.circle)["function"]["parameters"]["properties"]
+    assert props["irregularity"]["description"].endswith("-10 to 10 (default 0).") and "default" not in props["r"]["description"]
+    assert get_json_schema(tools.fillBleed)["function"]["parameters"]["properties"]["direction"]["description"] \
+        == '"out" or "in" (default "out").'
+    assert "up to 1000" in get_json_schema(tools.add)["function"]["parameters"]["properties"]["params"]["description"]
+    env = tools()
+    env.reset(prompt="a boat", seed=1)
+    with pytest.raises(ToolError, match="irregularity must be in -10 to 10"):
+        env.circle(300, 300, 50, 11)
+    from aquarelle.brush import PaintState, validate
+
+    state = PaintState()
+    assert (state.fill.texture, state.fill.border) == (0.8, 0.5)  # what the description says of before any call
+    state.apply(validate("fillTexture", []))
+    assert (state.fill.texture, state.fill.border, state.fill.scatter) == (0.4, 0.4, True)
+
+
+def test_the_sketch_prompts_say_what_scores_0_and_it_does():
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.train.model import SYSTEMS
+
+    for mode in ("sketch", "revise"):
+        assert "draws with p5 itself (ellipse, rect, text) scores 0" in SYSTEMS[mode]
+        assert "brush methods the task lists and background" in SYSTEMS[mode]
+    head = "function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\nfunction draw() { translate(-width / 2, -height / 2); background('#fffaf0'); "
+    assert run_sketch(head + "brush.fill('#3a7bd5', 120); brush.circle(300, 300, 80); }", action_space="hf10").ok
+    for body in ("ellipse(300, 300, 80, 80); }", "rect(10, 10, 80, 80); }", "text('hi', 10, 10); }",
+                 "brush.fill('#3a7bd5', 120); brush.rect(10, 10, 80, 80); }"):
+        assert run_sketch(head + body, action_space="hf10").violations, body

@@ -514,7 +514,7 @@ _spec("noFill", "fill", "state", doc="Disable the watercolour fill.")
 _spec("fillBleed", "fill", "state", P("strength", "unit"), P("direction", "direction", "out"), P("angle", "angle|null", None),
       doc="Bleed strength 0-1, 'out' or 'in', optional direction angle.")
 _spec("fillTexture", "fill", "state", P("texture", "unit", 0.4), P("border", "unit", 0.4), P("scatter", "bool", True),
-      doc="Texture and darker-border strengths 0-1.")
+      doc="Texture and darker-border strengths 0-1 (0.8 and 0.5 until it is first called).")
 _spec("wash", "fill", "state", P("color", "color"), P("opacity", "opacity", 150), doc="Flat wash fill.",
       custom=lambda a: _color_opacity("wash", a, 150, False))
 _spec("noWash", "fill", "state", doc="Disable the wash.")

@@ -320,7 +320,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             res = self._runner.evaluate(EvalRequest(
                 mode="tools", program=Program(seed=ep.seed, commands=ep.commands + new, width=CANVAS,
                                               height=CANVAS).to_json(),
-                seed=ep.seed, want_png=want, size=ep.step_size, episode=ep.episode_id))
+                seed=ep.seed, want_png=want, size=ep.step_size, episode=ep.episode_id, since=len(ep.commands)))
             if res.infra_error:  # ours, not the policy's: the step is not used up
                 ep.step_count -= 1
                 return self._after_call(ep, f"Not applied (no step used): the renderer failed ({res.infra_error}).",
@@ -330,6 +330,11 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             ep.coverage = res.coverage or 0.0
             if res.png is not None:
                 ep.png_b64 = b64(res.png)
+            if drew and res.changed is False and not warnings:
+                # coverage cannot say it (a shape over painted ground adds none): a circle enclosing the canvas,
+                # an arc of 360 degrees or a 0 x 0 rect paints nothing, in p5.brush too
+                warnings.append(f"{drew[0].method} changed no pixel" if len(drew) == 1 else
+                                f"these {len(drew)} calls changed no pixel")
         ep.state, ep.commands, ep.values = state, ep.commands + new, values
         if not new:
             head = "Looked at the canvas (no calls)."
@@ -587,7 +592,7 @@ def _so_far(ep: Episode) -> str:
 
 def steps_left_text(steps_left: int) -> str:
     """What a tools step says of its budget (public: the tool class ends a refused call's error with it)."""
-    return f"{steps_left} steps left."
+    return f"{steps_left} step{'' if steps_left == 1 else 's'} left."
 
 
 def revise_text(revisions_left: int) -> str:

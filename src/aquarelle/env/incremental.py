@@ -32,13 +32,26 @@ class _Entry:
         self.state = PaintState()
         self.cmds: list = []
         self.key = (width, height, seed)
+        self.digest: bytes | None = None  # of the last image given out
+        self.dirty = False                # painted since that image
+
+
+def _digest(img: Any) -> bytes:
+    import hashlib
+
+    import numpy as np
+
+    return hashlib.blake2b(np.ascontiguousarray(img).tobytes(), digest_size=16).digest()
 
 
 _CACHE: "OrderedDict[str, _Entry]" = OrderedDict()
 
 
-def render_incremental(episode: str, program: Any, seed: int) -> Any:
-    """The image of ``program`` (H x W x 3 uint8), painting only what the cached painter has not painted."""
+def render_incremental(episode: str, program: Any, seed: int, since: int | None = None) -> tuple[Any, bool | None]:
+    """The image of ``program`` (H x W x 3 uint8), painting only what the cached painter has not painted, and
+    whether the commands from index ``since`` on changed any pixel of the image of those before (None when
+    ``since`` is None). A shape can paint no pixel with every colour on (one enclosing the whole canvas, an arc
+    of 360 degrees, a 0 x 0 rect: p5.brush paints none either), and coverage cannot say so; the policy is told."""
     from aquarelle.brush import CommandError
     from aquarelle.render import RenderError
 
@@ -47,8 +60,16 @@ def render_incremental(episode: str, program: Any, seed: int) -> Any:
     cmds = program.commands
     if entry is None or entry.key != key or entry.cmds != cmds[: len(entry.cmds)]:
         entry = _Entry(program.width, program.height, seed)
+    if since is not None and not 0 <= since <= len(cmds):
+        since = None
+    if since is not None and len(entry.cmds) > since:  # painted past it (a replayed step): start again to see it
+        entry = _Entry(program.width, program.height, seed)
+    before = None
     try:
         for i in range(len(entry.cmds), len(cmds)):
+            if i == since:
+                fresh = entry.digest is not None and not entry.dirty
+                before = entry.digest if fresh else _digest(copy.deepcopy(entry.painter.mix).finish())
             c = cmds[i]
             if c.method == "seed":
                 entry.painter.reseed(c.args[0])
@@ -60,14 +81,19 @@ def render_incremental(episode: str, program: Any, seed: int) -> Any:
                 raise RenderError(f"command {i}: {e}") from None
             if op is not None:
                 entry.painter.paint(op)
+                entry.dirty = True
             entry.cmds.append(c)
         img = copy.deepcopy(entry.painter.mix).finish()
     except BaseException:
         raise  # the entry is dropped: a half-painted canvas is never reused
+    entry.digest, entry.dirty = _digest(img), False
+    if since is not None and since == len(cmds):
+        before = entry.digest  # nothing new
+    changed = None if before is None else entry.digest != before
     _CACHE[episode] = entry
     while len(_CACHE) > MAX_EPISODES:
         _CACHE.popitem(last=False)
-    return img
+    return img, changed
 
 
 def forget(episode: str) -> None:

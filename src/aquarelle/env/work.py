@@ -38,6 +38,7 @@ class EvalRequest:
     n_calls: int | None = None
     prompt: str | None = None
     episode: str | None = None  # tools mode: paint incrementally on this episode's kept canvas
+    since: int | None = None    # tools mode: the commands before this step's, to say whether the step changed a pixel
     forget: bool = False        # the episode is over: drop its kept canvas after this job
     fault: str | None = None    # the sketch's fault, found before it ran (not valid Unicode): gate 0, no sandbox
 
@@ -50,6 +51,7 @@ class EvalResult:
     render_error: str | None = None       # the program's fault (RenderError)
     infra_error: str | None = None        # ours: worker died, renderer missing, scorer down
     coverage: float | None = None
+    changed: bool | None = None           # tools mode: whether the step's calls changed any pixel (None: unknown)
     png: bytes | None = None
     reward: dict | None = None            # RewardResult.model_dump()
     ms: dict[str, float] = field(default_factory=dict)
@@ -169,7 +171,7 @@ def _evaluate(req: EvalRequest, out: EvalResult, reward_config: Any) -> None:
 
         t = time.perf_counter()
         try:
-            img = _render(req, program, render_program)
+            img, out.changed = _render(req, program, render_program)
         except RenderError as e:
             out.render_error = str(e).splitlines()[0] if str(e) else "render failed"
         out.ms["render"] = (time.perf_counter() - t) * 1000
@@ -218,7 +220,7 @@ def fast_coverage(img: Any, background: tuple[int, int, int]) -> float:
     return float(np.count_nonzero(painted)) / float(painted.size)
 
 
-def _render(req: EvalRequest, program: Any, render_program: Any) -> Any:
+def _render(req: EvalRequest, program: Any, render_program: Any) -> tuple[Any, bool | None]:
     """Incremental for a tools episode (same pixels, only new calls painted), else a full render. Both paint
     the program's own canvas with the program's own seed (the episode's, unless a sketch opens with its own
     ``randomSeed``: p5.brush, the exported sketch and ``aquarelle render`` paint with that one, and the run
@@ -231,16 +233,16 @@ def _render(req: EvalRequest, program: Any, render_program: Any) -> Any:
         from . import incremental
 
         try:
-            img = resample(incremental.render_incremental(req.episode, program, seed), req.size)
+            img, changed = incremental.render_incremental(req.episode, program, seed, req.since)
+            return resample(img, req.size), changed
         except RenderError:
             raise
         except Exception:  # noqa: BLE001 - the renderer's internals moved: a full render is always right
-            img = render_program(program, size=req.size, seed=seed)
+            return render_program(program, size=req.size, seed=seed), None
         finally:
             if req.forget:
                 incremental.forget(req.episode)
-        return img
-    return render_program(program, size=req.size, seed=seed)
+    return render_program(program, size=req.size, seed=seed), None
 
 
 # --------------------------------------------------------------------------- runners

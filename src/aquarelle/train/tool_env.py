@@ -44,14 +44,14 @@ _DESC = {
     "pos": "a positive number", "num": "a number", "unit": "a number from 0 to 1", "unit2": "pressure, 0 to 2",
     "opacity": "opacity from 0 to 255", "coord": "pixels on the 600x600 canvas, (0,0) top-left",
     "length": "a length in pixels", "radius": "radius in pixels", "angle": "degrees", "irregularity":
-    "0 for a clean circle, more for a hand-drawn one", "seed": "an integer seed",
+    "0 for a clean circle, more for a hand-drawn one, -10 to 10", "seed": "an integer seed",
     "color": 'a colour: "#rrggbb" hex or a CSS name', "name": "a name", "direction": '"out" or "in"',
     "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false",
     "close": "true or false",
     "angle|null": "degrees, or null for none", "points": "a list of [x, y] points",
     "polygons": "a list of polygons, each a list of [x, y] points", "region": "[x1, y1, x2, y2]",
     "hatchopts": "options {rand, continuous, gradient}", "massopts": "options {precision, strength, gradient, outline}",
-    "brushparams": "brush parameters {type, weight, ...}", "grid": "a grid of angles in degrees",
+    "brushparams": "brush parameters {type, weight (up to 1000), ...}", "grid": "a grid of angles in degrees",
 }
 
 
@@ -67,12 +67,24 @@ def _tool_source(spec: Any) -> str:
             d = p.default if isinstance(p.default, (int, float, str, bool)) or p.default is None else None
             params.append(f"{p.name}: {t} | None = {d!r}" if d is None and "None" not in t else f"{p.name}: {t} = {d!r}")
         args.append(p.name)
-        docs.append(f"            {p.name}: {p.doc or _DESC.get(p.kind, p.kind)}.")
+        docs.append(f"            {p.name}: {p.doc or _DESC.get(p.kind, p.kind)}{_default_text(p)}.")
     sig = ", ".join(["self"] + params)
     doc = spec.doc.rstrip(".") + "." if spec.doc else f"p5.brush {spec.name}."
     body_doc = f'"""{doc}\n\n        Args:\n' + "\n".join(docs) + '\n        """' if docs else f'"""{doc}"""'
     return (f"def {spec.name}({sig}) -> str:\n        {body_doc}\n"
             f"        return self._call({spec.name!r}, [{', '.join(args)}])\n")
+
+
+def _default_text(p: Any) -> str:
+    """The default a tool's parameter takes when left out, said in its description: TRL's JSON schema marks a
+    parameter optional but carries no default, so a bare ``fillTexture()`` lowered the texture unseen."""
+    from aquarelle.brush.commands import REQUIRED
+
+    d = p.default
+    if d is REQUIRED or d is None or not isinstance(d, (int, float, str, bool)) or "default" in p.doc:
+        return ""
+    shown = ("true" if d else "false") if isinstance(d, bool) else (f'"{d}"' if isinstance(d, str) else f"{d:g}")
+    return f" (default {shown})"
 
 
 def _make_brush_tool(spec: Any) -> Any:
