@@ -359,3 +359,28 @@ def test_the_sketch_prompts_say_what_scores_0_and_it_does():
     for body in ("ellipse(300, 300, 80, 80); }", "rect(10, 10, 80, 80); }", "text('hi', 10, 10); }",
                  "brush.fill('#3a7bd5', 120); brush.rect(10, 10, 80, 80); }"):
         assert run_sketch(head + body, action_space="hf10").violations, body
+
+
+def test_angle_descriptions_say_the_sense_the_renderer_paints():
+    """An angle was only "degrees": on a y-down canvas a policy could not tell which way 90 points."""
+    import numpy as np
+
+    from aquarelle.brush import Program
+    from aquarelle.render import render_program
+
+    tools = type(make_tool_env(action_space="full")())
+    arc = get_json_schema(tools.arc)["function"]
+    assert "counter-clockwise on screen" in arc["description"] and "360 degrees draws nothing" in arc["description"]
+    assert arc["parameters"]["properties"]["start"]["description"] == \
+        "degrees, counter-clockwise on screen (0 points right, 90 up)."
+
+    def centre(*calls):
+        img = render_program(Program.from_calls([("set", ["pen", "black", 3]), *calls]), seed=1).astype(int)
+        ys, xs = np.nonzero((255 - img).sum(2) > 60)
+        return (xs.mean(), ys.mean()) if len(xs) else None
+
+    x, y = centre(("flowLine", [300, 300, 200, 90]))
+    assert abs(x - 300) < 5 and y < 250  # 90 is up
+    x, y = centre(("arc", [300, 300, 200, 0, 90]))
+    assert x > 350 and y < 250  # from the right, up: the upper right quarter
+    assert centre(("arc", [300, 300, 200, 30, 390])) is None

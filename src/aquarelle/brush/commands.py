@@ -546,7 +546,7 @@ _spec("rect", "primitives", "draw", P("x", "coord"), P("y", "coord"), P("w", "le
 _spec("circle", "primitives", "draw", P("x", "coord"), P("y", "coord"), P("r", "radius"), P("irregularity", "irregularity", 0),
       doc="Circle of radius r; irregularity > 0 makes it hand-drawn.")
 _spec("arc", "primitives", "draw", P("x", "coord"), P("y", "coord"), P("r", "radius"), P("start", "angle"), P("end", "angle"),
-      doc="Stroke an arc from start to end angle.")
+      doc="Stroke an arc from start to end angle, counter-clockwise on screen (a whole 360 degrees draws nothing).")
 _spec("beginShape", "primitives", "shape", P("curvature", "unit", 0), doc="Start a shape (curvature 0-1).")
 _spec("vertex", "primitives", "shape", P("x", "coord"), P("y", "coord"), P("pressure", "unit2", 1), doc="Add a vertex to the shape.")
 _spec("endShape", "primitives", "draw", P("close", "close", False),

@@ -252,7 +252,8 @@ def extract_sketch(completion_text: str) -> str:
 # 5: a capped tool result ends at its last whole sentence; 6: the task text lists the tools the class offers (shape,
 # not beginShape/vertex/endShape), steps left before warnings, a refused call says what it left, "Set ..." says
 # "nothing painted yet" only when nothing is; 7: "1 step left.", a step whose calls change no pixel says so, tool
-# parameters name their defaults, the sketch and revise system prompts say what scores 0
+# parameters name their defaults (and angles their sense: no hf10 tool takes one), the sketch and revise system
+# prompts say what scores 0
 TRANSCRIPT_VERSION = 7
 #: Calls that only affect strokes, and the calls that can switch a stroke on. In a space
 #: without the latter (hf10) the former never change the painting, and a small policy that

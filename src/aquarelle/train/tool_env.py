@@ -43,7 +43,8 @@ _PY_TYPE = {
 _DESC = {
     "pos": "a positive number", "num": "a number", "unit": "a number from 0 to 1", "unit2": "pressure, 0 to 2",
     "opacity": "opacity from 0 to 255", "coord": "pixels on the 600x600 canvas, (0,0) top-left",
-    "length": "a length in pixels", "radius": "radius in pixels", "angle": "degrees", "irregularity":
+    "length": "a length in pixels", "radius": "radius in pixels",
+    "angle": "degrees, counter-clockwise on screen (0 points right, 90 up)", "irregularity":
     "0 for a clean circle, more for a hand-drawn one, -10 to 10", "seed": "an integer seed",
     "color": 'a colour: "#rrggbb" hex or a CSS name', "name": "a name", "direction": '"out" or "in"',
     "stroketype": '"curve" or "segments"', "rectmode": '"corner" or "center"', "bool": "true or false",
