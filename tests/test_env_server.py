@@ -84,13 +84,17 @@ def test_tools_mode_end_to_end(server):
         r = env.step({"calls": []})  # a dict works too; a no-op look
         assert r.observation.errors == [] and "Looked" in r.observation.text and r.observation.coverage == painted
 
+        # a circle enclosing the canvas paints nothing: the pool worker's answer reaches the policy as a warning
+        r = env.step(WatercolourAction(calls=[{"method": "circle", "args": [300, 300, 5000]}]))
+        assert "Warning: circle changed no pixel." in r.observation.text and r.observation.coverage == painted
+
         r = env.step(WatercolourAction(finish=True))
         assert r.done and r.reward is not None and r.reward > 0
         assert {"gate", "length", "judge", "preference"} <= set(r.observation.breakdown)
         png = base64.b64decode(r.observation.image_png_b64)
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         st = env.state()
-        assert st.done and [c["method"] for c in st.program["commands"]] == ["fill", "circle"]
+        assert st.done and [c["method"] for c in st.program["commands"]] == ["fill", "circle", "circle"]
         # the judge's pairs and how many flipped with their order (eval's position-bias rate) reach the client
         assert st.judge_pairs and 0 <= st.judge_position_bias <= st.judge_pairs
 
