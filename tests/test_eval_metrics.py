@@ -269,7 +269,32 @@ def test_policy_comparison_win_rate(tmp_path):
     s = load_samples(path / "eval_samples.jsonl")
     cmp_ = metrics.policy_comparison([r for r in s if r.policy == "trained"], [r for r in s if r.policy == "start"])
     assert cmp_["win_rate"] == 1.0 and cmp_["improvement"] > 0.3 and cmp_["prompts"] == 2
+    assert (cmp_["better"], cmp_["level"], cmp_["worse"]) == (2, 0, 0)
     assert metrics.policy_comparison([], [])["reason"]
+
+
+def test_a_tie_is_said_as_a_tie_not_as_half_a_win():
+    """The demo's two held-out prompts: better on one, both 0 on the other. The verdict said "better on 75% of
+    prompts" (ties count half in the rate); two ties at 0 read "better on 50%"."""
+    from aquarelle.eval import verdicts
+
+    def r(pid, reward, policy):
+        return Rollout.from_dict({"step": 0, "prompt": pid, "reward": reward, "policy": policy})
+
+    trained = [r("a", 0.45, "trained"), r("b", 0.0, "trained")]
+    start = [r("a", 0.07, "start"), r("b", 0.0, "start")]
+    cmp_ = metrics.policy_comparison(trained, start)
+    assert cmp_["win_rate"] == 0.75 and (cmp_["better"], cmp_["level"], cmp_["worse"]) == (1, 1, 0)
+    ev = {"heldout": {"holds": True, "trained_vs_start": cmp_, "heldout": {"reward": 0.2}, "train": {"reward": 0.1},
+                      "gap": {"reward": -0.1}, "margin": 0.05}}
+    text = verdicts.heldout(ev)["text"]
+    assert "better on 1 of 2 prompts, worse on 0, level on 1." in text and "75%" not in text
+    cmp_ = metrics.policy_comparison([r("a", 0.0, "trained")] * 2, [r("a", 0.0, "start")])
+    ev["heldout"]["trained_vs_start"] = cmp_
+    assert "better on 0 of 1 prompts, worse on 0, level on 1." in verdicts.heldout(ev)["text"]
+    old = {k: v for k, v in cmp_.items() if k not in ("better", "level", "worse")}  # an eval.json from before
+    ev["heldout"]["trained_vs_start"] = old
+    assert "better on 50% of prompts (ties count half)." in verdicts.heldout(ev)["text"]
 
 
 def test_rollout_parsing_is_lenient():

@@ -689,8 +689,11 @@ def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> d
     t_mean = _mean(float(np.mean(t_by[p])) for p in common)
     s_mean = _mean(float(np.mean(s_by[p])) for p in common)
     diffs = [float(np.mean(t_by[p]) - np.mean(s_by[p])) for p in common]
+    # the counts beside the rate: with ties at half, two prompts where both policies scored 0 read "better on 50%"
     return {"prompts": len(common), "trained_reward": _round(t_mean), "start_reward": _round(s_mean),
             "improvement": _round(_delta(s_mean, t_mean)), "win_rate": _round(_mean(wins)),
+            "better": sum(w == 1.0 for w in wins), "level": sum(w == 0.5 for w in wins),
+            "worse": sum(w == 0.0 for w in wins),
             "improvement_ci": improvement_interval(diffs),
             "reason": None if common else "no prompt has scored samples from both policies"}
 

@@ -266,7 +266,9 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 <div class="scroll">{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}</div>
 {_table([("trained minus start, reward", vs.get('improvement')),
          ("its 95% interval (bootstrap over prompts)", " to ".join(f"{v:+.3f}" for v in vs["improvement_ci"]) if vs.get("improvement_ci") else None),
-         ("held-out prompts the trained policy wins", vs.get('win_rate')),
+         ("held-out prompts the trained policy wins (ties count half)", vs.get('win_rate')),
+         ("held-out prompts better / level / worse", " / ".join(str(vs[k]) for k in ("better", "level", "worse"))
+          if vs.get("better") is not None else None),
          ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("held-out reward within the margin of training's (see the verdict)", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {heldout_gallery(run, samples)}

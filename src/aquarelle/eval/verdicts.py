@@ -107,6 +107,15 @@ def diverse(ev: dict[str, Any]) -> dict[str, str]:
     return {"answer": "yes", "text": f"Yes: {nums}."}
 
 
+def _wins(vs: dict[str, Any]) -> str:
+    """Prompts by prompt, as counts: a rate with ties at half said "better on 75%" of two prompts, one a tie at 0.
+    (An eval.json written before the counts has only the rate.)"""
+    if vs.get("better") is None:
+        return f"better on {_pct(vs['win_rate'])} of prompts (ties count half)"
+    level = f", level on {vs['level']}" if vs["level"] else ""
+    return f"better on {vs['better']} of {vs['prompts']} prompts, worse on {vs['worse']}{level}"
+
+
 def heldout(ev: dict[str, Any]) -> dict[str, str]:
     h = ev.get("heldout") or {}
     vs = h.get("trained_vs_start") or {}
@@ -117,8 +126,7 @@ def heldout(ev: dict[str, Any]) -> dict[str, str]:
                   + ("so it is real" if ci[0] > 0 else "so it may be chance" if ci[1] >= 0 else "so it got worse")
                   if ci else f"; too few prompts ({vs.get('prompts', 0)}) for an interval")
         cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
-                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), better on {_pct(vs['win_rate'])} "
-                "of prompts.")
+                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), {_wins(vs)}.")
     if h.get("holds") is None:
         why = "; ".join(f"{k} ({n}x)" for k, n in ((ev.get("sampling") or {}).get("unscored_reasons") or {}).items())
         why = f" Unscored samples: {why}." if why else ""
