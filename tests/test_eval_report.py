@@ -170,3 +170,11 @@ def test_compare_and_report_escape_what_a_run_folder_and_its_config_say(tmp_path
     assert hostile not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     page = write_report(b, tmp_path / "report.html").read_text()
     assert hostile not in page
+
+
+def test_a_change_that_rounds_to_nothing_is_not_written_as_a_fall():
+    """The demo's report wrote the length term's change of contribution as "-0.000"."""
+    from aquarelle.eval.report import _fmt
+
+    assert [_fmt(x) for x in (-0.0001, -0.0, 0.0004, -0.0006, -10.0)] == ["0.000", "0.000", "0.000", "-0.001", "-10.000"]
+    assert _fmt([-0.0002, 0.5]) == "0.000 &rarr; 0.500"

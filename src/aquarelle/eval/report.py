@@ -38,7 +38,7 @@ def _fmt(v: Any, nd: int = 3) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):
-        return f"{v:.{nd}f}"
+        return f"{round(v, nd) + 0.0:.{nd}f}"  # + 0.0 turns -0.0 into 0.0: "-0.000" read as a fall where nothing moved
     if isinstance(v, list):
         return " &rarr; ".join(_fmt(x, nd) for x in v)
     if isinstance(v, dict):
