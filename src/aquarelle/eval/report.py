@@ -251,7 +251,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
     # the held-out section
     pol_rows = []
     for name, s in (("trained policy, held-out prompts", h.get("heldout")), ("starting policy, held-out prompts", h.get("start")),
-                    (f"trained policy, training prompts ({h.get('train_source', '')})", h.get("train")),
+                    ("trained policy, training prompts" + (f": {h['train_source']}" if h.get("train_source") else ""), h.get("train")),
                     ("starting policy, training prompts", ((ev.get("policies") or {}).get("start") or {}).get("train"))):
         if s:
             pol_rows.append([name, s.get("n"), s.get("reward"), s.get("judge"), s.get("preference"), s.get("bad_rate"),
