@@ -35,8 +35,8 @@ SYSTEM_TOOLS = (
 SKELETON = ("setup() creates a 600x600 WEBGL canvas, sets angleMode(DEGREES) and noLoop(); draw() translates by "
             "(-width/2, -height/2) so (0,0) is the top-left, paints a background")
 #: What a sketch may call: the sandbox's check fails any other brush method or p5's own drawing (a gate 0).
-ONLY_LISTED = ("Paint only with the brush methods the task lists and background: a sketch that calls another method or "
-               "draws with p5 itself (ellipse, rect, text) scores 0.")
+ONLY_LISTED = ("Paint only with the brush methods the task lists and background: a sketch that calls another brush "
+               "method or draws with p5 itself (ellipse, rect, text) scores 0.")
 SYSTEM_SKETCH = (
     "You are a watercolour painter who writes p5.brush code. Answer with one complete p5.js sketch in a "
     f"```js code block: {SKELETON}, then paints with brush.fill, "
