@@ -58,11 +58,10 @@ def render_incremental(episode: str, program: Any, seed: int, since: int | None 
     key = (program.width, program.height, seed)
     entry = _CACHE.pop(episode, None)
     cmds = program.commands
-    if entry is None or entry.key != key or entry.cmds != cmds[: len(entry.cmds)]:
-        entry = _Entry(program.width, program.height, seed)
     if since is not None and not 0 <= since <= len(cmds):
         since = None
-    if since is not None and len(entry.cmds) > since:  # painted past it (a replayed step): start again to see it
+    if (entry is None or entry.key != key or entry.cmds != cmds[: len(entry.cmds)]
+            or (since is not None and len(entry.cmds) > since)):  # (painted past it, a replayed step: to see it)
         entry = _Entry(program.width, program.height, seed)
     before = None
     try:

@@ -82,7 +82,7 @@ def _default_text(p: Any) -> str:
     from aquarelle.brush.commands import REQUIRED
 
     d = p.default
-    if d is REQUIRED or d is None or not isinstance(d, (int, float, str, bool)) or "default" in p.doc:
+    if d is REQUIRED or not isinstance(d, (int, float, str, bool)) or "default" in p.doc:  # (None: no default)
         return ""
     shown = ("true" if d else "false") if isinstance(d, bool) else (f'"{d}"' if isinstance(d, str) else f"{d:g}")
     return f" (default {shown})"
