@@ -1245,6 +1245,38 @@ def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(rendere
     assert np.abs(native.astype(int) - browser).mean() < 0.5
 
 
+def test_a_null_sharpness_or_grain_is_0_as_in_p5_brush(renderer):
+    """p5.brush's arithmetic reads a brush's null sharpness or grain as 0: a default-type brush with sharpness null
+    paints as with sharpness 0, one with grain null (or a spray with grain null) paints nothing. The native renderer
+    took a null for the default (0.5, 1), so a grain-null brush painted 7.7% of a canvas p5.brush left bare, and the
+    sandbox refused a sketch with sharpness null that p5.brush paints."""
+    from aquarelle.render.native import render as native_render
+
+    white = np.array([255, 255, 255])
+
+    def prog(**params):
+        brush = {"type": "default", "weight": 5, "scatter": 1, "sharpness": 0.5, "grain": 1, "opacity": 150,
+                 "spacing": 1, "pressure": [1, 1], **params}
+        return Program.from_calls([("add", ["mine", brush]), ("set", ["mine", "#223344", 2]),
+                                   ("line", [30, 300, 570, 300]), ("noStroke", []), ("fill", ["#d7263d", 150]),
+                                   ("circle", [300, 480, 60])], seed=5)
+
+    zero, null = prog(sharpness=0), prog(sharpness=None)
+    assert np.array_equal(native_render(null), native_render(zero))
+    assert np.abs(native_render(null).astype(int) - renderer.render(null)).mean() < 0.5
+    for bare in (prog(grain=None), prog(grain=None, type="spray")):
+        browser, native = renderer.render(bare), native_render(bare)
+        assert _painted(browser[:360], white).sum() == 0 and _painted(native[:360], white).sum() == 0  # the line
+        assert np.abs(native.astype(int) - browser).mean() < 0.5  # its numbers drawn all the same: the fill matches
+    sketch = ("function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); }\nfunction draw() {\n"
+              "  translate(-width / 2, -height / 2);\n  background('#ffffff');\n"
+              "  brush.add('mine', {weight: 5, scatter: 1, sharpness: null, grain: 1, opacity: 150, spacing: 1,"
+              " pressure: [1, 1]});\n  brush.set('mine', '#223344', 2);\n  brush.line(30, 300, 570, 300);\n}\n")
+    res = run_sketch(sketch)
+    assert res.ok, res.reason
+    assert _painted(renderer.render_sketch(sketch), white).mean() > 0.02
+
+
 def test_sketches_our_sandbox_takes_run_in_p5_brush_itself(renderer):
     """A sketch is the model's own code: what the sandbox takes should run where p5.brush runs. Calls passed here
     and threw inside the real p5.brush (so did our own examples/study.js): hatchArray/massArray with plain point

@@ -121,6 +121,11 @@ def test_canonical_forms():
     assert validate("stroke", ["steelblue"]).args == ["#4682b4"]
     assert validate("circle", [1, 2, 3, True]).args == [1, 2, 3, 1]
     assert validate("add", ["b", {"weight": 2, "vibration": 1}]).args[1]["scatter"] == 1
+    # p5.brush reads an old name only where the new one is undefined: given, even as null, the new one wins
+    for params in ({"sharpness": 0.5, "definition": None}, {"definition": None, "sharpness": 0.5}):
+        assert validate("add", ["b", {"weight": 2, **params}]).args[1]["sharpness"] == 0.5
+    assert validate("add", ["b", {"weight": 2, "sharpness": None, "definition": 0.2}]).args[1]["sharpness"] is None
+    assert validate("add", ["b", {"weight": 2, "scatter": 3, "vibration": 1}]).args[1]["scatter"] == 3
 
 
 def test_unknown_and_legacy_methods():

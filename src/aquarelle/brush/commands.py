@@ -332,6 +332,8 @@ def _brush_params(method: str, v: Any) -> dict:
                                f"(allowed: {', '.join(sorted(_BRUSH_KEYS))})")
         kind = _BRUSH_KEYS[k]
         key = _LEGACY_BRUSH.get(k, k)
+        if key != k and key in v:
+            continue  # p5.brush reads an old name only when the new one is undefined (given, even as null, it wins)
         if kind == "str":
             if not isinstance(val, str):
                 raise CommandError(f"{method}: {k} must be a string, got {_show(val)}")

@@ -364,9 +364,12 @@ def _add_gap(params: dict) -> str | None:
     def given(*keys: str) -> bool:
         return any(params.get(k) is not None for k in keys)
 
+    def present(*keys: str) -> bool:  # null too: p5.brush's arithmetic reads a null sharpness as 0 and paints
+        return any(k in params for k in keys)
+
     missing = [] if params.get("pressure") else ["pressure"]
     missing += [k for k, keys in (("scatter", ("scatter", "vibration")), ("opacity", ("opacity",))) if not given(*keys)]
-    if params.get("type") not in ("marker", "spray", "custom") and not given("sharpness", "definition"):
+    if params.get("type") not in ("marker", "spray", "custom") and not present("sharpness", "definition"):
         missing.append("sharpness")
     if params.get("type") == "spray" and not given("grain", "quality"):
         missing.append("grain")

@@ -92,11 +92,17 @@ class Brush:
     tip: np.ndarray | None
 
 
+#: The brush parameters a program may give as null (``commands._BRUSH_KEYS``): 0 in p5.brush's arithmetic.
+_NULL_AS_ZERO = frozenset({"sharpness", "grain"})
+
+
 def brush_params(name: str, custom: dict, scale: float) -> Brush:
     """The brush a name means now: built-in table or a custom ``add``, with ``scaleBrushes`` applied."""
     if name in custom:
         raw = dict(_DEFAULTS)
-        raw.update({k: v for k, v in custom[name].items() if v is not None})
+        # a missing parameter takes its default; sharpness and grain may be null, which p5.brush's arithmetic reads
+        # as 0 (measured in Chromium: sharpness null paints as 0 does, grain null paints nothing), not the default
+        raw.update({k: v for k, v in custom[name].items() if v is not None or k in _NULL_AS_ZERO})
         raw.setdefault("pressure", _DEFAULT_PRESSURE)
         b = _make_brush(name, raw, scale)
         if b.spacing == 0:
