@@ -1216,7 +1216,8 @@ def test_a_rect_with_a_side_of_0_is_drawn_as_p5_brush_draws_it(renderer):
 
 
 def test_a_stroke_with_no_step_draws_its_numbers_as_in_p5_brush(renderer):
-    """p5.brush's draw() with no step (a flowLine of length 0, an endStroke whose moves are 0 long) still draws
+    """p5.brush's draw() with no step (a flowLine of length 0, an endStroke whose moves are 0 long or that has none, a
+    spline through one point) still draws
     the stroke's seed and pressure numbers and blends its colour in; ours skipped it, so every shape after it
     painted from other numbers (a textured fill after one: mean pixel difference 3.05 from p5.brush's, 0.19 now)."""
     from aquarelle.render.native import render as native_render
@@ -1224,9 +1225,17 @@ def test_a_stroke_with_no_step_draws_its_numbers_as_in_p5_brush(renderer):
     fill = [("noStroke", []), ("fill", ["#d7263d", 150]), ("fillBleed", [0.3]), ("fillTexture", [0.5, 0.3]),
             ("circle", [300, 300, 120])]
     for empty in ([("flowLine", [100, 100, 0, 30])],
-                  [("beginStroke", ["curve", 100, 100]), ("move", [30, 0, 1]), ("endStroke", [0, 1])]):
-        prog = Program.from_calls([("set", ["HB", "#202020", 2]), *empty, *fill], seed=7)
-        assert np.abs(renderer.render(prog).astype(int) - native_render(prog)).mean() < 1.0
+                  [("beginStroke", ["curve", 100, 100]), ("move", [30, 0, 1]), ("endStroke", [0, 1])],
+                  # an endStroke with no move, a spline through one point: drawn the same way (3.05 before, 0.19)
+                  [("beginStroke", ["curve", 100, 100]), ("endStroke", [0, 1])],
+                  [("spline", [[[100, 100], [100, 100], [100, 100]], 0.5])]):
+        for brush in ("HB", "marker"):
+            prog = Program.from_calls([("set", [brush, "#202020", 2]), *empty, *fill], seed=7)
+            browser, native = renderer.render(prog), native_render(prog)
+            assert np.abs(browser.astype(int) - native).mean() < 1.0, (empty, brush)
+            # a marker's tips at either end of a stroke of length 0: its pressure is 0 / 0 there, they paint nothing
+            assert _painted(browser[:200, :200], np.array([255, 255, 255])).sum() == 0
+            assert _painted(native[:200, :200], np.array([255, 255, 255])).sum() == 0, (empty, brush)
 
 
 def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(renderer):

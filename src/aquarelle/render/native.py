@@ -458,6 +458,8 @@ class _Painter:
                               "needs for one vertex: its fill throws there (a circle needs a radius of 0.08 or more)")
         if plot.length <= 0:
             self.warn("shape has zero length; nothing painted")
+            if st.stroke.active and st.stroke.color:  # no step, but p5.brush draws its stroke's numbers all the same
+                self.plot_draw(st, plot, x, y, xf=None if frame is None else frame.wxf)
             return
 
         def canvas(v: np.ndarray) -> np.ndarray:
@@ -553,8 +555,8 @@ class _Painter:
             for ang, ln, pr in g["segments"]:
                 p.add(ang, ln, pr, degrees=False)
             if not g["segments"]:
+                # p5.brush draws it with no step all the same (its numbers spent, as a flowLine of length 0)
                 self.warn("endStroke: stroke has no segments; nothing painted")
-                return
             p.end(a[0], a[1], degrees=False)
             if st.stroke.active and st.stroke.color:
                 if st.frame is None:

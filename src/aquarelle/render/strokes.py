@@ -445,7 +445,10 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
 
 @njit
 def _pressure_at(d, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples):
-    """p5.brush's ``simPressure`` at distance d: the bell of ``gauss()`` or the custom curve with its variation."""
+    """p5.brush's ``simPressure`` at distance d: the bell of ``gauss()`` or the custom curve with its variation.
+    NaN on a stroke of length 0, as there (0 / 0): its marker and image tips paint nothing."""
+    if length == 0.0:
+        return math.nan
     length = max(length, 1e-9)
     if custom:
         t = d / length
@@ -636,10 +639,11 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
             pstate[0] = float((n - 1) % 10 + 1) if n > 0 else 10.0
             pstate[1] = pres[n - 1] if n > 0 else math.nan
             continue
-        # markerTip: the pressure comes from the cache (a stroke's opening tip may reuse the last stroke's)
+        # markerTip: the pressure comes from the cache (a stroke's opening tip may reuse the last stroke's, NaN
+        # after a stroke of length 0: p5.brush tests the cache for undefined, which draw() sets with the count at 10)
         if not marker_tip:
             continue
-        if pstate[0] >= 10.0 or math.isnan(pstate[1]):
+        if pstate[0] >= 10.0:
             dm = 0.0 if phase == 0 else length
             pp = _pressure_at(dm, length, custom, pmin, pmax, pa, pb, pc, ct, cs, ck, samples)
             if has_plot and plot_pres.shape[0] > 0:
@@ -657,5 +661,6 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
             for q in range(1, 10 if kind == 2 else 5):
                 pq = p * q / 10.0
                 rx, ry, ang, a = _tip(st, kind, vib, rot, hh, pq, alpha * (8.0 if kind == 2 else 2.0))
-                m = _put(ox, oy, od, oa, og, m, tx + rx, ty + ry, weight * bweight * pq, a, ang)
+                if p == p:  # a NaN pressure (``_pressure_at``): the tip's numbers drawn, nothing painted
+                    m = _put(ox, oy, od, oa, og, m, tx + rx, ty + ry, weight * bweight * pq, a, ang)
     return ox, oy, od, oa, og, m
