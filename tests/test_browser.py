@@ -1238,6 +1238,35 @@ def test_a_stroke_with_no_step_draws_its_numbers_as_in_p5_brush(renderer):
             assert _painted(native[:200, :200], np.array([255, 255, 255])).sum() == 0, (empty, brush)
 
 
+def test_a_tip_of_nan_pressure_loses_the_pending_strokes_as_in_p5_brush(renderer):
+    """After a stroke of length 0 the pressure p5.brush caches is NaN (0 / 0), and the next stroke's opening marker
+    tips reuse it: that stroke's first stamp is NaN, so its dirty rect is NaN, and so is the brush mask's once the
+    two are joined. Chromium then composites none of the strokes pending in the mask, before or after it, until a
+    new colour (or a fill) starts another; natively they all painted (860 px of a line p5.brush leaves bare)."""
+    from aquarelle.render.native import render as native_render
+
+    marker = ("set", ["marker", "#202020", 2])
+    empty = ("flowLine", [100, 100, 0, 30])
+
+    def line(y):
+        return ("line", [100, y, 400, y])
+
+    def rows(img, y):
+        return int(_painted(img[y - 15:y + 15], np.array([255, 255, 255])).sum())
+
+    lost = Program.from_calls([marker, line(200), empty, line(300), ("set", ["marker", "#2020a0", 2]), line(400)],
+                              seed=7)
+    kept = Program.from_calls([marker, line(200), empty, ("set", ["marker", "#2020a0", 2]), line(400)], seed=7)
+    # (lost: the line at 300 opens with the NaN, and the line before it goes with it; the line at 400, a new colour,
+    # opens with the pressure the line at 300 left. kept: the empty stroke opens with the first line's pressure, so
+    # that batch composites, and the next line, a new colour, opens with the NaN and is lost alone)
+    for prog, painted in ((lost, (False, False, True)), (kept, (True, False, False))):
+        browser, native = renderer.render(prog), native_render(prog)
+        assert tuple(rows(browser, y) > 300 for y in (200, 300, 400)) == painted
+        assert tuple(rows(native, y) > 300 for y in (200, 300, 400)) == painted
+        assert np.abs(browser.astype(int) - native).mean() < 0.5
+
+
 def test_a_brush_added_after_scale_brushes_keeps_its_size_as_in_p5_brush(renderer):
     """p5.brush's scaleBrushes scales the brushes that exist when it is called. Ours scaled every custom brush by
     every call, so a spray added after ``scaleBrushes(0.5)`` painted half the area it paints in the browser."""

@@ -368,6 +368,27 @@ def test_incremental_renders_take_the_seed_as_the_full_render_does():
         incremental._CACHE.clear()
 
 
+def test_the_kept_canvas_loses_strokes_after_a_nan_tip_as_the_full_render_does():
+    """Strokes pending after a marker tip of NaN pressure composite nothing (``Compositor.stroke_state``, as in
+    p5.brush). A step's image is a flushed copy of the kept canvas: the copy's flush must not clear the painter's
+    own mark, or the strokes of the next steps would be painted where the full render loses them."""
+    import numpy as np
+
+    from aquarelle.brush import Program
+    from aquarelle.env import incremental
+    from aquarelle.render import render_program
+
+    calls = [("set", ["marker", "#202020", 2]), ("line", [100, 200, 400, 200]), ("flowLine", [100, 100, 0, 30]),
+             ("line", [100, 300, 400, 300]), ("line", [100, 400, 400, 400]), ("set", ["marker", "#2020a0", 2]),
+             ("line", [100, 500, 400, 500])]
+    for n in range(1, len(calls) + 1):
+        prog = Program.from_calls(calls[:n], seed=7)
+        got, _ = incremental.render_incremental("nan-tip", prog, 7)
+        assert np.array_equal(got, render_program(prog, seed=7)), n
+    assert (got[150:450] < 240).sum() == 0 and (got[480:520] < 240).any()  # lost, then a new colour paints
+    incremental._CACHE.clear()
+
+
 def test_a_sketch_that_seeds_itself_is_painted_and_scored_with_its_own_seed():
     """A sketch opening with ``randomSeed(42)`` is p5.brush's painting under seed 42: its program says 42, and the
     exported sketch, ``aquarelle render`` and the run directory's images paint it so. The environment painted and

@@ -51,6 +51,9 @@ class Compositor:
         # raises when it is spent): a composite scans its mask's whole dirty box however little is painted in it, so
         # 19,000 alternating-colour lines each flushing a canvas-wide box took 7 s
         self.charge: Callable[[float], None] | None = None
+        # the stroke kernels' state (``strokes.StrokeStream.pstate``), whose third entry says the brush mask's
+        # dirty rect is NaN in p5.brush: its pending strokes composite nothing until the mask is cleared
+        self.stroke_state: np.ndarray | None = None
 
     def __deepcopy__(self, memo) -> "Compositor":
         """A copy that can be finished on its own (tools mode flushes a copy per step); ``work`` is scratch
@@ -60,6 +63,8 @@ class Compositor:
         new.canvas = self.canvas.copy()
         new.masks = {k: v.copy() for k, v in self.masks.items()}
         new.dirty = {k: v.copy() for k, v in self.dirty.items()}
+        if self.stroke_state is not None:  # (the copy's flush must not clear the painter's own flag)
+            new.stroke_state = self.stroke_state.copy()
         return new
 
     def drawn(self, which: str) -> bool:
@@ -71,11 +76,19 @@ class Compositor:
         if d[2] > d[0] and d[3] > d[1]:
             self.masks[which][max(d[1], 0):d[3], max(d[0], 0):d[2]] = 0.0
         self.dirty[which] = empty_dirty()
+        if which == "brush" and self.stroke_state is not None:
+            self.stroke_state[2] = 0.0
+
+    def _lost(self, which: str) -> bool:
+        """Whether p5.brush's rect for this mask is NaN (``stroke_state``), so compositing it paints nothing."""
+        return which == "brush" and self.stroke_state is not None and self.stroke_state[2] != 0.0
 
     def apply(self, which: str) -> None:
         if not self.drawn(which):
+            if self._lost(which):
+                self.clear(which)
             return
-        if self.cached is not None and not (which == "fill" and self.drop_fill):
+        if self.cached is not None and not (which == "fill" and self.drop_fill) and not self._lost(which):
             self._charge(self.dirty[which])
             composite_mask(self.canvas, self.masks[which], (0, 0), self.dirty[which], rgb_of(self.cached),
                            which == "brush", self.work)

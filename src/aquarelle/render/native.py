@@ -232,7 +232,10 @@ class _Painter:
         """p5.brush's ``seed``: both of its streams restart and the fill's gaussian pools are drawn anew."""
         self.brush_rng = make_state(s)
         self.pools = fill_pools(self.brush_rng)
+        lost = self.strokes.pstate[2] if hasattr(self, "strokes") else 0.0  # (a seed leaves the mask's rect as it is)
         self.strokes = StrokeStream(self.brush_rng)
+        self.strokes.pstate[2] = lost
+        self.mix.stroke_state = self.strokes.pstate
         self.rng2 = Stream2(s)
 
     def renoise(self, s) -> None:

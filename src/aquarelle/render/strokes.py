@@ -171,7 +171,9 @@ class StrokeStream:
         self.st = st
         self.pool = np.empty(4096)
         self.npool = np.zeros(1, np.int64)
-        self.pstate = np.array([10.0, math.nan])  # pressureCount, cachedPressure (NaN: undefined)
+        # pressureCount, cachedPressure, and 1 once a stroke's first stamp was a tip of NaN pressure (``_stroke_stamps``:
+        # the compositor then paints nothing of the brush mask's pending strokes)
+        self.pstate = np.array([10.0, math.nan, 0.0])
 
     def reserve(self, n: int) -> None:
         if self.pool.shape[0] < n:
@@ -663,4 +665,10 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                 rx, ry, ang, a = _tip(st, kind, vib, rot, hh, pq, alpha * (8.0 if kind == 2 else 2.0))
                 if p == p:  # a NaN pressure (``_pressure_at``): the tip's numbers drawn, nothing painted
                     m = _put(ox, oy, od, oa, og, m, tx + rx, ty + ry, weight * bweight * pq, a, ang)
+                elif phase == 0:
+                    # the stroke's first stamp is NaN: p5.brush's dirty rect for it starts NaN and stays so (every
+                    # later comparison with it is false), and its union into the brush mask's rect makes that NaN
+                    # too: nothing of the mask's pending strokes, before or after it, is composited (measured in
+                    # Chromium: a marker line, a flowLine of length 0, a marker line: neither line paints)
+                    pstate[2] = 1.0
     return ox, oy, od, oa, og, m
