@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 
+import pytest
 from transformers import TrainerState
 
 SPACE = "fill,circle"
@@ -62,6 +63,38 @@ def test_paint_executes_as_many_tool_rounds_as_training(monkeypatch):
         rec = sample.paint(pol, "a red sun", "tools", config=cfg)
         assert len(turns) == it + 1  # the model's turns, as in TRL: the first and one after each round of tools
         assert rec["n_calls"] == it, rec["methods"]
+
+
+def test_paint_takes_the_mode_its_config_file_names(monkeypatch, tmp_path):
+    """docs/config.md: `paint` reads the same file as `train`; a file saying ``mode: sketch`` painted with tools. The
+    mode named in the call still wins, and a file that names none leaves the policy's own (tools here)."""
+    from aquarelle.train import sample
+    from aquarelle.train.config import load_config
+    from aquarelle.train.model import Policy, byte_tokenizer
+
+    sketch = ("function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); }\nfunction draw() {\n"
+              "  translate(-width / 2, -height / 2);\n  brush.fill('#d7263d', 150);\n  brush.circle(300, 300, 90);\n}\n")
+    monkeypatch.setattr(sample, "_generate", lambda *a, **k: (f"```js\n{sketch}```", [1], [2]))
+    monkeypatch.setattr(sample, "_parse", lambda *a, **k: {"content": "", "tool_calls": []})
+    pol = Policy(model=None, tokenizer=byte_tokenizer(), name="fake", path=None)
+    path = tmp_path / "c.yaml"
+    path.write_text("mode: sketch\nenv: {image_size: 64}\nreward: {weights: {gate: 1.0}}\n")
+    assert sample.paint(pol, "a red sun", config=load_config(path))["mode"] == "sketch"
+    assert sample.paint(pol, "a red sun", "tools", config=load_config(path))["mode"] == "tools"
+    path.write_text("env: {image_size: 64}\nreward: {weights: {gate: 1.0}}\n")
+    assert sample.paint(pol, "a red sun", config=load_config(path))["mode"] == "tools"
+
+
+def test_every_env_server_tried_is_named_when_none_answers():
+    """The reconnect error named only the last server tried (in its connection error): with two down, the first
+    went unsaid."""
+    from aquarelle.train.tool_env import ToolError, _RemoteBackend
+
+    urls = [_dead_url(), _dead_url()]
+    backend = _RemoteBackend(urls, retries=2, reconnect_s=0.0)
+    with pytest.raises(ToolError) as err:
+        backend.reset(prompt="a red sun")
+    assert str(err.value).startswith(f"environment servers unreachable after 2 tries (tried {', '.join(sorted(urls))})")
 
 
 def test_tool_calls_mean_counts_the_calls_that_reached_the_environment(tmp_path):

@@ -113,6 +113,38 @@ def test_an_env_server_that_is_not_up_is_started_with_the_runs_config_file():
         check_env_urls([url])  # no config file: the defaults
 
 
+def test_an_env_url_with_a_query_or_a_wrong_path_is_refused_in_one_line_that_says_why():
+    """The client puts /ws at the URL's end, after any query: ``http://host:port/?token=abc`` passed this check (it
+    read the URL without the query) and then every rollout failed, HTTP 403. A server that answers but not at
+    /health (a path that is not its root) was told to be started, which it was."""
+    stub = StubServer(scoring=None)
+    try:
+        for bad in (stub.url + "/?token=abc", stub.url + "#frag"):
+            with pytest.raises(ConfigError, match=r"^config key env.urls: .* has a query or fragment"):
+                check_env_urls([bad])
+        with pytest.raises(ConfigError) as err:
+            check_env_urls([stub.url + "/env"])
+        assert f"answered HTTP 404 at {stub.url}/env/health: give the URL of the server's root" in str(err.value)
+        assert "start it" not in str(err.value)
+    finally:
+        stub.stop()
+
+
+def test_with_env_servers_the_trainer_needs_no_judge_url_of_its_own(tmp_path):
+    """With env.urls the servers score, each with its own judge URL: the trainer calls no judge itself. `train`
+    refused such a config without a judge_url (or AQUARELLE_JUDGE_URL) on the trainer's machine; `paint` took it."""
+    from aquarelle.train.preflight import check_reward
+
+    cfg = config_from({"reward": {"judge_backend": "openai"}, "env": {"urls": ["http://127.0.0.1:9"]}})
+    env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("AQUARELLE_JUDGE")}
+    try:
+        check_reward(cfg)  # nothing missing: the servers have their URLs
+        with pytest.raises(ConfigError, match="reward.judge_url: the openai judge needs a URL"):
+            check_reward(cfg.model_copy(update={"env": cfg.env.model_copy(update={"urls": []})}))  # in-process
+    finally:
+        os.environ.update(env)
+
+
 @pytest.fixture(scope="module")
 def default_server():
     """A real `aquarelle serve` with no --config (the embedded default reward config), workers inline."""

@@ -116,7 +116,8 @@ def register(app: typer.Typer) -> None:
         model: str = typer.Argument(..., help="a run directory, checkpoint, Hub id, local path or smollm2"),
         prompt: str = typer.Argument(..., help="what to paint"),
         out_png: Optional[str] = typer.Option(None, "-o", "--out", help="write the painting as PNG"),
-        mode: Optional[str] = typer.Option(None, "--mode", help="tools, sketch or revise (default: the run's mode, else tools)"),
+        mode: Optional[str] = typer.Option(None, "--mode", help="tools, sketch or revise (default: the --config file's "
+                                           "mode, else the run's, else tools)"),
         export: Optional[str] = typer.Option(None, "--export", help="write a standalone p5.brush HTML page"),
         seed: int = typer.Option(0, "--seed", help="sampling seed"),
         config: Optional[str] = typer.Option(None, "--config", help="config file (scorers, env, generation; "

@@ -59,11 +59,16 @@ def check_model(cfg: TrainConfig) -> None:
 
 def check_reward(cfg: TrainConfig) -> None:
     """The reward backends that need a service have its URL, and a judge that counts has its pool. (The section
-    itself was checked when the config was read: ``config._check_reward``.)"""
+    itself was checked when the config was read: ``config._check_reward``.)
+
+    With ``env.urls`` the servers score, each with the judge and preference URLs it was started with (a reset sends
+    only the preset or weights, and ``/scoring`` is compared without URLs): the trainer calls no service itself, so
+    it needs none of their URLs (``paint`` asked for none there either). The pool is still needed: the servers'
+    references are compared with it."""
     from aquarelle.rewards.config import missing_pool, missing_service_url
 
     scorer = cfg.reward.scorer_config()
-    missing = missing_service_url(scorer)
+    missing = None if cfg.env.urls else missing_service_url(scorer)
     if missing:
         raise ConfigError(f"config key reward.{missing[0]}: {missing[1]}")
     missing = missing_pool(scorer)
@@ -156,6 +161,9 @@ def check_env_urls(urls: list[str], reward: Any = None, *, config_file: str | No
         try:
             with urllib.request.urlopen(base + "/health", timeout=timeout_s) as r:
                 r.read(256)
+        except urllib.error.HTTPError as e:  # a server answered, but not an environment server's root
+            raise ConfigError(f"environment server {url} answered HTTP {e.code} at {base}/health: give the URL of "
+                              "the server's root, as `aquarelle serve` prints it (http://HOST:PORT)") from None
         except (urllib.error.URLError, OSError, ValueError) as e:
             reason = getattr(e, "reason", None) or e
             # with the run's config file: a server started bare would score with the defaults, and be refused next
@@ -172,6 +180,11 @@ def server_base(url: str) -> str:
     parsed = urllib.parse.urlparse(url if "://" in url else "http://" + url)
     if parsed.scheme not in ("http", "https", "ws", "wss") or not parsed.netloc:
         raise ConfigError(f"config key env.urls: {url!r} is not an http(s):// or ws(s):// URL")
+    if parsed.query or parsed.fragment or parsed.params:
+        # the client puts /ws at the URL's end, after any query: every rollout failed (HTTP 403) after this check,
+        # which read the URL without it, had passed
+        raise ConfigError(f"config key env.urls: {url!r} has a query or fragment, which the environment client "
+                          "cannot carry: give the server's root URL (http://HOST:PORT)")
     scheme = {"ws": "http", "wss": "https"}.get(parsed.scheme, parsed.scheme)
     return urllib.parse.urlunparse((scheme, parsed.netloc, parsed.path.rstrip("/"), "", "", ""))
 

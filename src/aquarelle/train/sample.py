@@ -67,7 +67,8 @@ def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config:
     coverage, n_calls, errors, methods}`` plus ``png_b64``, ``program`` and ``completion``."""
     cfg = TrainConfig.model_validate(config) if isinstance(config, dict) else (config or load_config())
     pol = _policy(policy)
-    mode = mode or default_mode(pol)
+    # the mode named: here, else in the config given (its file said ``mode:``), else the run's own, else tools
+    mode = mode or (cfg.mode if "mode" in cfg.model_fields_set else default_mode(pol))
     if mode not in ("tools", "sketch", "revise"):
         raise ValueError(f"mode must be tools, sketch or revise, got {mode!r}")
     budget = max_new_tokens or cfg.generation.max_completion_length

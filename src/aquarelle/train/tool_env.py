@@ -216,6 +216,7 @@ class _RemoteBackend:
         # ``reconnect_s`` rather than failing reset/finish, which would stop the trainer.
         self.urls, self.retries, self.reconnect_s = urls, retries, reconnect_s
         self.client: Any = None
+        self.tried: set[str] = set()  # the servers one ``_with_retry`` connected to, for its error
         self._reset_kw: dict | None = None
         self._log: list[dict] = []
         self._episode: str | None = None
@@ -226,6 +227,7 @@ class _RemoteBackend:
         with self._lock:
             url = self.urls[next(self._counter) % len(self.urls)]
         self.close()
+        self.tried.add(url)
         self.client = WatercolourEnv(base_url=url).sync()
         self.client.connect()
 
@@ -233,6 +235,7 @@ class _RemoteBackend:
         import time
 
         last: Exception | None = None
+        self.tried = set()
         deadline = time.monotonic() + self.reconnect_s
         attempt = 0
         while attempt < self.retries or time.monotonic() < deadline:
@@ -255,7 +258,10 @@ class _RemoteBackend:
                     raise
                 last = e
             self.close()
-        raise ToolError(f"environment server unreachable after {attempt} tries: {last}")
+        many = len(self.tried) > 1  # (the last error names only the last server tried)
+        where = f"s unreachable after {attempt} tries (tried {', '.join(sorted(self.tried))})" if many else \
+            f" unreachable after {attempt} tries"
+        raise ToolError(f"environment server{where}: {last}")
 
     def reset(self, **kw: Any) -> Any:
         self._reset_kw, self._log = dict(kw), []
