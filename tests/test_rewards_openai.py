@@ -3,7 +3,8 @@
 The server speaks the chat-completions protocol and decodes the two images it is
 sent; its behaviour is picked by the model name: ``paint`` (the image with more
 paint wins), ``always-a`` (a position-biased judge), ``malformed``, ``slow``
-(sleeps past the client's timeout) and ``error500``.
+(sleeps past the client's timeout), ``error500``, the reply shapes of MALFORMED_SHAPES and
+the HTTP errors of ERRORS.
 """
 
 from __future__ import annotations
@@ -40,6 +41,24 @@ REPLY_SHAPES = {
 }
 
 
+#: Chat completions of a shape no reading of a reply may take, by model name: the first choice's part that is wrong.
+MALFORMED_SHAPES = {
+    "no-message": {"index": 0, "finish_reason": "stop"},
+    "message-str": {"index": 0, "finish_reason": "stop", "message": "A"},
+    "content-number": {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": 5}},
+    "content-list": {"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": [{"type": "text", "text": '{"winner": "A"}'}]}},
+}
+
+#: HTTP errors with the server's own message, by model name: (status, body). vLLM's 404 for a model it does not
+#: serve; a gateway's 401 that echoes the key it refused, over lines and past any length an error should carry.
+ERRORS = {
+    "not-served": (404, {"object": "error", "message": "The model `not-served` does not exist.",
+                         "type": "NotFoundError", "param": None, "code": 404}),
+    "echo-key": (401, {"error": {"message": "Incorrect API key provided: sk-test-KEY.\nSee " + "x" * 400}}),
+}
+
+
 def _decode(url: str) -> np.ndarray:
     data = base64.b64decode(url.split(",", 1)[1])
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
@@ -49,12 +68,14 @@ def make_app(hits: list[str]) -> FastAPI:
     app = FastAPI()
     app.state.in_flight = 0
     app.state.max_in_flight = 0
+    app.state.queries = []  # (model, query string) of each request
 
     @app.post("/v1/chat/completions")
     async def chat(req: Request):
         body = await req.json()
         model = body["model"]
         hits.append(model)
+        app.state.queries.append((model, req.url.query))
         assert body["temperature"] == 0
         parts = body["messages"][-1]["content"]
         imgs = [_decode(p["image_url"]["url"]) for p in parts if p["type"] == "image_url"]
@@ -63,6 +84,8 @@ def make_app(hits: list[str]) -> FastAPI:
             return JSONResponse({"error": {"message": "boom"}}, status_code=500)
         if model == "error400":
             return JSONResponse({"error": {"message": "no such model"}}, status_code=400)
+        if model in ERRORS:
+            return JSONResponse(ERRORS[model][1], status_code=ERRORS[model][0])
         if model == "slow":
             await asyncio.sleep(SLOW_S)
         if model == "counted":
@@ -80,9 +103,9 @@ def make_app(hits: list[str]) -> FastAPI:
             content = REPLY_SHAPES[model].replace("VERDICT", verdict)
         else:
             content = "```json\n" + verdict + "\n```"
-        return {"id": "x", "object": "chat.completion", "created": 0, "model": model,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": content}}],
+        choice = MALFORMED_SHAPES.get(model, {"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": content}})
+        return {"id": "x", "object": "chat.completion", "created": 0, "model": model, "choices": [choice],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
     return app
@@ -224,7 +247,7 @@ def test_a_4xx_is_not_retried_and_the_error_counts_the_tries_made(server):
     url, hits = server
     n0 = len(hits)
     j = judge(url, "error400", timeout_s=TIMEOUT_S)
-    with pytest.raises(JudgeBackendError, match=r"HTTP 400 \(1 attempt\(s\)"):  # it said "3 attempt(s)"
+    with pytest.raises(JudgeBackendError, match=r"HTTP 400: no such model \(1 attempt\(s\)"):  # "3 attempt(s)"
         j.compare_many([(canvas(0.5), canvas(0.2))])
     assert hits[n0:].count("error400") == 1
 
@@ -251,3 +274,52 @@ def test_reward_with_working_judge(server, tiny_pool):
     expect = w["gate"] + w["length"] * 1.0 + w["judge"] * 0.5 + w["preference"] * r.breakdown["preference"]
     assert r.reward == pytest.approx(expect)
     assert len(r.references) == 4
+
+
+@pytest.mark.parametrize("model, why", [("no-message", "reply's choice has no message"),
+                                        ("message-str", "reply's message is str, not an object with content"),
+                                        ("content-number", "reply's content is int, not text"),
+                                        ("content-list", "reply's content is list, not text")])
+def test_every_malformed_reply_shape_is_retried_and_named_malformed(server, tiny_pool, model, why):
+    """A choice without a message, a message that is a string or content that is a number raised AttributeError
+    or TypeError out of the reply's reading: not retried, and the reward's reason was "AttributeError: ..."
+    without the judge; each is a malformed reply, as one that is not JSON is."""
+    url, hits = server
+    n0 = len(hits)
+    with pytest.raises(JudgeBackendError) as e:
+        judge(url, model).compare_many([(canvas(0.5), canvas(0.2))])
+    assert str(e.value) == f"judge reply malformed: {why} (2 attempt(s), model {model})"
+    assert hits[n0:].count(model) == 2  # retried once, as any malformed reply
+    cfg = RewardConfig(judge_backend="openai", judge_url=url, judge_model=model, judge_retries=0, judge_backoff_s=0,
+                       pool_dir=str(tiny_pool))
+    r = RewardModel(cfg).score(image=canvas(0.5), program=None, mode="tools", n_calls=50)
+    assert r.reward is None and r.error.startswith(f"judge reply malformed: {why} (1 attempt(s)"), r.error
+
+
+def test_a_judge_url_with_a_query_keeps_it_on_every_request(server):
+    """A gateway may take the key in the query (``/v1?api_key=...``): the openai client appends its path to the
+    base URL as text, so the request went to ``/v1/?api_key=...chat/completions`` (a 404 here)."""
+    url, _ = server
+    j = judge(url + "?api_key=sk-Q&team=a", "queried", retries=0)  # a model name of its own: answers as "paint"
+    assert j.compare_many([(canvas(0.5), canvas(0.2))]) == [Verdict("A", "more paint")]
+    assert j.check() is None and "sk-Q" not in j.shown_url
+    assert [q for m, q in server_app[0].state.queries if m == "queried"] == ["api_key=sk-Q&team=a"] * 2
+
+
+def test_an_http_error_says_what_the_server_said_on_one_short_line(server):
+    """"judge server answered HTTP 404" hid vLLM's own reason (the model it was asked for is not served); the
+    server's message is kept, on one line, capped, and with the key masked where a gateway echoes it."""
+    url, _ = server
+    with pytest.raises(JudgeBackendError) as e:
+        judge(url, "not-served").compare_many([(canvas(0.5), canvas(0.2))])
+    assert str(e.value) == ("judge server answered HTTP 404: The model `not-served` does not exist. "
+                            "(1 attempt(s), model not-served)")
+    with pytest.raises(JudgeBackendError) as short:  # a one-letter key is no credential: no letter starred out
+        judge(url, "not-served", api_key="e").compare_many([(canvas(0.5), canvas(0.2))])
+    assert str(short.value) == str(e.value)
+    with pytest.raises(JudgeBackendError) as e:
+        judge(url, "echo-key", api_key="sk-test-KEY").compare_many([(canvas(0.5), canvas(0.2))])
+    said = str(e.value)
+    assert said.startswith("judge server answered HTTP 401: Incorrect API key provided: ***. See xxx"), said
+    assert "\n" not in said and "sk-test-KEY" not in said and said.endswith("... (1 attempt(s), model echo-key)")
+    assert len(said) < 250

@@ -66,7 +66,8 @@ def test_config_file_may_be_the_training_config(tmp_path):
     from aquarelle.cli import app
 
     r = CliRunner().invoke(app, ["scorers", "check", "--config", str(p)])
-    assert r.exit_code == 0 and "ok: judge=local preference=local" in r.output, r.output
+    assert r.exit_code == 0 and r.output.splitlines() == [  # hps-only weighs the judge 0: not asked
+        "skip judge=local: weight 0 in the configured weights, never asked", "ok: preference=local answers"], r.output
     p.write_text("mode: tools\nreward:\n  preset: best\n")
     with pytest.raises(RewardError, match="reward.preset"):
         load_config(p)
@@ -316,6 +317,36 @@ def test_scorers_check_cli(tmp_path):
     assert bad.exit_code == 1
     assert "judge (openai" in bad.output and "preference (hpsv3" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_scorers_check_asks_only_the_backends_the_weights_count(tmp_path, monkeypatch):
+    """`reward: {preset: hps-only, judge_backend: openai}` without a judge_url: score, serve and train take it (the
+    judge weighs 0, never asked), but scorers check built and checked both backends and failed "the openai judge
+    needs judge_url". A backend weighed 0 is skipped, and the output says so."""
+    from aquarelle.cli import app
+
+    monkeypatch.delenv("AQUARELLE_JUDGE_URL", raising=False)
+    monkeypatch.delenv("AQUARELLE_HPS_URL", raising=False)
+    cfg = tmp_path / "train.yaml"
+    cfg.write_text("reward:\n  preset: hps-only\n  judge_backend: openai\n")
+    r = CliRunner().invoke(app, ["scorers", "check", "--config", str(cfg)])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["skip judge=openai: weight 0 in the configured weights, never asked",
+                                     "ok: preference=local answers"]
+    cfg.write_text("reward:\n  preset: judge-led\n  weights: {preference: 0}\n  preference_backend: hpsv3\n")
+    r = CliRunner().invoke(app, ["scorers", "check", "--config", str(cfg)])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["skip preference=hpsv3: weight 0 in the configured weights, never asked",
+                                     "ok: judge=local answers"]
+    cfg.write_text("reward:\n  weights: {judge: 0, preference: 0}\n  judge_backend: openai\n"
+                   "  preference_backend: hpsv3\n")
+    r = CliRunner().invoke(app, ["scorers", "check", "--config", str(cfg)])
+    assert r.exit_code == 0 and r.output.splitlines()[-1] == "ok: no scorer is weighed", r.output
+    cfg.write_text("reward:\n  preset: hps-led\n  judge_backend: openai\n")  # weighed: checked as before
+    r = CliRunner().invoke(app, ["scorers", "check", "--config", str(cfg)])
+    assert r.exit_code == 1 and "FAIL judge: the openai judge needs judge_url" in r.output, r.output
+    assert "skip" not in r.output
+    assert RewardModel(RewardConfig(preset="hps-only")).weighed_terms() == ["preference"]
 
 
 def test_every_reward_config_field_is_documented():

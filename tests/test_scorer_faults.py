@@ -21,7 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from serve_process import serve_in_thread
 
-JUDGE = {"mode": "paint", "hits": 0}
+JUDGE = {"mode": "paint", "hits": 0, "auth": []}  # auth: the Authorization header of each request
 #: The judge's timeout in these tests, and how long the "slow" judge takes: far apart, so a healthy answer from
 #: the in-process server never runs out of time on a loaded machine (0.5 s once did in CI) and a slow one
 #: always does.
@@ -33,7 +33,13 @@ MODES = {  # mode -> words the reward's error must contain
     "garbage": "not a chat completion",
     "malformed": "malformed",
     "no_choices": "malformed",
+    "no_message": "judge reply malformed",  # these three raised AttributeError/TypeError: "scorer failed: ..."
+    "message_str": "judge reply malformed",
+    "content_number": "judge reply malformed",
 }
+#: the first choice of each malformed-shape mode
+SHAPES = {"no_message": {"index": 0, "finish_reason": "stop"}, "message_str": {"index": 0, "message": "A"},
+          "content_number": {"index": 0, "message": {"role": "assistant", "content": 5}}}
 
 
 def judge_app() -> FastAPI:
@@ -43,6 +49,7 @@ def judge_app() -> FastAPI:
     async def chat(req: Request):
         body = await req.json()
         JUDGE["hits"] += 1
+        JUDGE["auth"].append(req.headers.get("authorization"))
         mode = JUDGE["mode"]
         if mode == "slow":
             await asyncio.sleep(SLOW_S)
@@ -52,6 +59,9 @@ def judge_app() -> FastAPI:
             return PlainTextResponse("<html><body>502 Bad Gateway (nginx)</body></html>", status_code=200)
         if mode == "no_choices":
             return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": []}
+        if mode in SHAPES:
+            return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [SHAPES[mode]]}
         content = "I cannot decide {winner: maybe" if mode == "malformed" else json.dumps(
             {"winner": "A", "reason": "softer edges"})
         return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
@@ -231,3 +241,50 @@ def test_scorers_check_fails_loudly_before_a_run(judge_url, tmp_path):
     JUDGE["mode"] = "paint"
     r = _check("--config", str(cfg), "--preference-backend", "local")
     assert r.returncode == 0 and r.stdout.startswith("ok:"), (r.stdout, r.stderr)
+
+
+def test_a_named_key_variable_that_is_unset_is_refused_not_replaced_by_openai_api_key(judge_url, tmp_path,
+                                                                                   monkeypatch):
+    """judge_api_key_env naming a variable that is not set (a typo) fell back to AQUARELLE_JUDGE_API_KEY, then
+    OPENAI_API_KEY: the user's OpenAI key went to whatever host judge_url names. A named variable is the only
+    source: unset or empty, score, serve, train and scorers check say so in one line, and nothing is sent."""
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+    from aquarelle.render import render_program
+    from aquarelle.rewards import RewardConfig, RewardModel
+    from aquarelle.rewards.config import RewardError, check_services
+    from aquarelle.train.config import ConfigError, config_from
+    from aquarelle.train.preflight import check_reward
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-user-OPENAI")
+    monkeypatch.setenv("AQUARELLE_JUDGE_API_KEY", "sk-user-AQUARELLE")
+    monkeypatch.delenv("JUDGE_KEY_TYPO", raising=False)
+    conf = {**reward_config(judge_url), "judge_api_key_env": "JUDGE_KEY_TYPO"}
+    cfg = tmp_path / "r.json"
+    cfg.write_text(json.dumps(conf))
+    prog = _program()
+    img = render_program(prog, size=200)
+    n0 = len(JUDGE["auth"])
+    for value, said in ((None, "not set"), ("", "empty")):
+        if value is not None:
+            monkeypatch.setenv("JUDGE_KEY_TYPO", value)
+        why = f"names JUDGE_KEY_TYPO, which is {said}"
+        with pytest.raises(RewardError, match=rf"^reward config {cfg}: judge_api_key_env: {why}$"):
+            check_services(RewardConfig(**conf), cfg)  # score's and serve's check at start
+        r = CliRunner().invoke(app, ["score", str(tmp_path / "x.js"), "--config", str(cfg)])
+        assert r.exit_code == 2 and r.output.strip() == f"reward config {cfg}: judge_api_key_env: {why}", r.output
+        with pytest.raises(ConfigError, match=rf"^config key reward.judge_api_key_env: {why}$"):
+            check_reward(config_from({"reward": {"judge_backend": "openai", "judge_url": judge_url,
+                                                 "judge_api_key_env": "JUDGE_KEY_TYPO"}}))
+        r = CliRunner().invoke(app, ["scorers", "check", "--config", str(cfg)])
+        assert r.exit_code == 1 and f"FAIL judge: judge_api_key_env {why}" in r.output, r.output
+        scored = RewardModel(RewardConfig(**conf)).score(image=img, program=prog, mode="tools", n_calls=4)
+        assert scored.reward is None and scored.error == f"judge_api_key_env {why}", scored.error
+    assert JUDGE["auth"][n0:] == []  # nothing was asked, with any key
+    monkeypatch.setenv("JUDGE_KEY_TYPO", "sk-the-judges")
+    scored = RewardModel(RewardConfig(**conf)).score(image=img, program=prog, mode="tools", n_calls=4)
+    assert scored.reward is not None and set(JUDGE["auth"][n0:]) == {"Bearer sk-the-judges"}
+    n1 = len(JUDGE["auth"])  # no variable named: the documented chain, as before
+    RewardModel(RewardConfig(**reward_config(judge_url))).score(image=img, program=prog, mode="tools", n_calls=4)
+    assert set(JUDGE["auth"][n1:]) == {"Bearer sk-user-AQUARELLE"}

@@ -126,16 +126,24 @@ def scorers_check(
     judge_backend: Optional[str] = typer.Option(None, "--judge-backend", help="local | openai."),
     preference_backend: Optional[str] = typer.Option(None, "--preference-backend", help="local | hpsv3."),
 ) -> None:
-    """Ask every configured backend a real question; exit 1 naming each one that does not answer."""
+    """Ask every backend the configured weights count a real question; exit 1 naming each one that does not answer.
+
+    A backend weighed 0 is never asked by score, serve or train, so it is not checked either: said on stdout."""
     cfg = _config(config, judge_backend=judge_backend, preference_backend=preference_backend)
     from .composite import RewardModel
 
-    problems = RewardModel(cfg).check()
+    model = RewardModel(cfg)
+    problems = model.check()
+    backends, weighed = {"judge": cfg.judge_backend, "preference": cfg.preference_backend}, model.weighed_terms()
+    asked = [f"{t}={b}" for t, b in backends.items() if t in weighed]
+    skipped = [f"{t}={b}" for t, b in backends.items() if t not in weighed]
     for p in problems:
         print(f"FAIL {p}", file=sys.stderr)
+    for s in skipped:
+        print(f"skip {s}: weight 0 in the configured weights, never asked")
     if problems:
         raise typer.Exit(1)
-    print(f"ok: judge={cfg.judge_backend} preference={cfg.preference_backend} answer")
+    print(f"ok: {' '.join(asked)} answer{'s' if len(asked) == 1 else ''}" if asked else "ok: no scorer is weighed")
 
 
 @pool_app.command("render")

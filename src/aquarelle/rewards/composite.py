@@ -69,6 +69,9 @@ class RewardModel:
                 if c.judge_backend == "openai":
                     from .judge import OpenAIJudge
 
+                    problem = c.api_key_env_problem()
+                    if problem:  # never ask without the key the config names, nor with another one
+                        raise JudgeBackendError(f"judge_api_key_env {problem}")
                     self._judge = OpenAIJudge(
                         base_url=c.resolved_judge_url() or "", model=c.resolved_judge_model(),
                         api_key=c.resolved_api_key(), timeout_s=c.judge_timeout_s, retries=c.judge_retries,
@@ -177,11 +180,20 @@ class RewardModel:
                             critique=" ".join(critique), judge_position_bias=bias, coverage=gate.coverage,
                             references=refs)
 
-    def check(self) -> list[str]:
-        """Problems with the configured backends (empty when all answer); never raises."""
-        problems: list[str] = []
+    def weighed_terms(self) -> list[str]:
+        """The scorer terms (``judge``, ``preference``) the configured weights count, a weight > 0: the backends
+        ``score`` asks with them, and so the only ones ``check`` asks (as score, serve and train check only their
+        URLs: a judge weighed 0 with no judge_url failed check alone)."""
         w = self.config.weights_resolved()
+        return [t for t in ("judge", "preference") if getattr(w, t) > 0]
+
+    def check(self) -> list[str]:
+        """Problems with the backends the configured weights count (empty when all answer); never raises."""
+        problems: list[str] = []
+        w, weighed = self.config.weights_resolved(), self.weighed_terms()
         for name, get in (("judge", self.judge_backend), ("preference", self.preference_backend)):
+            if name not in weighed:
+                continue
             try:
                 backend = get()
                 p = backend.check()

@@ -122,7 +122,7 @@ class RewardConfig(BaseModel):
     judge_backend: Literal["local", "openai"] = "local"
     judge_url: str | None = None
     judge_model: str | None = None  # default DEFAULT_JUDGE_MODEL
-    judge_api_key_env: str | None = None  # default AQUARELLE_JUDGE_API_KEY, then OPENAI_API_KEY
+    judge_api_key_env: str | None = None  # the only source when given; else AQUARELLE_JUDGE_API_KEY, OPENAI_API_KEY
     judge_timeout_s: RealNumber = Field(60.0, gt=0, le=MAX_WAIT_S, allow_inf_nan=False)
     judge_retries: WholeNumber = Field(2, ge=0)
     judge_backoff_s: RealNumber = Field(1.0, ge=0, le=MAX_WAIT_S, allow_inf_nan=False)
@@ -163,8 +163,21 @@ class RewardConfig(BaseModel):
         return self.judge_model or os.environ.get("AQUARELLE_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL
 
     def resolved_api_key(self) -> str:
-        return (os.environ.get(self.judge_api_key_env or "AQUARELLE_JUDGE_API_KEY")
-                or os.environ.get("OPENAI_API_KEY") or "none")
+        """The judge's API key: from the variable ``judge_api_key_env`` names, and only from it ("none" while it is
+        unset: ``api_key_env_problem`` says so where the config is checked); without one, AQUARELLE_JUDGE_API_KEY,
+        then OPENAI_API_KEY. A named variable fell back too, so a typo in its name sent the user's OpenAI key to
+        whatever host judge_url names."""
+        if self.judge_api_key_env:
+            return os.environ.get(self.judge_api_key_env) or "none"
+        return os.environ.get("AQUARELLE_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or "none"
+
+    def api_key_env_problem(self) -> str | None:
+        """What is wrong with the variable ``judge_api_key_env`` names (``names JUDGE_KEY, which is not set``), or
+        None when it holds a key or no variable is named."""
+        name = self.judge_api_key_env
+        if not name or os.environ.get(name):
+            return None
+        return f"names {name}, which is {'empty' if name in os.environ else 'not set'}"
 
     def resolved_preference_url(self) -> str | None:
         return self.preference_url or os.environ.get("AQUARELLE_HPS_URL") or None
@@ -175,8 +188,9 @@ class RewardConfig(BaseModel):
 
 def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
     """(field, why) when a backend that needs a service, and counts in the configured weights, has no URL (in the
-    config or its environment variable), or one that is not an http(s) URL with a host (``judge:8000/v1``); else
-    None. Without one, every reward it is asked for is None."""
+    config or its environment variable), or one that is not an http(s) URL with a host (``judge:8000/v1``), or (the
+    openai judge) ``judge_api_key_env`` names a variable that is not set; else None. Without one, every reward it is
+    asked for is None (or, for the key, asked without it)."""
     w = config.weights_resolved()
     checks = (("judge_url", config.judge_backend == "openai" and w.judge > 0, config.judge_url,
                "AQUARELLE_JUDGE_URL", "the openai judge", "http://judge:8000/v1"),
@@ -191,6 +205,9 @@ def missing_service_url(config: RewardConfig) -> tuple[str, str] | None:
         if not is_http_url(url):  # "judge:8000/v1" loaded, then every judged reward was None "judge unreachable"
             where = "" if given else f" (from {env})"
             return field, f"{_named_url(url)}{where} is not an http(s) URL with a host: give one like {like}"
+        problem = config.api_key_env_problem() if field == "judge_url" else None
+        if problem:  # no fallback to OPENAI_API_KEY (a typo sent it to judge_url's host): say it before a start
+            return "judge_api_key_env", problem
     return None
 
 

@@ -17,7 +17,39 @@ class PreferenceBackendError(RuntimeError):
 
 
 def normalise_mu(mu: float) -> float:
-    return 1.0 / (1.0 + math.exp(-mu / 4.0))
+    """1/(1+exp(-mu/4)) for any finite mu, in [0, 1]: written as is, exp overflowed for mu below about -2839
+    (a service answering -1e308 became "scorer failed: OverflowError"), so the exponent is never positive."""
+    z = mu / 4.0
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def _is_number(m: object) -> bool:
+    """A JSON number: not a bool (``true`` is an int to Python, and passed as mu 1)."""
+    return isinstance(m, (int, float)) and not isinstance(m, bool)
+
+
+def _finite(m: int | float) -> float | None:
+    """``m`` as a float, or None for a NaN, an infinity or an integer too big for a float."""
+    try:
+        f = float(m)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _endpoint(url: str, segment: str) -> str:
+    """``url`` with ``/segment`` added to its path, its query kept: a gateway may take the key in the query
+    (``?key=...``), and ``url + "/score"`` sent the request to the path ``/?key=.../score``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "http://[bad" (refused at load by missing_service_url): as before
+        return url.rstrip("/") + "/" + segment
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + segment, fragment=""))
 
 
 class HPSv3Client:
@@ -31,7 +63,8 @@ class HPSv3Client:
 
         from .config import shown_url
 
-        self.url = url.rstrip("/")
+        self.url = url
+        self.score_url, self.health_url = _endpoint(url, "score"), _endpoint(url, "health")
         self.shown_url = shown_url(self.url)  # for messages: an env client reads them, credentials stay here
         self.timeout_s, self.retries, self.backoff_s, self.image_size = timeout_s, retries, backoff_s, image_size
         self._http = httpx.Client(timeout=timeout_s)
@@ -44,7 +77,7 @@ class HPSv3Client:
             if attempt:
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
-                r = self._http.post(self.url + "/score", json=payload)
+                r = self._http.post(self.score_url, json=payload)
             except httpx.TimeoutException:
                 last = f"hpsv3 service timed out after {self.timeout_s:g}s"
                 continue
@@ -55,8 +88,9 @@ class HPSv3Client:
                 last = f"hpsv3 service answered HTTP {r.status_code}"
                 continue
             if r.status_code != 200:
-                raise PreferenceBackendError(f"hpsv3 service refused the request: HTTP {r.status_code} "
-                                             f"{r.text[:120]}")
+                said = " ".join(r.text.split())[:120]  # one line; nothing after the code when it said nothing
+                raise PreferenceBackendError(f"hpsv3 service refused the request: HTTP {r.status_code}"
+                                             + (f" {said}" if said else ""))
             try:
                 return r.json()
             except ValueError:
@@ -69,25 +103,27 @@ class HPSv3Client:
                    "prompts": list(prompts)}
         data = self._post(payload)
         mu = data.get("mu") if isinstance(data, dict) else None
-        if not isinstance(mu, list) or len(mu) != len(images) or not all(isinstance(m, (int, float)) for m in mu):
+        if not isinstance(mu, list) or len(mu) != len(images) or not all(_is_number(m) for m in mu):
             raise PreferenceBackendError(f"hpsv3 service answered without {len(images)} numeric 'mu' values")
-        if not all(math.isfinite(m) for m in mu):
+        values = [_finite(m) for m in mu]
+        if None in values:
             raise PreferenceBackendError("hpsv3 service answered a non-finite mu")
-        return [float(m) for m in mu]
+        return values  # type: ignore[return-value]
 
     def score(self, image: np.ndarray, prompt: str = "") -> tuple[float, str]:
         mu = self.score_raw([image], [prompt or "a watercolour painting"])[0]
-        return normalise_mu(mu), f"HPSv3 mu {mu:+.2f}"
+        shown = f"{mu:+.2f}" if abs(mu) < 1e6 else f"{mu:+.3g}"  # -1e308 in full is 300 digits of critique
+        return normalise_mu(mu), f"HPSv3 mu {shown}"
 
     def check(self) -> str | None:
         try:
-            r = self._http.get(self.url + "/health")
+            r = self._http.get(self.health_url)
         except self._httpx.HTTPError as e:
             return f"preference (hpsv3 at {self.shown_url}): unreachable ({type(e).__name__})"
         if r.status_code != 200:
             return f"preference (hpsv3 at {self.shown_url}): /health answered HTTP {r.status_code}"
-        try:
-            self.score_raw([np.full((64, 64, 3), 200, np.uint8)], ["a watercolour painting"])
+        try:  # the path a score takes, normalisation included: check must not pass where score fails
+            self.score(np.full((64, 64, 3), 200, np.uint8), "a watercolour painting")
         except PreferenceBackendError as e:
             return f"preference (hpsv3 at {self.shown_url}): {e}"
         return None

@@ -166,6 +166,68 @@ def parse_verdict(text: str | None) -> Verdict:
     raise ValueError(f"reply's winner is {said!r}, not 'A' or 'B'")
 
 
+def reply_content(resp: object) -> str | None:
+    """The first choice's message content, or ValueError naming what is wrong with the reply's shape.
+
+    A proxy or a half-compatible server answers any shape with HTTP 200 (a choice without a message, a message
+    that is a string, content that is a number): each must be retried and reported as a malformed reply, as a
+    reply that is not JSON is; read blindly, they raised AttributeError or TypeError, neither retried nor naming
+    the judge."""
+    if isinstance(resp, (str, bytes)) or not hasattr(resp, "choices"):  # e.g. a proxy's HTML page with 200
+        raise ValueError(f"reply is not a chat completion: {str(resp)[:80]!r}")
+    choices = resp.choices
+    if not choices:
+        raise ValueError("reply has no choices")
+    if not isinstance(choices, list):
+        raise ValueError(f"reply's choices are {type(choices).__name__}, not a list")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise ValueError("reply's choice has no message")
+    if not hasattr(message, "content"):
+        raise ValueError(f"reply's message is {type(message).__name__}, not an object with content")
+    content = message.content
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"reply's content is {type(content).__name__}, not text")
+    return content
+
+
+#: the most of a server's own error message an error repeats (it reaches the env client's observation)
+SERVER_SAID_CHARS = 160
+#: the shortest secret masked in it: a shorter "key" (``k``, a query's ``team=a``) is no credential, and masking it
+#: would star out every such letter of the message
+MIN_SECRET_CHARS = 4
+
+
+def server_said(body: object, secrets: Sequence[str] = ()) -> str:
+    """The server's own words about an HTTP error it answered, on one line and at most SERVER_SAID_CHARS long
+    ("" when it said nothing), with any of ``secrets`` masked: "HTTP 404" alone hid vLLM's "The model `X` does
+    not exist.", and a gateway may echo the key it refused.
+
+    ``body`` is the openai client's: the ``error`` object of an OpenAI-style body, the JSON body, or its text."""
+    if isinstance(body, dict):
+        said = next((body[k] for k in ("message", "detail", "error") if isinstance(body.get(k), str)), None)
+        body = said if said is not None else json.dumps(body, default=str)
+    text = " ".join(str(body or "").split())
+    for secret in secrets:
+        if len(secret) >= MIN_SECRET_CHARS:
+            text = text.replace(secret, "***")
+    return text if len(text) <= SERVER_SAID_CHARS else text[:SERVER_SAID_CHARS - 3] + "..."
+
+
+def split_query(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its query and fragment, and the query's parameters (the last of a repeated name).
+
+    A gateway may take the key in the query (``/v1?api_key=...``): the openai client appends its path to the
+    base URL as text, so that sent ``/v1/?api_key=...chat/completions``; the query goes as its ``default_query``."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "http://[bad" (refused at load by missing_service_url): left whole, as before
+        return url, {}
+    return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 class OpenAIJudge:
     """Pairwise verdicts from an OpenAI-compatible chat endpoint (temperature 0).
 
@@ -190,7 +252,10 @@ class OpenAIJudge:
         self.shown_url = shown_url(base_url)  # for messages: an env client reads them, credentials stay here
         self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
         self.image_size = image_size
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+        base, query = split_query(base_url)
+        self._secrets = [v for v in (api_key, *query.values()) if v and v != "none"]  # masked in server_said
+        self.client = openai.OpenAI(base_url=base, api_key=api_key, timeout=timeout_s, max_retries=0,
+                                    default_query=query or None)
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
         self._cache: OrderedDict[tuple[str, str, str], Verdict] = OrderedDict()
         self._cache_size = cache_size
@@ -214,11 +279,7 @@ class OpenAIJudge:
                 ]},
             ],
         )
-        if isinstance(resp, (str, bytes)) or not hasattr(resp, "choices"):  # e.g. a proxy's HTML page with 200
-            raise ValueError(f"reply is not a chat completion: {str(resp)[:80]!r}")
-        if not resp.choices:
-            raise ValueError("reply has no choices")
-        return parse_verdict(resp.choices[0].message.content)
+        return parse_verdict(reply_content(resp))
 
     def _ask(self, a: np.ndarray, b: np.ndarray) -> Verdict:
         key = (self.model, digest(a), digest(b))
@@ -240,7 +301,8 @@ class OpenAIJudge:
             except o.APIConnectionError as e:
                 last = f"judge unreachable at {self.shown_url}: {str(e).splitlines()[0]}"
             except o.APIStatusError as e:
-                last = f"judge server answered HTTP {e.status_code}"
+                said = server_said(e.body, self._secrets)
+                last = f"judge server answered HTTP {e.status_code}" + (f": {said}" if said else "")
                 if e.status_code < 500 and e.status_code != 429:
                     break  # a 4xx will not change on retry
             except ValueError as e:
