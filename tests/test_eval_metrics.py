@@ -611,3 +611,118 @@ def test_the_gaming_flag_needs_more_than_chance_divergence():
     drifted = [run(s, 0.3) for s in range(100)]
     assert sum(r["gamed"] is True for r in drifted) / len(drifted) >= 0.9
     assert all("p = " in f for r in drifted for f in r["flags"])
+
+
+def test_the_interval_is_students_t_and_says_chance_at_the_rate_it_claims():
+    """The percentile bootstrap over 5-8 prompts (eval's default spreads 8 samples over 8) was too narrow: with no
+    true change it called 14% of simulated evals real or worse, where a 95% interval calls 5%."""
+    import random
+
+    import numpy as np
+
+    d = [0.1, -0.05, 0.2, 0.0, 0.15]
+    lo, hi = metrics.improvement_interval(d)
+    m, sd = float(np.mean(d)), float(np.std(d, ddof=1))
+    assert abs(lo - (m - 2.776 * sd / 5 ** 0.5)) < 1e-3 and abs(hi - (m + 2.776 * sd / 5 ** 0.5)) < 1e-3
+    rng = random.Random(0)
+    wrong = 0
+    for _ in range(400):
+        lo, hi = metrics.improvement_interval([rng.gauss(0.0, 0.2) for _ in range(6)])
+        wrong += lo > 0 or hi < 0
+    assert wrong / 400 < 0.09  # the bootstrap: ~14%
+    assert metrics.improvement_interval([float("inf")] * 6) is None  # never half an interval
+
+
+def test_the_sampled_policy_gaming_or_collapsing_is_said_by_the_verdicts(tmp_path):
+    """The gaming and diversity verdicts read the training rollouts only: a trained policy whose held-out samples
+    scored 0.75 against the start's 0.45 with the judge at 0.05 against 0.5, every painting one image, got "No sign
+    of it" and "Yes" (diverse)."""
+    from aquarelle.eval import verdicts
+
+    trained = {"reward": 0.75, "judge": 0.05, "preference": 0.99, "within_prompt": 0.0, "across_prompts": 0.0}
+    start = {"reward": 0.45, "judge": 0.5, "preference": 0.4, "within_prompt": 0.2, "across_prompts": 0.2}
+    checks = metrics.sampled_checks(trained, start)
+    assert len(checks["gaming_flags"]) == 1 and "may be gaming preference" in checks["gaming_flags"][0]
+    assert len(checks["collapse_reasons"]) == 2
+    calm = {"scorer_agreement": {"gamed": False, "judge_change": 0.2, "preference_change": 0.2, "spearman": 0.6,
+                                 "flags": []}, "weights": {"judge": 0.6}}
+    ev = {**calm, "sampled_checks": checks}
+    v = verdicts.gamed(ev)
+    assert v["answer"] == "yes" and v["text"].startswith("Likely, in the samples: on held-out samples")
+    assert "In training: no sign of it" in v["text"]
+    assert verdicts.gamed({**calm, "sampled_checks": metrics.sampled_checks(start, start)})["answer"] == "no"
+    div = {"diversity": {"collapsed": False, "within_group": 0.2, "within_group_thirds": None, "across_prompts": 0.2,
+                         "palette_entropy": 1.5, "duplicate_code_rate": 0.0, "blank_rate": 0.0}}
+    d = verdicts.diverse({**div, "sampled_checks": checks})
+    assert d["answer"] == "no" and "different held-out prompts get the same painting" in d["text"]
+    assert verdicts.diverse({**div, "sampled_checks": metrics.sampled_checks(start, start)})["answer"] == "yes"
+
+
+def test_a_scorer_weighed_0_is_said_never_run_not_yet_to_come():
+    """hps-only never runs the judge (weight 0): "Cannot tell yet (one scorer has no scores ...)" promised what more
+    steps never bring."""
+    from aquarelle.eval import verdicts
+
+    sa = {"gamed": None, "reason": "one scorer has no scores in the first or last third", "spearman": None,
+          "judge_change": None, "preference_change": 0.4}
+    text = verdicts.gamed({"scorer_agreement": sa, "weights": {"judge": 0.0, "preference": 0.9}})["text"]
+    assert text.startswith("Cannot tell: the judge has weight 0 in this run's weights, so it was never run")
+    assert "yet" not in text
+
+
+def test_some_unscored_rollouts_or_samples_are_said_beside_the_verdict():
+    """Half the training rollouts unscored (judge unreachable) read "Yes, steadily" and nothing more; unscored
+    samples were named only when none was scored."""
+    from aquarelle.eval import verdicts
+
+    def r(step, reward, **kw):
+        return Rollout.from_dict({"step": step, "prompt": f"p{step % 3}", "reward": reward, "group": step, **kw})
+
+    rs = [r(s, 0.1 * s) for s in range(6)] + [r(s, None, errors=["infrastructure: judge unreachable"])
+                                               for s in range(6)]
+    ev = {"reward_trend": metrics.reward_trend(rs), "bad_rollouts": metrics.bad_rollouts(rs)}
+    assert "6 of 12 training rollouts were not scored (infrastructure: judge unreachable (6x))." in \
+        verdicts.improves(ev)["text"]
+    ev = {"heldout": {"holds": True, "heldout": {"reward": 0.5}, "train": {"reward": 0.5}, "gap": {"reward": 0.0},
+                      "margin": 0.05},
+          "sampling": {"n": 24, "unscored": 3, "unscored_reasons": {"infrastructure: preference timed out": 3}}}
+    assert verdicts.heldout(ev)["text"].endswith(
+        " 3 of 24 samples were not scored (infrastructure: preference timed out (3x)).")
+
+
+def test_an_absurd_reward_is_unscored_with_its_reason_not_a_crash(tmp_path):
+    """Two rewards of 8e307 on one prompt overflowed their mean: eval failed with a traceback; 1e308 read as "no
+    scored rollouts on held-out prompts"."""
+    r = Rollout.from_dict({"step": 0, "prompt": "p", "reward": 8e307, "policy": "trained"})
+    assert r.reward is None and "out of range" in metrics.unscored_reasons([r]).popitem()[0]
+    assert Rollout.from_dict({"step": 0, "prompt": "p", "reward": 2.5}).reward == 2.5  # custom weights reach past 1
+
+
+def test_held_out_reward_weighs_each_prompt_alike_as_the_comparison_does():
+    """One verdict sentence said 0.63 on held-out (pooled) and 0.50 (per prompt) for the same samples, where
+    unscored samples left some prompts with fewer."""
+    def r(pid, reward, policy="trained"):
+        return Rollout.from_dict({"step": 0, "prompt": pid, "reward": reward, "policy": policy})
+
+    trained = [r(p, 0.9) for p in "abc" for _ in range(2)] + [r(p, 0.1) for p in "def"] + [r(p, None) for p in "def"]
+    start = [r(p, 0.5, "start") for p in "abcdef" for _ in range(2)]
+    assert metrics.summary(trained)["reward"] == 0.5
+    assert metrics.policy_comparison(trained, start)["trained_reward"] == 0.5
+
+
+def test_held_out_samples_of_trained_prompts_and_repeated_lines_are_left_out_and_said(tmp_path):
+    """A samples file from elsewhere: "held-out" samples of prompts the run trained on were compared as held-out
+    ("so it is real"), and a line written ten times weighed ten times."""
+    run = make_run(tmp_path / "run", steps=6)
+    good, bad = Synth(judge=(0.7, 0.7), gate_fail=(0, 0)), Synth(judge=(0.3, 0.3), gate_fail=(0, 0))
+    path = make_samples(run, trained=good, start=bad, prompts=HELDOUT_PROMPTS, split="heldout", k=4)
+    make_samples(run, trained=good, start=bad, prompts=TRAIN_PROMPTS[:1], split="heldout", k=2, seed=5, append=True)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines + [lines[0]] * 9) + "\n")  # one line again, nine times
+    ev = evaluate(run, samples_file=path, progress=False)
+    h = ev["heldout"]
+    assert h["trained_on"] == [TRAIN_PROMPTS[0][1]] and ev["sampling"]["n"] == len(lines)
+    assert h["heldout"]["n"] == 4 and h["start"]["n"] == 4  # only the prompts never trained on
+    text = ev["verdicts"]["heldout"]["text"]
+    assert f"1 prompt was sampled as held-out but trained on, and left out: {TRAIN_PROMPTS[0][1]!r}." in text
+    assert json.loads(json.dumps(ev)) == ev

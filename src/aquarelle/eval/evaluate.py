@@ -53,6 +53,11 @@ def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
     load = loader(run)
     space = run.action_space
     pick = lambda pol, split: [r for r in samples if r.policy == pol and r.split == split]  # noqa: E731
+    # a "held-out" sample whose prompt the run trained on (a samples file from elsewhere; eval's own sampling never
+    # picks one) would carry training into the held-out verdict: left out, and said
+    trained_on = {r.prompt for r in run.rollouts if r.policy is None and r.split != "heldout"}
+    leaked = sorted({r.prompt for r in samples if r.split == "heldout" and r.prompt in trained_on})
+    samples = [r for r in samples if not (r.split == "heldout" and r.prompt in trained_on)]
     trained_ho, start_ho = pick("trained", "heldout"), pick("start", "heldout")
     trained_tr = pick("trained", "train")
     if trained_tr:
@@ -65,6 +70,7 @@ def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
         out = {"train": metrics.summary(train_side, load, space), "heldout": None, "gap": {}, "holds": None,
                "margin": metrics.HOLD_MARGIN, "reason": "no held-out samples (run `aquarelle eval RUN --prompts heldout`)"}
     out["train_source"] = source
+    out["trained_on"] = leaked
     out["start"] = metrics.summary(start_ho, load, space) if start_ho else None
     out["trained_vs_start"] = metrics.policy_comparison(trained_ho, start_ho) if trained_ho and start_ho else None
     return out
@@ -99,7 +105,9 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     ev.update(training_metrics(run))
 
     sampled: list[Rollout] = []
-    sampling: dict[str, Any] = {"prompts": prompts, "samples": samples, "source": None, "reason": None}
+    # (``samples``: what was asked for; a samples file's own count is ``n``)
+    sampling: dict[str, Any] = {"prompts": prompts, "samples": None if samples_file is not None else samples,
+                                "source": None, "reason": None}
     if samples_file is not None:
         path = Path(samples_file)
         if not path.exists():
@@ -136,6 +144,7 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     sampling["temperature"] = temperature_of(sampled)
     ev["sampling"] = sampling
     ev["heldout"] = heldout_section(run, sampled)
+    ev["sampled_checks"] = metrics.sampled_checks(ev["heldout"].get("heldout"), ev["heldout"].get("start"))
     ev["policies"] = policies_section(run, sampled)
     trained = [r for r in sampled if r.policy == "trained"]
     ev["tool_adherence_samples"] = metrics.tool_adherence(trained, run.action_space) if trained else None

@@ -618,15 +618,27 @@ def coverage_stats(rollouts: Sequence[Rollout]) -> dict[str, Any]:
 # ---------------------------------------------------------------- held-out
 
 
+def _prompt_mean(rollouts: Sequence[Rollout], value: Callable[[Rollout], float | None]) -> float | None:
+    """The mean over prompts of each prompt's mean value (None values left out): every prompt weighs the same, as in
+    ``policy_comparison``. Pooled, a verdict said "0.63 on held-out" and, in the same sentence, "0.50" for the same
+    samples, where unscored samples left some prompts with fewer."""
+    by: dict[str, list[float]] = defaultdict(list)
+    for r in rollouts:
+        v = value(r)
+        if v is not None:
+            by[r.prompt_id].append(v)
+    return _mean(float(np.mean(v)) for v in by.values())
+
+
 def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action_space: Any = "hf10") -> dict[str, Any]:
     """The headline measures of one set of rollouts (one policy on one prompt split)."""
     scored = [r for r in rollouts if r.reward is not None]
     out: dict[str, Any] = {
         "n": len(rollouts),
         "prompts": len({r.prompt_id for r in rollouts}),
-        "reward": _round(_mean(r.reward for r in scored)),
+        "reward": _round(_prompt_mean(rollouts, lambda r: r.reward)),
         "reward_std": _round(float(np.std([r.reward for r in scored]))) if len(scored) > 1 else None,
-        **{t: _round(_mean(r.breakdown.get(t) for r in rollouts)) for t in TERMS},
+        **{t: _round(_prompt_mean(rollouts, lambda r, t=t: r.breakdown.get(t))) for t in TERMS},
         "bad_rate": bad_rollouts(rollouts)["rate"],
         "coverage": _round(_mean(r.coverage for r in rollouts)),
     }
@@ -698,20 +710,49 @@ def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> d
             "reason": None if common else "no prompt has scored samples from both policies"}
 
 
-#: Fewest prompts an improvement's interval is given for: below it a bootstrap over prompts has too few distinct
-#: resamples to mean anything.
+#: Fewest prompts an improvement's interval is given for: with fewer, its width rests on too few differences.
 CI_MIN_PROMPTS = 5
 CI_LEVEL = 0.95
 
 
-def improvement_interval(diffs: Sequence[float], level: float = CI_LEVEL, draws: int = 4000) -> list[float] | None:
-    """A percentile-bootstrap interval for the mean per-prompt improvement, prompts resampled (seeded, so an eval
-    reruns to the same numbers); None below ``CI_MIN_PROMPTS`` prompts. Why: a mean over a handful of prompts
-    moves by tenths between samplings, and "improved by +0.05" means nothing without its spread."""
+def improvement_interval(diffs: Sequence[float], level: float = CI_LEVEL) -> list[float] | None:
+    """Student's t interval for the mean per-prompt improvement (the prompts a sample of those the policy may meet);
+    None below ``CI_MIN_PROMPTS`` prompts. Why an interval: a mean over a handful of prompts moves by tenths between
+    samplings, and "improved by +0.05" means nothing without its spread. Why t: the percentile bootstrap used before
+    is too narrow over 5-8 prompts (eval's default spreads 8 samples over 8): with no true change it called 14% of
+    simulated evals real or worse, where a 95% interval should call 5%; the t interval called 6%."""
+    from scipy import stats
+
     if len(diffs) < CI_MIN_PROMPTS:
         return None
     d = np.asarray(diffs, dtype=np.float64)
-    idx = np.random.default_rng(0).integers(0, len(d), size=(draws, len(d)))
-    means = d[idx].mean(axis=1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    return [_round(float(lo)), _round(float(hi))]
+    if not np.all(np.isfinite(d)):
+        return None
+    half = float(stats.t.ppf((1 + level) / 2, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d)))
+    lo, hi = _round(float(d.mean()) - half), _round(float(d.mean()) + half)
+    return None if lo is None or hi is None else [lo, hi]
+
+
+def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None) -> dict[str, Any]:
+    """Gaming and collapse in the sampled trained policy (``summary`` of its held-out samples, and of the starting
+    policy's): the training-rollout checks (``scorer_agreement``, ``diversity``) never look at the policy being
+    evaluated, so a policy whose samples scored 0.75 against the start's 0.45 with the judge at 0.05 against 0.5, all
+    twelve paintings one image, passed both. No p-value here (a few prompts): the thresholds are the training
+    checks' own (``RISE``, ``COLLAPSE_WITHIN``, ``COLLAPSE_ACROSS``)."""
+    flags: list[str] = []
+    collapse: list[str] = []
+    if trained and start:
+        d = {t: _delta(start.get(t), trained.get(t)) for t in ("judge", "preference")}
+        if d["judge"] is not None and d["preference"] is not None:
+            flags = [f"on held-out samples the trained policy's {up} is {d[up]:+.2f} against the starting policy's "
+                     f"while its {down} is {d[down]:+.2f}: it may be gaming {up}"
+                     for up, down in (("preference", "judge"), ("judge", "preference"))
+                     if d[up] > RISE and d[down] < -RISE]
+    if trained:
+        if trained.get("within_prompt") is not None and trained["within_prompt"] < COLLAPSE_WITHIN:
+            collapse.append(f"the trained policy's samples of one held-out prompt are near-identical (distance "
+                            f"{trained['within_prompt']:.3f} < {COLLAPSE_WITHIN})")
+        if trained.get("across_prompts") is not None and trained["across_prompts"] < COLLAPSE_ACROSS:
+            collapse.append(f"different held-out prompts get the same painting from the trained policy (distance "
+                            f"{trained['across_prompts']:.3f} < {COLLAPSE_ACROSS})")
+    return {"gaming_flags": flags, "collapse_reasons": collapse}

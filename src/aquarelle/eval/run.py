@@ -41,6 +41,17 @@ def _num(v: Any) -> float | None:
     return f if f == f and abs(f) != float("inf") else None
 
 
+#: The largest reward a run can give: four terms of at most 1 under weights of at most 1e6 each
+#: (``rewards.config.Weights``). A larger one is a damaged line (1e308 summed to infinity, a mean of two 8e307
+#: overflowed and eval failed with a traceback): read as unscored, saying why.
+MAX_REWARD = 4e6
+
+
+def _reward(v: Any) -> float | None:
+    f = _num(v)
+    return f if f is None or abs(f) <= MAX_REWARD else None
+
+
 _CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _RESPONSE_RE = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)
@@ -179,7 +190,7 @@ class Rollout:
             group=int(group) if group is not None else index,
             code=d.get("code") if isinstance(d.get("code"), str) else json.dumps(d.get("code") or ""),
             image=str(d["image"]) if d.get("image") else None,
-            reward=_num(d.get("reward")),
+            reward=_reward(d.get("reward")),
             breakdown=breakdown,
             coverage=_num(d.get("coverage")),
             n_calls=int(n_calls) if n_calls is not None else None,
@@ -189,7 +200,9 @@ class Rollout:
             judge_pairs=int(jpairs) if jpairs is not None else None,
             policy=str(d["policy"]) if d.get("policy") else None,
             transcript=TranscriptStats.parse(comp, cut) if isinstance(comp, str) else None,
-            extra={k: v for k, v in d.items() if k not in known},
+            extra={k: v for k, v in d.items() if k not in known}
+            | ({"error": f"reward {d.get('reward')!r} out of range (at most {MAX_REWARD:g} in size)"}
+               if _num(d.get("reward")) is not None and _reward(d.get("reward")) is None else {}),
         )
 
 
@@ -361,4 +374,13 @@ def load_samples(path: Path) -> list[Rollout]:
     if not Path(path).is_file():
         raise RunError(f"samples file {path} {'is not a file' if Path(path).exists() else 'does not exist'}")
     rows, _ = read_jsonl(Path(path))
-    return [Rollout.from_dict(d, i) for i, d in enumerate(rows)]
+    # a line repeated word for word is one sample written twice (a file appended to again): counted once, or ten
+    # copies of one painting weighed ten times in the held-out reward
+    seen: set[str] = set()
+    kept = []
+    for d in rows:
+        key = json.dumps(d, sort_keys=True, default=str)
+        if key not in seen:
+            seen.add(key)
+            kept.append(d)
+    return [Rollout.from_dict(d, i) for i, d in enumerate(kept)]

@@ -50,11 +50,33 @@ def _trained(ev: dict[str, Any], rollout_steps: int, span: str = "") -> str:
     return _plural(rollout_steps, "training step") + (f" ({span})" if span else "")
 
 
+def _reasons(reasons: dict[str, int] | None) -> str:
+    return "; ".join(f"{k} ({n}x)" for k, n in (reasons or {}).items())
+
+
+def _unscored(n: int, of: int, reasons: dict[str, int] | None, what: str) -> str:
+    """" N of M <what> were not scored (why)." when some were not: an infrastructure failure is no score, and a
+    verdict on the rest must say it rests on fewer (it was said only when none was scored)."""
+    if not n:
+        return ""
+    why = _reasons(reasons)
+    return f" {n} of {of} {what} were not scored{' (' + why + ')' if why else ''}."
+
+
 def improves(ev: dict[str, Any]) -> dict[str, str]:
+    v = _improves(ev)
+    rt = ev["reward_trend"]
+    if rt["n_scored"]:
+        v["text"] += _unscored(rt["n_rollouts"] - rt["n_scored"], rt["n_rollouts"], rt.get("unscored_reasons"),
+                               "training rollouts")
+    return v
+
+
+def _improves(ev: dict[str, Any]) -> dict[str, str]:
     rt, bad = ev["reward_trend"], ev["bad_rollouts"]
     t = rt["trend"]["t_stat"]
     if rt["n_rollouts"] and not rt["n_scored"]:
-        why = "; ".join(f"{k} ({n}x)" for k, n in (rt.get("unscored_reasons") or {}).items())
+        why = _reasons(rt.get("unscored_reasons"))
         return {"answer": "unclear", "text": f"No rollout was scored ({rt['n_rollouts']} unscored"
                                              f"{': ' + why if why else ''}), so there is no reward to follow."}
     if rt["thirds"] is None:
@@ -76,12 +98,30 @@ def improves(ev: dict[str, Any]) -> dict[str, str]:
 
 
 def gamed(ev: dict[str, Any]) -> dict[str, str]:
+    """From training (``scorer_agreement``) and from the sampled trained policy (``sampled_checks``): a policy
+    that games a scorer in its samples is gaming it, whatever its training rollouts said."""
+    v = _gamed(ev)
+    flags = (ev.get("sampled_checks") or {}).get("gaming_flags") or []
+    if flags and v["answer"] == "yes":
+        return {"answer": "yes", "text": v["text"] + " In the samples too: " + "; ".join(flags) + "."}
+    if flags:
+        return {"answer": "yes", "text": "Likely, in the samples: " + "; ".join(flags) + ". In training: "
+                + v["text"][0].lower() + v["text"][1:]}
+    return v
+
+
+def _gamed(ev: dict[str, Any]) -> dict[str, str]:
     sa = ev["scorer_agreement"]
     w = ev.get("weights") or {}
     rho = f"rank agreement judge vs preference rho = {_f(sa['spearman'])}"
     bias = "" if sa.get("position_bias_rate") is None else \
         f"; the judge flipped its verdict with the order in {_pct(sa['position_bias_rate'])} of pairs"
     if sa["gamed"] is None:
+        off = [t for t in ("judge", "preference") if w.get(t) == 0 and sa.get(f"{t}_change") is None]
+        if off:  # a scorer weighed 0 is never run (``RewardModel.score``): more steps will not bring its scores
+            return {"answer": "unclear", "text": f"Cannot tell: the {off[0]} has weight 0 in this run's weights, so "
+                                                 f"it was never run and no second scorer checks the "
+                                                 f"{'preference' if off[0] == 'judge' else 'judge'}; {rho}{bias}."}
         return {"answer": "unclear", "text": f"Cannot tell yet ({sa.get('reason') or 'not enough data'}); {rho}{bias}."}
     moves = f"judge {sa['judge_change']:+.2f}, preference {sa['preference_change']:+.2f} from first to last third"
     if sa["gamed"]:
@@ -91,6 +131,18 @@ def gamed(ev: dict[str, Any]) -> dict[str, str]:
 
 
 def diverse(ev: dict[str, Any]) -> dict[str, str]:
+    """From training (``diversity``) and from the sampled trained policy (``sampled_checks``)."""
+    v = _diverse(ev)
+    reasons = (ev.get("sampled_checks") or {}).get("collapse_reasons") or []
+    if reasons and v["answer"] != "no":
+        return {"answer": "no", "text": "No, in the samples: " + "; ".join(reasons) + ". In training: "
+                + v["text"][0].lower() + v["text"][1:]}
+    if reasons:
+        return {"answer": "no", "text": v["text"] + " In the samples too: " + "; ".join(reasons) + "."}
+    return v
+
+
+def _diverse(ev: dict[str, Any]) -> dict[str, str]:
     d = ev["diversity"]
     nums = (f"image distance within GRPO groups {_f(d['within_group'], 3)} (by thirds "
             f"{_arrow(d['within_group_thirds']) if d['within_group_thirds'] else 'n/a'}), across prompts "
@@ -117,18 +169,33 @@ def _wins(vs: dict[str, Any]) -> str:
 
 
 def heldout(ev: dict[str, Any]) -> dict[str, str]:
+    v = _heldout(ev)
+    s = ev.get("sampling") or {}
+    h = ev.get("heldout") or {}
+    if h.get("holds") is not None:  # (when unmeasured, the reasons are already the text)
+        v["text"] += _unscored(s.get("unscored") or 0, s.get("n") or 0, s.get("unscored_reasons"), "samples")
+    if h.get("trained_on"):
+        n = len(h["trained_on"])
+        v["text"] += (f" {n} prompt{' was' if n == 1 else 's were'} sampled as held-out but trained on, and left "
+                      f"out: {', '.join(repr(p) for p in h['trained_on'][:3])}{f' and {n - 3} more' if n > 3 else ''}.")
+    return v
+
+
+def _heldout(ev: dict[str, Any]) -> dict[str, str]:
     h = ev.get("heldout") or {}
     vs = h.get("trained_vs_start") or {}
     cmp_ = ""
     if vs.get("improvement") is not None:
         ci = vs.get("improvement_ci")
+        if ci and (ci[0] is None or ci[1] is None):  # (an eval.json whose interval did not survive ``finite``)
+            ci = None
         spread = (f"; 95% interval {ci[0]:+.2f} to {ci[1]:+.2f} over {vs['prompts']} prompts, "
                   + ("so it is real" if ci[0] > 0 else "so it may be chance" if ci[1] >= 0 else "so it got worse")
                   if ci else f"; too few prompts ({vs.get('prompts', 0)}) for an interval")
         cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
                 f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), {_wins(vs)}.")
     if h.get("holds") is None:
-        why = "; ".join(f"{k} ({n}x)" for k, n in ((ev.get("sampling") or {}).get("unscored_reasons") or {}).items())
+        why = _reasons((ev.get("sampling") or {}).get("unscored_reasons"))
         why = f" Unscored samples: {why}." if why else ""
         return {"answer": "unclear", "text": f"Not measured: {h.get('reason') or 'no held-out samples'}.{cmp_}{why}"}
     g = h["gap"].get("reward")
