@@ -726,3 +726,18 @@ def test_held_out_samples_of_trained_prompts_and_repeated_lines_are_left_out_and
     text = ev["verdicts"]["heldout"]["text"]
     assert f"1 prompt was sampled as held-out but trained on, and left out: {TRAIN_PROMPTS[0][1]!r}." in text
     assert json.loads(json.dumps(ev)) == ev
+
+
+def test_a_samples_files_source_is_recorded_where_a_report_finds_it_again(tmp_path, monkeypatch):
+    """eval.json kept ``--samples-file`` as typed: a relative path resolved only from the folder eval ran in, so a
+    report built elsewhere could not find the samples its verdicts rest on."""
+    run = make_run(tmp_path / "run", steps=6)
+    good, bad = Synth(judge=(0.7, 0.7), gate_fail=(0, 0)), Synth(judge=(0.3, 0.3), gate_fail=(0, 0))
+    inside = make_samples(run, trained=good, start=bad, prompts=HELDOUT_PROMPTS, split="heldout", k=2)
+    outside = tmp_path / "elsewhere" / "s.jsonl"
+    outside.parent.mkdir()
+    outside.write_text(inside.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert evaluate(run, samples_file="elsewhere/s.jsonl", progress=False)["sampling"]["source"] == str(outside)
+    assert evaluate(run, samples_file="run/eval_samples.jsonl", progress=False)["sampling"]["source"] == \
+        "eval_samples.jsonl"  # inside the run: relative to it, so the run may move

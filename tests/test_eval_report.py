@@ -178,3 +178,124 @@ def test_a_change_that_rounds_to_nothing_is_not_written_as_a_fall():
 
     assert [_fmt(x) for x in (-0.0001, -0.0, 0.0004, -0.0006, -10.0)] == ["0.000", "0.000", "0.000", "-0.001", "-10.000"]
     assert _fmt([-0.0002, 0.5]) == "0.000 &rarr; 0.500"
+
+
+def _held(page: str) -> str:
+    return page.split('id="held-out"')[1].split("<h2")[0]
+
+
+def test_the_held_out_gallery_shows_the_samples_eval_json_was_computed_from(tmp_path):
+    """The gallery read RUN/eval_samples.jsonl, not eval.json's ``sampling.source``: after `eval --samples-file`
+    it said "No held-out paintings were sampled." under a verdict on those samples, or showed another file's
+    paintings beside numbers that are not theirs. A source that is gone or changed is said, not replaced."""
+    import json
+
+    from aquarelle.eval.report import build
+
+    run = make_run(tmp_path / "run", steps=3)
+    ext = tmp_path / "ext.jsonl"  # images stay under run/eval/, as eval's own samples' do
+    make_samples(run, trained=Synth(judge=(0.8, 0.8), gate_fail=(0, 0)),
+                 start=Synth(judge=(0.2, 0.2), gate_fail=(0, 0)), prompts=HELDOUT_PROMPTS, split="heldout").rename(ext)
+    write(run, evaluate(run, samples_file=ext, progress=False))
+    held = _held(build(run))
+    assert "No held-out paintings were sampled." not in held
+    assert "a sailing boat at sunset" in held and held.count('class="painting"') == 4  # 2 prompts x trained, start
+    # another sampling left as the run's eval_samples.jsonl is not what eval.json measured
+    make_samples(run, trained=Synth(judge=(0.1, 0.1)), start=Synth(judge=(0.9, 0.9)),
+                 prompts=[("h-decoy", "a decoy prompt")], split="heldout", k=4)
+    held = _held(build(run))
+    assert "a decoy prompt" not in held and "a sailing boat at sunset" in held
+    rows = [json.loads(x) for x in ext.read_text().splitlines()]
+    rows[0]["reward"] -= 0.3  # as many samples, another trained mean
+    ext.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    held = _held(build(run))
+    assert "has changed since eval.json was written" in held and 'class="painting"' not in held
+    assert "a decoy prompt" not in held
+    ext.unlink()
+    held = _held(build(run))
+    assert f"their samples file {ext} is gone" in held and 'class="painting"' not in held
+
+
+def test_the_held_out_gallery_leaves_out_the_samples_the_held_out_numbers_leave_out(evaluated_run, tmp_path):
+    """eval leaves held-out samples on prompts the run trained on out of the held-out numbers
+    (``heldout.trained_on``); the gallery showed them still."""
+    import json
+    import shutil
+
+    from aquarelle.eval.report import build
+
+    run = Path(shutil.copytree(evaluated_run, tmp_path / "run"))
+    ev = json.loads((run / "eval.json").read_text())
+    ev["heldout"]["trained_on"] = ["a sailing boat at sunset"]
+    (run / "eval.json").write_text(json.dumps(ev))
+    held = _held(build(run))
+    assert "a sailing boat at sunset" not in held and "lemons in a blue bowl" in held
+
+
+def test_a_report_without_eval_json_shows_no_out_of_date_samples_and_says_why(tmp_path):
+    """With no eval.json the page said "Not measured: no held-out samples" and "0 samples" above eight prompts
+    of an eval_samples.jsonl older than the run's training (which eval does not use), and its own "no eval.json
+    yet" replaced the reason they were not used."""
+    import os
+
+    from aquarelle.eval.report import build
+
+    run = make_run(tmp_path / "run", steps=3)
+    samples = make_samples(run, trained=Synth(judge=(0.8, 0.8), gate_fail=(0, 0)),
+                           start=Synth(judge=(0.2, 0.2), gate_fail=(0, 0)), prompts=HELDOUT_PROMPTS, split="heldout")
+    os.utime(samples, (1_577_836_800, 1_577_836_800))  # 2020: before metrics.jsonl
+    page = build(run)
+    held = _held(page)
+    assert 'class="painting"' not in held and "a sailing boat at sunset" not in held
+    assert "No held-out paintings were sampled." in held
+    assert "predates the run&#x27;s last training, so it is not used" in held and "no eval.json yet" in held
+    assert not (run / "eval.json").exists()
+    os.utime(samples)  # now: of the run's last policy, so the rebuilt numbers and the gallery both use them
+    held = _held(build(run))
+    assert "a sailing boat at sunset" in held and held.count('class="painting"') == 4
+    assert "rebuilt with the last sampling&#x27;s paintings" in held
+
+
+def test_long_unbroken_text_stays_inside_its_box(browser, tmp_path):
+    """A 5000-character prompt without spaces ran out of its gallery card across the page, as did a long method
+    name in the tool tables and a long run folder name in the title."""
+    import json
+
+    run = make_run(tmp_path / ("r" * 200), steps=3)
+    rows = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
+    rows[0]["prompt"] = "A" * 5000
+    rows[1]["methods"]["paint" + "X" * 3000] = 1
+    rows[1]["errors"] = ["E" * 3000 + " is not in the hf10 action space"]
+    (run / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    make_samples(run, trained=Synth(gate_fail=(0, 0)), start=Synth(gate_fail=(0, 0)),
+                 prompts=[("h-long", "B" * 5000)], split="heldout", k=2)
+    write(run, evaluate(run, samples_file=run / "eval_samples.jsonl", progress=False))
+    out = write_report(run, tmp_path / "report.html")
+    problems, _, page = open_page(browser, out)
+    over = page.evaluate("""Array.from(document.querySelectorAll('body *')).filter(e => e.clientWidth > 0
+        && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible')
+        .map(e => e.tagName + '.' + e.className)""")
+    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    page.close()
+    assert problems == []
+    assert over == [] and wide <= 0, (over, wide)
+
+
+def test_the_policy_bars_legend_hides_no_bar(monkeypatch):
+    """With a trained reward of 0.7-0.8 the legend sat on top of the trained bar."""
+    from aquarelle.eval import plots
+
+    figs = []
+    monkeypatch.setattr(plots, "_png", lambda fig: figs.append(fig) or b"")
+    for high in (0.72, 0.8, 0.98):
+        s = {"reward": high, "judge": high, "preference": high}
+        plots.policy_bars({"trained (held-out)": s, "start (held-out)": {k: 0.2 for k in s},
+                           "trained (training prompts)": s}, "trained vs starting policy")
+    for fig in figs:
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        legend = ax.get_legend().get_window_extent()
+        bars = [b.get_window_extent() for b in ax.patches if b.get_height() > 0]
+        assert len(bars) == 9
+        assert not any(legend.overlaps(b) for b in bars)
+        assert all(ax.bbox.y1 >= b.y1 for b in bars)  # each bar whole inside the axes

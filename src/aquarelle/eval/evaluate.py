@@ -118,7 +118,10 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         if not sampled:  # an eval of nothing would replace a good eval.json
             raise RunError(f"samples file {path} holds no readable samples"
                            + ("" if prompts == "all" else f" for --prompts {prompts}"))
-        sampling["source"] = str(path)
+        # where a report finds it again: relative to the run when inside it (the run may move), else absolute
+        resolved = path.resolve()
+        sampling["source"] = str(resolved.relative_to(run.path.resolve())) \
+            if resolved.is_relative_to(run.path.resolve()) else str(resolved)
     elif samples > 0:
         from . import prompts as prompt_mod
         from .sampling import sample_policies

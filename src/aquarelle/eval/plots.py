@@ -161,7 +161,8 @@ def training_stats(metrics_rows: Sequence[dict[str, Any]]) -> bytes | None:
 
 
 def policy_bars(groups: dict[str, dict[str, Any] | None], title: str) -> bytes:
-    """Reward, judge and preference of several policies (or runs) side by side."""
+    """Reward, judge and preference of several policies (or runs) side by side; the legend right of the axes, where
+    it hides no bar ("best" put it on the trained reward bar when that reached 0.7-0.8)."""
     import numpy as np
 
     plt = _plt()
@@ -176,7 +177,7 @@ def policy_bars(groups: dict[str, dict[str, Any] | None], title: str) -> bytes:
     ax.set_xticks(x, keys)
     ax.set_ylim(0, 1)
     ax.set_title(title)
-    _legend(ax, fontsize=7)
+    _legend(ax, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return _png(fig)
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
 from . import evaluate, images, metrics, plots, verdicts
-from .run import TERMS, Rollout, Run, load_run, load_samples
+from .run import TERMS, Rollout, Run, RunError, load_run, load_samples
 
 #: Gallery size: this many training steps, this many groups per step.
 GALLERY_STEPS = 6
@@ -117,8 +118,71 @@ def heldout_gallery(run: Run, samples: Sequence[Rollout]) -> str:
     return f'<div class="groups">{"".join(cells)}</div>'
 
 
+def eval_samples(run: Run, ev: dict[str, Any]) -> tuple[list[Rollout], str | None]:
+    """The samples eval.json's numbers were computed from (``sampling.source``), or none and the one line that says
+    why they cannot be shown.
+
+    Why: the held-out gallery read RUN/eval_samples.jsonl whatever eval had scored, so it showed other paintings than
+    the verdict's (eval of a --samples-file beside an older eval_samples.jsonl), none under a verdict on 32, or the
+    paintings of an earlier policy under "no held-out samples". A relative source is the run's own file, or a
+    --samples-file named relative to where eval ran; either is used only while it still holds what eval counted.
+    """
+    sampling = ev.get("sampling") or {}
+    source = sampling.get("source")
+    if not source:
+        return [], None
+    path = Path(source)
+    found = [p for p in ([path] if path.is_absolute() else [run.path / path, path]) if p.is_file()]
+    if not found:
+        return [], (f"The held-out paintings behind these numbers are not shown: their samples file {source} "
+                    + ("is gone." if path.is_absolute() else "is in neither the run folder nor the current folder."))
+    prompts = sampling.get("prompts") or "all"
+    for p in found:
+        try:
+            rows = [r for r in load_samples(p) if prompts == "all" or r.split == prompts]
+        except RunError:
+            continue
+        if _same_samples(rows, ev):
+            return rows, None
+    return [], (f"The held-out paintings behind these numbers are not shown: their samples file {source} has changed "
+                "since eval.json was written (run `aquarelle eval RUN` again).")
+
+
+def _same_samples(rows: Sequence[Rollout], ev: dict[str, Any]) -> bool:
+    """Whether ``rows`` are the samples ``ev`` counted: as many, as many unscored, and the same count and mean reward
+    for each policy and prompt split (eval.json keeps no checksum of the file; a copied run's times say nothing)."""
+    sampling = ev.get("sampling") or {}
+    for key, have in (("n", len(rows)), ("unscored", sum(r.reward is None for r in rows))):
+        if sampling.get(key) is not None and sampling[key] != have:
+            return False
+    pols = ev.get("policies")
+    if isinstance(pols, dict):
+        want = {(pol, split): s for pol in ("trained", "start") for split, s in (pols.get(pol) or {}).items()}
+    else:  # an eval.json from before "policies": its held-out summaries
+        h = ev.get("heldout") or {}
+        want = {("trained", "heldout"): h.get("heldout"), ("start", "heldout"): h.get("start")}
+    for (pol, split), s in want.items():
+        rs = [r for r in rows if r.policy == pol and r.split == split]
+        if not isinstance(s, dict):
+            if rs:
+                return False
+            continue
+        scored = [r.reward for r in rs if r.reward is not None]
+        mean = sum(scored) / len(scored) if scored else None
+        mean = mean if mean is not None and math.isfinite(mean) else None
+        if len(rs) != s.get("n") or (mean is None) != (s.get("reward") is None) or \
+                (mean is not None and not math.isclose(mean, s["reward"], rel_tol=1e-3, abs_tol=1e-3)):
+            return False
+    return True
+
+
+#: Long words wrap: a 5000-character prompt without spaces ran out of its gallery card, a long method name or error
+#: out of the tool tables, a long run folder name out of the title. ``break-word`` everywhere, ``anywhere`` only in
+#: the values of the measure/value tables, which must shrink to the page (on every cell it would break "reward" into
+#: "rewar d" in the held-out table, which scrolls instead).
 CSS = """
-body{font:15px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1180px;padding:1.2em;color:#222;background:#fdfbf6}
+body{font:15px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1180px;padding:1.2em;color:#222;background:#fdfbf6;overflow-wrap:break-word}
+.kv td{overflow-wrap:anywhere}
 h1{margin-bottom:.1em}h2{border-bottom:2px solid #e6dcc8;padding-bottom:.2em;margin-top:1.6em}
 .sub{color:#666}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #e0d8c8;padding:3px 8px;text-align:left;vertical-align:top;font-size:13px}
 thead th{background:#f3ecdd}.na{color:#999}.verdict{margin:.5em 0;padding:.5em .8em;border-left:5px solid #ccc;background:#fff}
@@ -128,7 +192,7 @@ img.plot{max-width:100%;margin:.3em .3em 0 0;border:1px solid #eee;background:#f
 .plots{display:flex;flex-wrap:wrap;gap:.4em}.groups{display:flex;flex-wrap:wrap;gap:.8em}
 .group{background:#fff;border:1px solid #eee;padding:.4em;max-width:360px}.group figure{display:inline-block;margin:.2em;width:160px;vertical-align:top}
 .prompt{font-style:italic;font-size:13px;margin-bottom:.2em}figcaption{font-size:11px;color:#444}
-img.painting{width:160px;height:auto;display:block;border:1px solid #ddd}.noimg{width:160px;height:160px;background:#eee;display:flex;align-items:center;justify-content:center;color:#999}
+img.painting{width:160px;height:auto;display:block;border:1px solid #ddd;box-sizing:border-box}.noimg{width:160px;height:160px;background:#eee;display:flex;align-items:center;justify-content:center;color:#999}
 .missing{color:#999;font-style:italic}.scroll{overflow-x:auto}
 """
 
@@ -182,14 +246,18 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
     if ev is None:
         why = evaluate.problem(run.path)
         ev = evaluate.evaluate(run.path, samples=0, progress=False)  # the last sampling's paintings, if any
+        # the reason eval gives for not using them (out of date, no held-out ones) is kept: it was overwritten
+        kept = (ev["sampling"].get("reason") or "").removeprefix("--samples 0: ")
         ev["sampling"]["reason"] = ("no eval.json yet" if why == "missing" else why) + \
             (": rebuilt with the last sampling's paintings" if ev["sampling"]["source"] else
-             ": run `aquarelle eval RUN` to sample the trained and starting policies")
+             (f": {kept}; " if kept else ": ") + "run `aquarelle eval RUN` to sample the trained and starting policies")
     elif ev.get("rollouts") != len(run.rollouts):  # training went on after the eval: refresh what comes from rollouts
         ev.update(evaluate.finite(evaluate.training_metrics(run)), rollouts=len(run.rollouts),
                   steps=run.trained_steps, rollout_steps=len(metrics.steps_of(run.rollouts)))
         ev["verdicts"] = verdicts.all_verdicts(ev)
-    samples = load_samples(run.path / evaluate.SAMPLES_JSONL) if (run.path / evaluate.SAMPLES_JSONL).exists() else []
+    samples, samples_gone = eval_samples(run, ev)
+    # held-out samples on prompts the run trained on are left out of the held-out numbers: out of their gallery too
+    samples = [r for r in samples if not (r.split == "heldout" and r.prompt in (ev["heldout"].get("trained_on") or ()))]
     train = [r for r in run.rollouts if r.policy is None]
     w = ev["weights"]
     formula = " + ".join(f"{w[t]:.2f} &times; {t}" for t in TERMS)
@@ -271,7 +339,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
           if vs.get("better") is not None else None),
          ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("held-out reward within the margin of training's (see the verdict)", h.get('holds'))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
-{heldout_gallery(run, samples)}
+{f'<p class="missing">{html.escape(samples_gone)}</p>' if samples_gone else heldout_gallery(run, samples)}
 <p class="sub">Sampling: {_fmt(sampled_from)}; {_fmt(ev['sampling'].get('n', 0))} samples,
 {_fmt(ev['sampling'].get('unscored', 0))} unscored; temperature {html.escape(evaluate.temperature_text(ev['sampling'].get('temperature')))}.</p>
 <h2 id="gallery">Gallery: best and worst of each group, by step</h2>{gallery(run, train)}
