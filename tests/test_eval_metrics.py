@@ -639,8 +639,10 @@ def test_the_sampled_policy_gaming_or_collapsing_is_said_by_the_verdicts(tmp_pat
     of it" and "Yes" (diverse)."""
     from aquarelle.eval import verdicts
 
-    trained = {"reward": 0.75, "judge": 0.05, "preference": 0.99, "within_prompt": 0.0, "across_prompts": 0.0}
-    start = {"reward": 0.45, "judge": 0.5, "preference": 0.4, "within_prompt": 0.2, "across_prompts": 0.2}
+    trained = {"reward": 0.75, "judge": 0.05, "preference": 0.99, "painted_within_prompt": 0.0,
+               "painted_across_prompts": 0.0}
+    start = {"reward": 0.45, "judge": 0.5, "preference": 0.4, "painted_within_prompt": 0.2,
+             "painted_across_prompts": 0.2}
     checks = metrics.sampled_checks(trained, start)
     assert len(checks["gaming_flags"]) == 1 and "may be gaming preference" in checks["gaming_flags"][0]
     assert len(checks["collapse_reasons"]) == 2
@@ -741,3 +743,30 @@ def test_a_samples_files_source_is_recorded_where_a_report_finds_it_again(tmp_pa
     assert evaluate(run, samples_file="elsewhere/s.jsonl", progress=False)["sampling"]["source"] == str(outside)
     assert evaluate(run, samples_file="run/eval_samples.jsonl", progress=False)["sampling"]["source"] == \
         "eval_samples.jsonl"  # inside the run: relative to it, so the run may move
+
+
+def test_a_blank_sample_beside_a_small_painting_is_not_a_collapse(tmp_path):
+    """The fresh-clone demo's two held-out samples: one blank canvas, one painting covering 8.5%. Their thumbnails
+    are 0.014 apart, and the new check said "different held-out prompts get the same painting"; training's own
+    check compares only paintings that show paint, and so does this one now."""
+    from pathlib import Path
+
+    import numpy as np
+    from PIL import Image
+
+    blank = np.full((64, 64, 3), 255, np.uint8)
+    small = blank.copy()
+    small[28:38, 28:38] = (200, 40, 60)
+    paths = {}
+    for name, img in (("blank", blank), ("small", small)):
+        paths[name] = tmp_path / f"{name}.png"
+        Image.fromarray(img).save(paths[name])
+    rs = [Rollout.from_dict({"step": 0, "prompt": name, "reward": 0.1, "policy": "trained", "image": str(p)})
+          for name, p in paths.items()]
+    s = metrics.summary(rs, lambda r: images.load(Path(r.image)))
+    assert s["across_prompts"] < metrics.COLLAPSE_ACROSS  # all images: "the same painting"
+    assert s["painted_across_prompts"] is None  # one painting that shows paint: nothing to compare
+    assert metrics.sampled_checks(s, None)["collapse_reasons"] == []
+    twice = metrics.summary([*rs, Rollout.from_dict({"step": 0, "prompt": "again", "reward": 0.1, "policy": "trained",
+                                                      "image": str(paths["small"])})], lambda r: images.load(Path(r.image)))
+    assert metrics.sampled_checks(twice, None)["collapse_reasons"]  # two prompts, one painting: a collapse

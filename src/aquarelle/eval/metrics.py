@@ -654,12 +654,21 @@ def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action
                 ths.append((r, got[0]))
                 ents.append(images.palette_entropy(got[1]))
         out["across_prompts"] = _round(_across_prompts(ths, lambda r: 0).get(0))
-        per_prompt: dict[str, list[np.ndarray]] = defaultdict(list)
-        for r, t in ths:
-            per_prompt[r.prompt_id].append(t)
-        out["within_prompt"] = _round(_mean(images.mean_pairwise(v) for v in per_prompt.values()))
+        out["within_prompt"] = _round(_within_prompt(ths))
         out["palette_entropy"] = _round(_mean(ents))
+        # the same over the paintings that show paint: a blank canvas and a small painting are "near-identical"
+        # thumbnails (0.014 in the demo's samples), which says nothing about collapse (``sampled_checks``)
+        painted = [it for it, e in zip(ths, ents) if e is not None]
+        out["painted_across_prompts"] = _round(_across_prompts(painted, lambda r: 0).get(0))
+        out["painted_within_prompt"] = _round(_within_prompt(painted))
     return out
+
+
+def _within_prompt(ths: list[tuple[Rollout, np.ndarray]]) -> float | None:
+    per_prompt: dict[str, list[np.ndarray]] = defaultdict(list)
+    for r, t in ths:
+        per_prompt[r.prompt_id].append(t)
+    return _mean(images.mean_pairwise(v) for v in per_prompt.values())
 
 
 _GAP_KEYS = ("reward", "judge", "preference", "bad_rate", "coverage", "errors_per_episode", "across_prompts",
@@ -748,11 +757,12 @@ def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None)
                      f"while its {down} is {d[down]:+.2f}: it may be gaming {up}"
                      for up, down in (("preference", "judge"), ("judge", "preference"))
                      if d[up] > RISE and d[down] < -RISE]
-    if trained:
-        if trained.get("within_prompt") is not None and trained["within_prompt"] < COLLAPSE_WITHIN:
+    if trained:  # over the paintings that show paint, as ``diversity`` judges training
+        within, across = trained.get("painted_within_prompt"), trained.get("painted_across_prompts")
+        if within is not None and within < COLLAPSE_WITHIN:
             collapse.append(f"the trained policy's samples of one held-out prompt are near-identical (distance "
-                            f"{trained['within_prompt']:.3f} < {COLLAPSE_WITHIN})")
-        if trained.get("across_prompts") is not None and trained["across_prompts"] < COLLAPSE_ACROSS:
+                            f"{within:.3f} < {COLLAPSE_WITHIN})")
+        if across is not None and across < COLLAPSE_ACROSS:
             collapse.append(f"different held-out prompts get the same painting from the trained policy (distance "
-                            f"{trained['across_prompts']:.3f} < {COLLAPSE_ACROSS})")
+                            f"{across:.3f} < {COLLAPSE_ACROSS})")
     return {"gaming_flags": flags, "collapse_reasons": collapse}
