@@ -333,7 +333,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 <p>{html.escape(ev['verdicts']['heldout']['text'])}</p>
 <div class="scroll">{_grid(["policy and prompts", "n", "reward", "judge", "preference", "bad rate", "coverage", "distance across prompts", "errors/episode"], pol_rows) if pol_rows else ""}</div>
 {_table([("trained minus start, reward", vs.get('improvement')),
-         ("its 95% interval (bootstrap over prompts)", " to ".join(f"{v:+.3f}" for v in vs["improvement_ci"]) if vs.get("improvement_ci") else None),
+         ("its 95% interval (Student's t over prompts)", " to ".join(f"{v:+.3f}" for v in vs["improvement_ci"]) if vs.get("improvement_ci") else None),
          ("held-out prompts the trained policy wins (ties count half)", vs.get('win_rate')),
          ("held-out prompts better / level / worse", " / ".join(str(vs[k]) for k in ("better", "level", "worse"))
           if vs.get("better") is not None else None),
