@@ -230,3 +230,23 @@ def test_eval_refuses_a_samples_count_out_of_range_or_beside_a_samples_file(run_
     assert "--samples applies only when eval samples (not with --samples-file)" in res.stderr
     with pytest.raises(SamplingError, match="--samples must be"):  # the library call is bounded too
         sample_policies(load_run(run_with_samples), [], 10 ** 20)
+
+
+def test_the_comparison_on_training_prompts_is_shown_where_it_is_computed(tmp_path):
+    """eval.json held `policies.train_comparison` (trained 0.8 against start 0.2 on training prompts), and neither
+    the table nor the report showed it."""
+    from aquarelle.eval.report import write_report
+
+    path = make_run(tmp_path / "run", steps=6)
+    make_samples(path, trained=Synth(judge=(0.7, 0.7), gate_fail=(0, 0)), start=Synth(judge=(0.2, 0.2), gate_fail=(0, 0)),
+                 prompts=TRAIN_PROMPTS[:2], split="train", k=2)
+    res = _cli("eval", str(path), "--samples-file", str(path / "eval_samples.jsonl"), "--prompts", "train")
+    assert res.returncode == 0, res.stderr
+    ev = json.loads((path / "eval.json").read_text())
+    tc = ev["policies"]["train_comparison"]
+    assert tc["improvement"] > 0.2 and tc["better"] == 2
+    assert "start (train prompts)" in res.stdout
+    assert f"trained minus start on training prompts: reward {tc['improvement']:+.3f}, better on 2 of 2 prompts" \
+        in " ".join(res.stdout.split())
+    page = write_report(path, tmp_path / "r.html").read_text()
+    assert "trained minus start on training prompts, reward" in page and "training prompts better / level / worse" in page

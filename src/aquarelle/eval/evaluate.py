@@ -309,14 +309,22 @@ def print_table(ev: dict[str, Any], console=None) -> None:
         head.add_row(v["question"], f"[{colour_}]{ans}[/]", escape(v["text"]))
     console.print(head)
     h = ev.get("heldout") or {}
-    if h.get("heldout") or h.get("start"):
+    pol = ev.get("policies") or {}
+    tc = pol.get("train_comparison") or {}
+    start_train = (pol.get("start") or {}).get("train")
+    if h.get("heldout") or h.get("start") or start_train:
         temp = temperature_text((ev.get("sampling") or {}).get("temperature"))
         t = Table(title=f"held-out: trained vs starting policy (sampling temperature {temp})")
         for c in ("", "reward", "judge", "preference", "bad rate", "coverage", "errors/ep"):
             t.add_column(c)
+        sampled = str(h.get("train_source") or "").startswith("trained policy sampled")
         for name, s in (("trained (held-out)", h.get("heldout")), ("start (held-out)", h.get("start")),
-                        ("trained (train prompts)", h.get("train"))):
+                        ("trained (train prompts)" if sampled else "trained (train prompts, training rollouts)",
+                         h.get("train")), ("start (train prompts)", start_train)):
             if s:
                 t.add_row(name, *[("n/a" if s.get(k) is None else f"{s[k]:.3f}") for k in
                                   ("reward", "judge", "preference", "bad_rate", "coverage", "errors_per_episode")])
         console.print(t)
+    if tc.get("improvement") is not None:  # (computed, and shown nowhere, before)
+        console.print(f"trained minus start on training prompts: reward {tc['improvement']:+.3f}, "
+                      f"{verdicts.wins_text(tc)}")

@@ -337,7 +337,8 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
          ("held-out prompts the trained policy wins (ties count half)", vs.get('win_rate')),
          ("held-out prompts better / level / worse", " / ".join(str(vs[k]) for k in ("better", "level", "worse"))
           if vs.get("better") is not None else None),
-         ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("held-out reward within the margin of training's (see the verdict)", h.get('holds'))])}
+         ("gap, training minus held-out (reward)", (h.get('gap') or {}).get('reward')), ("held-out reward within the margin of training's (see the verdict)", h.get('holds')),
+         *_train_comparison_rows((ev.get("policies") or {}).get("train_comparison"))])}
 <div class="plots">{_img(bars, "trained vs starting policy") if bars else ""}</div>
 {f'<p class="missing">{html.escape(samples_gone)}</p>' if samples_gone else heldout_gallery(run, samples)}
 <p class="sub">Sampling: {_fmt(sampled_from)}; {_fmt(ev['sampling'].get('n', 0))} samples,
@@ -345,6 +346,16 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 <h2 id="gallery">Gallery: best and worst of each group, by step</h2>{gallery(run, train)}
 </body></html>""")
     return "".join(parts)
+
+
+def _train_comparison_rows(tc: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """The trained-vs-start comparison on training prompts, when both policies were sampled there (eval computed it
+    and showed it nowhere)."""
+    if not tc or tc.get("improvement") is None:
+        return []
+    return [("trained minus start on training prompts, reward", tc["improvement"]),
+            ("training prompts better / level / worse", " / ".join(str(tc[k]) for k in ("better", "level", "worse"))
+             if tc.get("better") is not None else None)]
 
 
 def write_report(run_dir: str | Path, out: str | Path, run: Run | None = None) -> Path:

@@ -159,6 +159,11 @@ def _diverse(ev: dict[str, Any]) -> dict[str, str]:
     return {"answer": "yes", "text": f"Yes: {nums}."}
 
 
+def wins_text(vs: dict[str, Any]) -> str:
+    """``_wins`` for the table and the report (public)."""
+    return _wins(vs)
+
+
 def _wins(vs: dict[str, Any]) -> str:
     """Prompts by prompt, as counts: a rate with ties at half said "better on 75%" of two prompts, one a tie at 0.
     (An eval.json written before the counts has only the rate.)"""
