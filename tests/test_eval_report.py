@@ -214,6 +214,14 @@ def test_the_held_out_gallery_shows_the_samples_eval_json_was_computed_from(tmp_
     ext.unlink()
     held = _held(build(run))
     assert f"their samples file {ext} is gone" in held and 'class="painting"' not in held
+    # one sample unscored: its prompt has fewer, and eval.json's reward weighs prompts alike (a pooled mean of the
+    # same rows differs): still the same samples, shown
+    rows[0]["reward"] += 0.3
+    rows[1]["reward"] = None
+    ext.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    write(run, evaluate(run, samples_file=ext, progress=False))
+    held = _held(build(run))
+    assert "has changed" not in held and held.count('class="painting"') == 4
 
 
 def test_the_held_out_gallery_leaves_out_the_samples_the_held_out_numbers_leave_out(evaluated_run, tmp_path):

@@ -11,7 +11,7 @@ import datetime as _dt
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from . import images, metrics, verdicts
 from .run import Rollout, Run, RunError, load_run, load_samples
@@ -48,6 +48,13 @@ def _late_training(run: Run) -> list[Rollout]:
     return parts[2] if parts else rs
 
 
+def not_trained_on(samples: list[Rollout], prompts: Iterable[str]) -> list[Rollout]:
+    """``samples`` less the held-out ones on ``prompts`` (``heldout.trained_on``): left out of the held-out numbers
+    here and of the report's held-out gallery alike."""
+    drop = set(prompts)
+    return [r for r in samples if not (r.split == "heldout" and r.prompt in drop)]
+
+
 def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
     """Held-out vs training prompts for the trained policy, and trained vs starting policy on held-out prompts."""
     load = loader(run)
@@ -57,7 +64,7 @@ def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
     # picks one) would carry training into the held-out verdict: left out, and said
     trained_on = {r.prompt for r in run.rollouts if r.policy is None and r.split != "heldout"}
     leaked = sorted({r.prompt for r in samples if r.split == "heldout" and r.prompt in trained_on})
-    samples = [r for r in samples if not (r.split == "heldout" and r.prompt in trained_on)]
+    samples = not_trained_on(samples, leaked)
     trained_ho, start_ho = pick("trained", "heldout"), pick("start", "heldout")
     trained_tr = pick("trained", "train")
     if trained_tr:

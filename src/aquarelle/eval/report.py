@@ -167,9 +167,7 @@ def _same_samples(rows: Sequence[Rollout], ev: dict[str, Any]) -> bool:
             if rs:
                 return False
             continue
-        scored = [r.reward for r in rs if r.reward is not None]
-        mean = sum(scored) / len(scored) if scored else None
-        mean = mean if mean is not None and math.isfinite(mean) else None
+        mean = metrics.summary(rs)["reward"] if rs else None  # eval.json's own measure (prompts weigh alike)
         if len(rs) != s.get("n") or (mean is None) != (s.get("reward") is None) or \
                 (mean is not None and not math.isclose(mean, s["reward"], rel_tol=1e-3, abs_tol=1e-3)):
             return False
@@ -257,7 +255,7 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
         ev["verdicts"] = verdicts.all_verdicts(ev)
     samples, samples_gone = eval_samples(run, ev)
     # held-out samples on prompts the run trained on are left out of the held-out numbers: out of their gallery too
-    samples = [r for r in samples if not (r.split == "heldout" and r.prompt in (ev["heldout"].get("trained_on") or ()))]
+    samples = evaluate.not_trained_on(samples, ev["heldout"].get("trained_on") or ())
     train = [r for r in run.rollouts if r.policy is None]
     w = ev["weights"]
     formula = " + ".join(f"{w[t]:.2f} &times; {t}" for t in TERMS)
