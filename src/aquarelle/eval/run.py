@@ -47,11 +47,6 @@ def _num(v: Any) -> float | None:
 MAX_REWARD = 4e6
 
 
-def _reward(v: Any) -> float | None:
-    f = _num(v)
-    return f if f is None or abs(f) <= MAX_REWARD else None
-
-
 _CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _RESPONSE_RE = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)
@@ -176,6 +171,8 @@ class Rollout:
         jpb = _num(d.get("judge_position_bias", bd_raw.get("judge_position_bias")))
         jpairs = _num(d.get("judge_pairs"))
         prompt = str(d.get("prompt") or "")
+        num = _num(d.get("reward"))
+        absurd = num is not None and abs(num) > MAX_REWARD  # unscored, with the reason (``MAX_REWARD``)
         comp = d.get("completion")
         cut = not d.get("policy") and isinstance(comp, str) and len(comp) >= TRAIN_COMPLETION_CHARS
         known = {"step", "prompt", "prompt_id", "split", "mode", "group", "code", "image", "reward", "breakdown",
@@ -190,7 +187,7 @@ class Rollout:
             group=int(group) if group is not None else index,
             code=d.get("code") if isinstance(d.get("code"), str) else json.dumps(d.get("code") or ""),
             image=str(d["image"]) if d.get("image") else None,
-            reward=_reward(d.get("reward")),
+            reward=None if absurd else num,
             breakdown=breakdown,
             coverage=_num(d.get("coverage")),
             n_calls=int(n_calls) if n_calls is not None else None,
@@ -201,8 +198,7 @@ class Rollout:
             policy=str(d["policy"]) if d.get("policy") else None,
             transcript=TranscriptStats.parse(comp, cut) if isinstance(comp, str) else None,
             extra={k: v for k, v in d.items() if k not in known}
-            | ({"error": f"reward {d.get('reward')!r} out of range (at most {MAX_REWARD:g} in size)"}
-               if _num(d.get("reward")) is not None and _reward(d.get("reward")) is None else {}),
+            | ({"error": f"reward {d['reward']!r} out of range (at most {MAX_REWARD:g} in size)"} if absurd else {}),
         )
 
 

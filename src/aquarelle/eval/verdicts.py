@@ -160,12 +160,7 @@ def _diverse(ev: dict[str, Any]) -> dict[str, str]:
 
 
 def wins_text(vs: dict[str, Any]) -> str:
-    """``_wins`` for the table and the report (public)."""
-    return _wins(vs)
-
-
-def _wins(vs: dict[str, Any]) -> str:
-    """Prompts by prompt, as counts: a rate with ties at half said "better on 75%" of two prompts, one a tie at 0.
+    """Prompts by prompt, as counts (the verdict and the eval table): a rate with ties at half said "better on 75%" of two prompts, one a tie at 0.
     (An eval.json written before the counts has only the rate.)"""
     if vs.get("better") is None:
         return f"better on {_pct(vs['win_rate'])} of prompts (ties count half)"
@@ -198,7 +193,7 @@ def _heldout(ev: dict[str, Any]) -> dict[str, str]:
                   + ("so it is real" if ci[0] > 0 else "so it may be chance" if ci[1] >= 0 else "so it got worse")
                   if ci else f"; too few prompts ({vs.get('prompts', 0)}) for an interval")
         cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
-                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), {_wins(vs)}.")
+                f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), {wins_text(vs)}.")
     if h.get("holds") is None:
         why = _reasons((ev.get("sampling") or {}).get("unscored_reasons"))
         why = f" Unscored samples: {why}." if why else ""
