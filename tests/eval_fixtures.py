@@ -42,6 +42,8 @@ class Synth:
     judge: tuple[float, float] = (0.4, 0.7)
     preference: tuple[float, float] = (0.5, 0.75)
     gate_fail: tuple[float, float] = (0.3, 0.05)
+    length: tuple[float, float] = (0.5, 0.5)
+    weights: dict[str, float] | None = None  # stated weights (the run's config), instead of the preset's
     noise: float = 0.05
     collapse_after: float | None = None  # fraction of training after which every painting is the same
     outside_rate: float = 0.0  # share of rollouts that call `rect` (a p5.brush method outside hf10)
@@ -82,7 +84,7 @@ def make_rollout(run: Path, spec: Synth, rng: random.Random, *, step: int, frac:
                  group: int, idx: int, split: str = "train", policy: str | None = None,
                  image_dir: str = "images") -> dict:
     """One rollout line, with its PNG written under run/image_dir."""
-    w = WEIGHTS[spec.preset]
+    w = spec.weights or WEIGHTS[spec.preset]
     pid, text = prompt
     if spec.collapse_after is not None and frac >= spec.collapse_after:
         prng = random.Random(12345)
@@ -103,7 +105,7 @@ def make_rollout(run: Path, spec: Synth, rng: random.Random, *, step: int, frac:
     clip = lambda v: min(1.0, max(0.0, v))  # noqa: E731
     judge = clip(_lerp(spec.judge, frac) + rng.gauss(0, spec.noise))
     pref = clip(_lerp(spec.preference, frac) + rng.gauss(0, spec.noise))
-    length = clip(0.5 + rng.gauss(0, 0.1))
+    length = clip(_lerp(spec.length, frac) + rng.gauss(0, 0.1))
     if gate_ok:
         breakdown = {"gate": 1.0, "length": length, "judge": judge, "preference": pref}
         reward = w["gate"] + w["length"] * length + w["judge"] * judge + w["preference"] * pref
@@ -133,7 +135,7 @@ def make_run(path: Path, spec: Synth | None = None, **over) -> Path:
     config = {"config": {"mode": "tools", "model": {"name": "tiny-test-model"},
                          "generation": {"num_generations": spec.group_size}, "optim": {"max_steps": spec.steps},
                          "env": {"action_space": "hf10"},
-                         "reward": {"preset": spec.preset, "weights": None}},
+                         "reward": {"preset": spec.preset, "weights": spec.weights}},
               "policy": "tiny-test-model", "warm_start": None}
     (path / "config.json").write_text(json.dumps(config, indent=2))
     rows, metrics = [], []

@@ -770,3 +770,34 @@ def test_a_blank_sample_beside_a_small_painting_is_not_a_collapse(tmp_path):
     twice = metrics.summary([*rs, Rollout.from_dict({"step": 0, "prompt": "again", "reward": 0.1, "policy": "trained",
                                                       "image": str(paths["small"])})], lambda r: images.load(Path(r.image)))
     assert metrics.sampled_checks(twice, None)["collapse_reasons"]  # two prompts, one painting: a collapse
+
+
+PADDING = {"gate": 0.05, "length": 0.3, "judge": 0.4, "preference": 0.25}
+
+
+def test_a_steady_rise_carried_by_the_length_term_is_not_called_better_quality(tmp_path):
+    # judge and preference flat, the length term 0.1 -> 0.9 at weight 0.3: the reward rises steadily by ~0.24
+    pad = evaluate(make_run(tmp_path / "pad", steps=9, weights=PADDING, length=(0.1, 0.9), judge=(0.5, 0.5),
+                            preference=(0.6, 0.6), gate_fail=(0.0, 0.0), noise=0.02, seed=4), samples=0,
+                   progress=False)
+    assert pad["reward_trend"]["steady"] is True
+    tc = pad["term_attribution"]["term_change"]
+    assert tc["length"] > 0.15 and abs(tc["judge"] + tc["preference"]) < 0.05
+    v = pad["verdicts"]["improves"]
+    assert v["answer"] == "no" and v["text"].startswith("Reward rose steadily, but not through quality")
+    assert "padding its code for the length term" in v["text"]
+    # the same weights with the judge rising too: quality carries it
+    good = evaluate(make_run(tmp_path / "good", steps=9, weights=PADDING, length=(0.5, 0.5), judge=(0.3, 0.8),
+                             preference=(0.6, 0.6), gate_fail=(0.0, 0.0), noise=0.02, seed=4), samples=0,
+                    progress=False)
+    assert good["verdicts"]["improves"]["answer"] == "yes"
+    assert good["verdicts"]["improves"]["text"].startswith("Yes, steadily: ")
+
+
+def test_a_steady_rise_with_no_quality_scorer_weighed_cannot_say_quality_improved(tmp_path):
+    w = {"gate": 0.5, "length": 0.5, "judge": 0.0, "preference": 0.0}
+    ev = evaluate(make_run(tmp_path / "r", steps=9, weights=w, length=(0.1, 0.9), gate_fail=(0.0, 0.0), noise=0.02,
+                           seed=4), samples=0, progress=False)
+    assert ev["reward_trend"]["steady"] is True
+    v = ev["verdicts"]["improves"]
+    assert v["answer"] == "unclear" and "quality was never measured" in v["text"]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .metrics import RISE
+
 QUESTIONS = {
     "improves": "Do quality and reward improve steadily?",
     "gamed": "Is it over-fitting one scorer (judge or preference)?",
@@ -91,10 +93,41 @@ def _improves(ev: dict[str, Any]) -> dict[str, str]:
     if rt["steady"] is None:
         return {"answer": "unclear", "text": f"Cannot tell ({rt.get('reason')}): " + detail}
     if rt["steady"]:
-        return {"answer": "yes", "text": "Yes, steadily: " + detail}
+        return _steady(ev, detail)
     if (rt["change"] or 0) > 0:
         return {"answer": "no", "text": "It rose, but not steadily or not significantly: " + detail}
     return {"answer": "no", "text": "No, reward did not rise: " + detail}
+
+
+QUALITY, AUX = ("judge", "preference"), ("gate", "length")
+
+
+def _steady(ev: dict[str, Any], detail: str) -> dict[str, str]:
+    """A steady rise is quality's only when the quality scorers carry it: a policy that pads its code for the length
+    term (or only stops crashing, the gate's own 0.05) raises the reward steadily with the judge and preference
+    flat, and was told "Yes, steadily". Read from ``term_attribution`` (weighted, first to last third; a gated
+    rollout counts 0 in every term, so a policy that stops crashing raises the quality terms too)."""
+    w = ev.get("weights") or {}
+    if w and not any(w.get(t) for t in QUALITY):
+        return {"answer": "unclear", "text": "Reward rose steadily, but neither quality scorer (judge, preference) "
+                                             "has weight in this run's weights, so quality was never measured: "
+                                             + detail}
+    tc = (ev.get("term_attribution") or {}).get("term_change") or {}
+    if any(tc.get(t) is None for t in QUALITY + AUX):
+        return {"answer": "yes", "text": "Yes, steadily: " + detail}
+    q, a = tc["judge"] + tc["preference"], tc["gate"] + tc["length"]
+    parts = (f"the judge and preference {q:+.3f}, the gate {tc['gate']:+.3f} and length {tc['length']:+.3f} "
+             f"(weighted, first to last third)")
+    # "did not rise": less than each quality scorer rising by ``RISE``, the gaming check's own threshold
+    flat = RISE * sum(w.get(t, 0.0) for t in QUALITY) if w else RISE  # metrics' own "rises" threshold, weighted
+    if q < flat and a > flat:
+        pad = ": the policy may be padding its code for the length term" if tc["length"] > 0 else ""
+        return {"answer": "no", "text": f"Reward rose steadily, but not through quality: {parts}; the quality scorers "
+                                        f"did not rise{pad}. " + detail[0].upper() + detail[1:]}
+    if a > q:
+        return {"answer": "yes", "text": f"Yes, steadily, but mostly through the gate and length terms ({parts}): "
+                                         + detail}
+    return {"answer": "yes", "text": "Yes, steadily: " + detail}
 
 
 def gamed(ev: dict[str, Any]) -> dict[str, str]:
