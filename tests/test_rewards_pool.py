@@ -184,3 +184,24 @@ def test_pool_cli_a_sketch_that_is_not_utf8_or_a_split_without_paintings_is_one_
     (empty / "pool.json").write_text('{"paintings": []}')
     r = runner.invoke(app, ["pool", "validate", "--pool", str(empty)])
     assert r.exit_code == 2 and r.output.strip() == f"pool {empty}: split heldout has no paintings to validate on"
+
+
+def test_a_prompt_id_naming_two_prompts_is_refused_by_the_pool_and_by_eval(tmp_path):
+    from aquarelle.eval.prompts import PromptError, pool_prompts
+    from aquarelle.rewards.config import RewardError
+
+    root = _tiny_pool(tmp_path / "p", ["animals_butterfly"])
+    rows = [{"id": "a", "subject": "tulips", "prompt": "red tulips", "split": "train"},
+            {"id": "a", "subject": "fox", "prompt": "a fox in the snow", "split": "heldout"}]
+    (root / "prompts.json").write_text(json.dumps({"prompts": rows}))
+    with pytest.raises(RewardError, match=r"prompts\.json: prompt id 'a' names two prompts \('red tulips' and 'a fox"):
+        Pool(root).prompts()
+    with pytest.raises(PromptError, match=r"cannot read the prompt set .*prompts\.json: prompt id 'a' names two"):
+        pool_prompts(root)
+    rows[1]["prompt"] = "red tulips"  # the same prompt trained and held out
+    (root / "prompts.json").write_text(json.dumps({"prompts": rows}))
+    with pytest.raises(RewardError, match=r"prompt id 'a' is in two splits \(train and heldout\)"):
+        Pool(root).prompts()
+    rows[1]["id"] = "b"
+    (root / "prompts.json").write_text(json.dumps({"prompts": rows}))
+    assert [p.id for p in Pool(root).prompts()] == ["a", "b"]

@@ -97,6 +97,23 @@ def test_prompts_split_and_group_seed():
         load_prompts(DATA / "nope.json")
 
 
+def test_a_prompt_id_naming_two_prompts_or_two_splits_is_refused(tmp_path):
+    # eval and GRPO key prompts by id: two texts under one id were compared as one prompt, and an id both trained
+    # and held out leaks training into the held-out verdict
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps([{"id": "a", "prompt": "red tulips"}, {"id": "a", "prompt": "a fox in the snow"}]))
+    with pytest.raises(DataError, match=r"two\.json: prompt id 'a' names two prompts \('red tulips' and 'a fox"):
+        load_prompts(two)
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps({"train": [{"id": "a", "prompt": "red tulips"}],
+                                "heldout": [{"id": "a", "prompt": "red tulips"}]}))
+    with pytest.raises(DataError, match="prompt id 'a' is in two splits \\(train and heldout\\)"):
+        load_prompts(both)
+    again = tmp_path / "again.json"  # the same prompt written twice is weighed twice, as written
+    again.write_text(json.dumps([{"id": "a", "prompt": "red tulips"}, {"id": "a", "prompt": "red tulips"}]))
+    assert [r.prompt for r in load_prompts(again)] == ["red tulips", "red tulips"]
+
+
 def test_demos_fit_action_space_and_group_into_turns():
     demos = load_demos(DATA / "train_demos")
     assert len(demos) == 3

@@ -46,6 +46,11 @@ def _rows_to_prompts(rows: Iterable[Any]) -> list[EvalPrompt]:
             continue
         out.append(EvalPrompt(str(r.get("id") or r.get("prompt_id") or f"prompt-{i}"), str(text),
                               _norm_split(r.get("split"))))
+    from aquarelle.rewards.pool import prompt_id_clash
+
+    clash = prompt_id_clash((p.id, p.prompt, p.split) for p in out)
+    if clash:
+        raise PromptError(clash)
     return out
 
 

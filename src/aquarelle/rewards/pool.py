@@ -74,6 +74,28 @@ class PromptEntry(BaseModel):
     split: Literal["train", "heldout"]
 
 
+def prompt_id_clash(rows: Iterable[tuple[str, str, str]]) -> str | None:
+    """What is wrong when one id names two prompts, or one prompt in two splits, among ``(id, prompt, split)`` rows;
+    None when nothing is. Eval, training and the pool key everything by id (GRPO groups, per-prompt means, the
+    held-out split): two texts under one id were compared as one prompt, and an id both trained and held out leaks.
+    The same row twice is no clash (it is weighed twice, as written)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for pid, text, split in rows:
+        if pid not in seen:
+            seen[pid] = (text, split)
+            continue
+        t0, s0 = seen[pid]
+        if t0 != text:
+            return f"prompt id {_short(pid)} names two prompts ({_short(t0)} and {_short(text)}): ids must be unique"
+        if s0 != split:
+            return f"prompt id {_short(pid)} is in two splits ({s0} and {split}): a held-out prompt is never trained on"
+    return None
+
+
+def _short(s: str, n: int = 60) -> str:
+    return repr(s if len(s) <= n else s[:n] + "...")
+
+
 class PoolRenderError(RuntimeError):
     """A pool sketch could not be run or rendered (a broken reference is our fault, not the policy's)."""
 
@@ -133,6 +155,9 @@ class Pool:
     def prompts(self, split: str = "all") -> list[PromptEntry]:
         data = json.loads((self.root / "prompts.json").read_text(encoding="utf-8"))
         items = [PromptEntry(**p) for p in data["prompts"]]
+        clash = prompt_id_clash((p.id, p.prompt, p.split) for p in items)
+        if clash:
+            raise RewardError(f"{self.root / 'prompts.json'}: {clash}")
         return [p for p in items if split == "all" or p.split == split]
 
     # ---- images

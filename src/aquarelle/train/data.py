@@ -85,6 +85,12 @@ def load_prompts(path: str | Path | None = None, split: str = "train") -> list[P
         raise DataError(f"prompt file {p} is not valid JSON: {e.msg} at line {e.lineno}") from None
     except UnicodeDecodeError as e:  # a bare "'utf-8' codec can't decode..." did not say which file
         raise DataError(f"prompt file {p} is not UTF-8 text ({e})") from None
+    from aquarelle.rewards.pool import prompt_id_clash
+
+    held = lambda r: "heldout" if r.split.lower() in HELDOUT_SPLITS else "train"  # noqa: E731
+    clash = prompt_id_clash((r.id, r.prompt, held(r)) for r in rows)
+    if clash:
+        raise DataError(f"prompt file {p}: {clash}")
     if split == "all":
         return rows
     if split == "train":
