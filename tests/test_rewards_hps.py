@@ -29,6 +29,7 @@ STANDIN_ANSWERS = {
     "bool": (200, {"mu": [True], "sigma": [0.1]}, {}),
     "huge-negative": (200, {"mu": [-1e308], "sigma": [0.1]}, {}),
     "redirect": (307, None, {"location": "/score2"}),
+    "echo-key": (403, {"detail": "key sk-Q-123456 of user pat-99 may not score"}, {}),
 }
 STANDIN = {"mode": "bool"}
 
@@ -170,6 +171,20 @@ def test_a_refusal_with_an_empty_body_has_no_trailing_detail(standin_url):
     with pytest.raises(PreferenceBackendError) as e:
         c.score(grey(100))
     assert str(e.value) == "hpsv3 service refused the request: HTTP 307"  # it ended "HTTP 307 "
+
+
+def test_a_refusal_repeats_the_services_words_with_the_urls_secrets_masked(standin_url):
+    """A gateway refusing a key may echo it: the refusal reaches the env client in its observation, so the
+    URL's query values and user:password are masked there, as the judge's key is."""
+    STANDIN["mode"] = "echo-key"
+    host = standin_url.split("://", 1)[1]
+    for url in (standin_url + "?key=sk-Q-123456&user=pat-99", f"http://pat-99:sk-Q-123456@{host}"):
+        with pytest.raises(PreferenceBackendError) as e:
+            HPSv3Client(url, retries=0).score(grey(100))
+        assert str(e.value) == "hpsv3 service refused the request: HTTP 403 key *** of user *** may not score"
+    with pytest.raises(PreferenceBackendError) as e:  # nothing secret in the URL: the words as said
+        HPSv3Client(standin_url, retries=0).score(grey(100))
+    assert str(e.value).endswith("HTTP 403 key sk-Q-123456 of user pat-99 may not score")
 
 
 def test_a_service_url_with_a_query_keeps_it_on_every_request():

@@ -323,3 +323,12 @@ def test_an_http_error_says_what_the_server_said_on_one_short_line(server):
     assert said.startswith("judge server answered HTTP 401: Incorrect API key provided: ***. See xxx"), said
     assert "\n" not in said and "sk-test-KEY" not in said and said.endswith("... (1 attempt(s), model echo-key)")
     assert len(said) < 250
+
+
+def test_every_credential_a_service_url_may_carry_is_masked_where_a_server_is_quoted():
+    from aquarelle.rewards.judge import server_said, url_secrets
+
+    got = url_secrets("http://u%40x-1234:p-5678@h:9/v1?api_key=sk-Q99&team=a")
+    assert got == ["sk-Q99", "a", "u@x-1234", "p-5678"]
+    assert server_said("u@x-1234 and p-5678 refused, sk-Q99, team a", got) == "*** and *** refused, ***, team a"
+    assert url_secrets("http://h/v1") == [] and url_secrets("http://[bad") == []

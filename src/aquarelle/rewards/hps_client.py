@@ -62,8 +62,10 @@ class HPSv3Client:
         import httpx
 
         from .config import shown_url
+        from .judge import url_secrets
 
         self.url = url
+        self._secrets = url_secrets(url)  # masked in what a refusing service said (``server_said``)
         self.score_url, self.health_url = _endpoint(url, "score"), _endpoint(url, "health")
         self.shown_url = shown_url(self.url)  # for messages: an env client reads them, credentials stay here
         self.timeout_s, self.retries, self.backoff_s, self.image_size = timeout_s, retries, backoff_s, image_size
@@ -88,7 +90,13 @@ class HPSv3Client:
                 last = f"hpsv3 service answered HTTP {r.status_code}"
                 continue
             if r.status_code != 200:
-                said = " ".join(r.text.split())[:120]  # one line; nothing after the code when it said nothing
+                from .judge import server_said
+
+                try:  # a FastAPI refusal is {"detail": ...}: its words, not the JSON around them
+                    body = r.json()
+                except ValueError:
+                    body = r.text
+                said = server_said(body, self._secrets)  # one line; nothing after the code when it said nothing
                 raise PreferenceBackendError(f"hpsv3 service refused the request: HTTP {r.status_code}"
                                              + (f" {said}" if said else ""))
             try:

@@ -228,6 +228,21 @@ def split_query(url: str) -> tuple[str, dict[str, str]]:
     return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))
 
 
+def url_secrets(url: str) -> list[str]:
+    """What in ``url`` may be a credential, to mask wherever a server's words are repeated (``server_said``): the
+    query's values (``?api_key=...``) and the user and password of ``user:password@``, which a gateway refusing
+    them may echo back."""
+    from urllib.parse import unquote, urlsplit
+
+    _, query = split_query(url)
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        user = password = None
+    return [v for v in (*query.values(), *(unquote(x) for x in (user, password) if x)) if v and v != "none"]
+
+
 class OpenAIJudge:
     """Pairwise verdicts from an OpenAI-compatible chat endpoint (temperature 0).
 
@@ -253,7 +268,7 @@ class OpenAIJudge:
         self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
         self.image_size = image_size
         base, query = split_query(base_url)
-        self._secrets = [v for v in (api_key, *query.values()) if v and v != "none"]  # masked in server_said
+        self._secrets = [v for v in (api_key, *url_secrets(base_url)) if v and v != "none"]  # masked in server_said
         self.client = openai.OpenAI(base_url=base, api_key=api_key, timeout=timeout_s, max_retries=0,
                                     default_query=query or None)
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
