@@ -122,6 +122,11 @@ def test_pool_cli_broken_pool_and_unknown_id_are_one_line(tmp_path):
     r = runner.invoke(app, ["pool", "validate", "--pool", str(empty)])
     assert r.exit_code == 2 and r.output.strip() == f"{empty / 'pool.json'} has no 'paintings' list"
     root = _tiny_pool(tmp_path / "p", ["animals_butterfly", "abstract_stripes_harsh"])
+    data = json.loads((root / "pool.json").read_text())
+    (empty / "pool.json").write_text(json.dumps({**data, "paintings": data["paintings"][:1] * 2}))
+    r = runner.invoke(app, ["pool", "validate", "--pool", str(empty)])  # one sketch, rated twice
+    assert r.exit_code == 2 and r.output.strip() == \
+        f"{empty / 'pool.json'} is malformed: painting id 'animals_butterfly' is listed twice"
     r = runner.invoke(app, ["pool", "render", "--pool", str(root), "--id", "bogus"])
     assert r.exit_code == 2 and r.output.strip() == "no painting 'bogus' in the pool"
     (root / "sketches" / "animals_butterfly.js").unlink()

@@ -123,6 +123,9 @@ class Pool:
                 raise RewardError(f"{path} is malformed: paintings[{i}] ({e.get('id')!r}): "
                                   f"{'.'.join(str(x) for x in first['loc']) or 'entry'}: {first['msg']}") from None
         self._by_id = {e.id: e for e in self.entries}
+        if len(self._by_id) < len(self.entries):  # one sketch file per id: a second entry would re-rate the same one
+            twice = next(e.id for i, e in enumerate(self.entries) if any(x.id == e.id for x in self.entries[:i]))
+            raise RewardError(f"{path} is malformed: painting id {twice!r} is listed twice")
         self._images: dict[tuple[str, int], np.ndarray] = {}
 
     # ---- lookup
