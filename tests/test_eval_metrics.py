@@ -801,3 +801,20 @@ def test_a_steady_rise_with_no_quality_scorer_weighed_cannot_say_quality_improve
     assert ev["reward_trend"]["steady"] is True
     v = ev["verdicts"]["improves"]
     assert v["answer"] == "unclear" and "quality was never measured" in v["text"]
+
+
+def test_a_preference_rising_with_painted_coverage_while_the_judge_stays_flat_is_named(tmp_path):
+    # the scorers do not move apart (the judge does not fall), so the divergence check alone said "No sign of it"
+    path = make_run(tmp_path / "r", steps=9, judge=(0.5, 0.5), preference=(0.4, 0.8), gate_fail=(0.0, 0.0),
+                    noise=0.03, seed=5)
+    plain = evaluate(path, samples=0, progress=False)
+    assert plain["verdicts"]["gamed"]["answer"] == "no", plain["verdicts"]["gamed"]
+    rows = [json.loads(x) for x in (path / "rollouts.jsonl").read_text().splitlines()]
+    for r in rows:  # paint for its own sake: coverage follows the preference
+        r["coverage"] = round(r["breakdown"]["preference"] - 0.2, 4)
+    (path / "rollouts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    ev = evaluate(path, samples=0, progress=False)
+    assert ev["coverage"]["change"] > 0.3 and ev["coverage"]["corr_preference"] > 0.9
+    v = ev["verdicts"]["gamed"]
+    assert v["answer"] == "unclear" and v["text"].startswith("Cannot rule it out: the preference rose (+0.")
+    assert "the policy may be flooding the canvas for the preference. Otherwise no sign of it" in v["text"]

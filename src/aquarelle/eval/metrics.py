@@ -28,6 +28,11 @@ BAD_REWARD = 0.3
 #: A change between the first and last third smaller than this is "flat" for the scorer-gaming flags.
 RISE = 0.03
 #: Mean thumbnail distance inside GRPO groups below this: the group paints the same picture (no learning signal).
+#: a rise of painted coverage (first to last third) that, with the preference rising on it and the judge not, reads
+#: as a policy flooding the canvas for the preference scorer (``verdicts.gamed``)
+FLOOD_RISE = 0.15
+#: ... and how closely the preference must follow coverage for that (Pearson, over the run's rollouts)
+FLOOD_CORR = 0.5
 COLLAPSE_WITHIN = 0.02
 #: Mean distance between paintings of different prompts below this: one picture whatever the prompt.
 COLLAPSE_ACROSS = 0.03
@@ -593,7 +598,7 @@ def coverage_stats(rollouts: Sequence[Rollout]) -> dict[str, Any]:
     cov = [r for r in rollouts if r.coverage is not None]
     if not cov:
         return {"n": 0, "mean": None, "median": None, "p10": None, "p90": None, "min": None, "max": None,
-                "below_gate": None, "thirds": None, "corr_preference": None, "corr_preference_high_reward": None,
+                "below_gate": None, "thirds": None, "change": None, "corr_preference": None, "corr_preference_high_reward": None,
                 "reason": "no rollout has a coverage value"}
     v = np.array([r.coverage for r in cov])
     parts = thirds(cov)
@@ -609,6 +614,8 @@ def coverage_stats(rollouts: Sequence[Rollout]) -> dict[str, Any]:
         "min": _round(float(v.min())), "max": _round(float(v.max())),
         "below_gate": _round(float((v < MIN_COVERAGE).mean())),
         "thirds": None if parts is None else [_round(_mean(r.coverage for r in p)) for p in parts],
+        "change": None if parts is None else _round(_delta(_mean(r.coverage for r in parts[0]),
+                                                           _mean(r.coverage for r in parts[2]))),
         "corr_preference": _corr([p[0] for p in pref], [p[1] for p in pref]) if pref else None,
         "corr_preference_high_reward": _corr([p[0] for p in high], [p[1] for p in high]) if high else None,
         "reason": None,

@@ -310,7 +310,8 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 {_samples_tools(ev.get("tool_adherence_samples"))}
 <h2 id="coverage">Painted coverage</h2>
 {_table([("mean", cov['mean']), ("median", cov['median']), ("10th-90th percentile", [cov['p10'], cov['p90']]),
-         ("by thirds", cov['thirds']), ("below the 0.5% gate", cov['below_gate']),
+         ("by thirds", cov['thirds']), ("change, first to last third", cov.get('change')),
+         ("below the 0.5% gate", cov['below_gate']),
          ("correlation with preference", cov['corr_preference']),
          ("... among the better half of paintings", cov['corr_preference_high_reward'])])}
 """]

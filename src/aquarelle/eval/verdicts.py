@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .metrics import RISE
+from .metrics import FLOOD_CORR, FLOOD_RISE, RISE
 
 QUESTIONS = {
     "improves": "Do quality and reward improve steadily?",
@@ -134,6 +134,12 @@ def gamed(ev: dict[str, Any]) -> dict[str, str]:
     """From training (``scorer_agreement``) and from the sampled trained policy (``sampled_checks``): a policy
     that games a scorer in its samples is gaming it, whatever its training rollouts said."""
     v = _gamed(ev)
+    flood = _flood(ev)
+    if flood and v["answer"] == "no":
+        v = {"answer": "unclear", "text": f"Cannot rule it out: {flood}. Otherwise " + v["text"][0].lower()
+                                          + v["text"][1:]}
+    elif flood:
+        v = {**v, "text": v["text"] + f" Also: {flood}."}
     flags = (ev.get("sampled_checks") or {}).get("gaming_flags") or []
     if flags and v["answer"] == "yes":
         return {"answer": "yes", "text": v["text"] + " In the samples too: " + "; ".join(flags) + "."}
@@ -141,6 +147,21 @@ def gamed(ev: dict[str, Any]) -> dict[str, str]:
         return {"answer": "yes", "text": "Likely, in the samples: " + "; ".join(flags) + ". In training: "
                 + v["text"][0].lower() + v["text"][1:]}
     return v
+
+
+def _flood(ev: dict[str, Any]) -> str | None:
+    """A preference scorer may reward paint for its own sake: the policy then paints more of the canvas, the
+    preference rises with it and the judge does not. The scorers then do not move apart (the judge need not fall),
+    so the divergence check says nothing; this names it without calling it proven."""
+    cov, sa = ev.get("coverage") or {}, ev["scorer_agreement"]
+    change, corr = cov.get("change"), cov.get("corr_preference")
+    up, judge = sa.get("preference_change"), sa.get("judge_change")
+    if None in (change, corr, up, judge) or not (change >= FLOOD_RISE and corr >= FLOOD_CORR and up > RISE > judge):
+        return None
+    th = cov.get("thirds") or []
+    return (f"the preference rose ({up:+.2f}) with painted coverage ({_arrow(th)}, correlation {corr:.2f} with the "
+            f"preference) while the judge did not ({judge:+.2f}): the policy may be flooding the canvas for the "
+            f"preference")
 
 
 def _gamed(ev: dict[str, Any]) -> dict[str, str]:
