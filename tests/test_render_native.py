@@ -532,8 +532,9 @@ def test_cli_timeout_fires_and_the_next_sketch_still_renders(tmp_path: Path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--timeout", "nan"], "--timeout must be a finite number > 0, got nan"),
-    (["--timeout", "inf"], "--timeout must be a finite number > 0, got inf"),
+    (["--timeout", "nan"], "--timeout must be a number of seconds > 0 and at most 86400, got nan"),
+    (["--timeout", "inf"], "--timeout must be a number of seconds > 0 and at most 86400, got inf"),
+    (["--timeout", "1e7"], "--timeout must be a number of seconds > 0 and at most 86400, got 1e+07"),  # a traceback
     (["-o", "{tmp}/x.txt"], "-o must end in .png"),
     (["-o", "{tmp}/noext"], "-o must end in .png"),
     (["-o", "{tmp}/good.json/x.png"], "is not a directory"),
@@ -549,6 +550,30 @@ def test_cli_bad_flags_and_outputs_are_one_line_before_any_render(tmp_path: Path
     r = _cli(str(good), "--json", *args)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == r.stderr.strip().splitlines()[0] and needle.replace("{tmp}", str(tmp_path)) in r.stderr
+
+
+def test_cli_keeps_a_non_square_canvas_in_shape(tmp_path: Path):
+    """``--size`` is the PNG's longer side: an 800 x 400 canvas came out 600 x 600, its circle a tall ellipse."""
+    from PIL import Image
+
+    wide = tmp_path / "wide.json"
+    wide.write_text(prog(*FILL, ("circle", [400, 200, 150]), width=800, height=400).dumps())
+    tall = tmp_path / "tall.json"
+    tall.write_text(prog(*FILL, ("circle", [100, 300, 80]), width=200, height=600).dumps())
+    r = _cli(str(wide), str(tall), "--out-dir", str(tmp_path / "out"), "--size", "300", "--json")
+    assert r.returncode == 0, r.stderr
+    a = np.asarray(Image.open(tmp_path / "out" / "wide.png").convert("RGB"))
+    b = np.asarray(Image.open(tmp_path / "out" / "tall.png").convert("RGB"))
+    assert a.shape == (150, 300, 3) and b.shape == (300, 100, 3)
+    ys, xs = np.nonzero(np.abs(a.astype(int) - a[0, 0]).max(axis=2) > 30)  # the circle: as wide as it is tall
+    assert 0.85 < (xs.max() - xs.min()) / (ys.max() - ys.min()) < 1.15
+
+
+def test_cli_says_a_renderers_refusal_once(tmp_path: Path):
+    big = tmp_path / "big.json"
+    big.write_text(prog(*FILL, ("circle", [100, 100, 50]), width=8192, height=8192).dumps())
+    r = _cli(str(big), "-o", str(tmp_path / "big.png"))
+    assert r.returncode == 1 and r.stderr.strip() == f"{big}: render: canvas 8192x8192 is larger than 16777216 pixels"
 
 
 def test_cli_refuses_two_sketches_that_would_write_one_png(tmp_path: Path):

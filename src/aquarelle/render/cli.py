@@ -14,15 +14,21 @@ from typing import List, Optional
 
 import typer
 
+#: the longest ``--timeout``: a day; 1e7 s overflowed the OS wait under ``Connection.poll`` (a traceback)
+MAX_TIMEOUT_S = 86400.0
+
 
 def render_cmd(
     sketch: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or command programs (.json)."),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="Output PNG (one sketch only)."),
     out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="Directory for <name>.png per sketch."),
     backend: str = typer.Option("native", "--backend", help="native (default) or browser (real p5.brush)."),
-    size: int = typer.Option(600, "--size", help="Render at size x size pixels."),
+    size: int = typer.Option(600, "--size", help="The PNG's longer side in pixels: the canvas is painted at its "
+                             "own size and resampled, its shape kept."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: the program's, else 0)."),
-    timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed per sketch (sandbox + render)."),
+    timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed per sketch (sandbox + render, at most "
+                                  f"{MAX_TIMEOUT_S:g}); the sketch's own JavaScript gets at most 5 s of it, as in "
+                                  "the environment."),
     as_json: bool = typer.Option(False, "--json", help="One JSON line per sketch on stdout."),
 ) -> None:
     """Render sketches to PNG. Exit 0 only if every sketch rendered."""
@@ -36,8 +42,8 @@ def render_cmd(
         _fail(f"-o names one output file but {len(sketch)} sketches were given; use --out-dir")
     if size < 1 or size > 4096:
         _fail(f"--size must be in 1-4096, got {size}")
-    if not math.isfinite(timeout) or timeout <= 0:
-        _fail(f"--timeout must be a finite number > 0, got {timeout}")
+    if not math.isfinite(timeout) or not 0 < timeout <= MAX_TIMEOUT_S:
+        _fail(f"--timeout must be a number of seconds > 0 and at most {MAX_TIMEOUT_S:g}, got {timeout:g}")
     if out is not None and out.suffix.lower() != ".png":
         _fail(f"-o must end in .png, got {out}")
     pngs = [out if out is not None else (out_dir / (p.stem + ".png") if out_dir else p.with_suffix(".png"))

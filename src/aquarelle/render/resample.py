@@ -49,10 +49,27 @@ def resample(img: np.ndarray, size: int | None) -> np.ndarray:
     size = checked_size(size)
     if size is None:
         return img
-    if img.shape[0] == size and img.shape[1] == size:
+    return _resize(img, size, size)
+
+
+def fit(img: np.ndarray, size: int | None) -> np.ndarray:
+    """``img`` with its longer side ``size`` and its shape kept, resampled as ``resample`` does: what a person
+    asks for with ``aquarelle render --size`` (an 800 x 400 canvas came out a 600 x 600 PNG, its circles tall
+    ellipses). Scoring keeps ``resample``'s square: the scorers and the references are square."""
+    size = checked_size(size)
+    if size is None:
+        return img
+    h, w = img.shape[:2]
+    if w >= h:
+        return _resize(img, size, max(1, round(size * h / w)))
+    return _resize(img, max(1, round(size * w / h)), size)
+
+
+def _resize(img: np.ndarray, w: int, h: int) -> np.ndarray:
+    if img.shape[0] == h and img.shape[1] == w:
         return img
     from PIL import Image
 
-    down = size < img.shape[0] or size < img.shape[1]
-    out = Image.fromarray(img).resize((size, size), Image.BOX if down else Image.BILINEAR)
+    down = w < img.shape[1] or h < img.shape[0]
+    out = Image.fromarray(img).resize((w, h), Image.BOX if down else Image.BILINEAR)
     return np.asarray(out, dtype=np.uint8).copy()

@@ -47,15 +47,20 @@ def _job(job: dict, renderer) -> dict:
     from . import background_of
     from .coverage import coverage
     from .errors import RenderError
+    from .resample import fit
 
     t0 = time.perf_counter()
     program, reason = load_program(Path(job["sketch"]), job["seed"], job["timeout"])
     if program is None:
         return {"ok": False, "error": reason, "ms": round((time.perf_counter() - t0) * 1000, 2)}
-    try:
-        img = renderer(program, job["size"], job["seed"])
+    try:  # a square canvas resampled by the renderer as always; any other keeps its shape (``resample.fit``)
+        square = program.width == program.height
+        img = renderer(program, job["size"] if square else None, job["seed"])
+        if not square:
+            img = fit(img, job["size"])
     except RenderError as e:
-        return {"ok": False, "error": f"render: {str(e).splitlines()[0]}",
+        said = str(e).splitlines()[0]
+        return {"ok": False, "error": said if said.startswith("render: ") else f"render: {said}",
                 "ms": round((time.perf_counter() - t0) * 1000, 2)}
     ms = (time.perf_counter() - t0) * 1000
     out = Path(job["png"])
