@@ -406,6 +406,21 @@ def test_a_fine_hatch_is_scanned_at_its_own_spacing_and_an_endless_one_refused()
         render_full(prog(("hatch", [0.001, 30]), *shape, ("circle", [100, 100, 50])))
 
 
+def test_lines_far_off_the_canvas_are_charged_for_the_steps_they_walk():
+    """A step off the canvas stamps nothing but draws its random numbers, as p5.brush walks it, and was charged
+    nothing: 19,990 charcoal lines from (-50000, -50000) to (50000, 50000), 4.7 million steps and 0.18 s each,
+    painted nothing for minutes. They are charged before they are walked, and refused."""
+    import time
+
+    far = [("set", ["charcoal", "#000000", 50]), *[("line", [-50000, -50000, 50000, 50000])] * 100]
+    t0 = time.perf_counter()
+    with pytest.raises(RenderError, match="more than 6e\\+07 steps of straight lines, on the canvas or off it"):
+        render_full(prog(*far))
+    assert time.perf_counter() - t0 < 30  # refused after ~13 lines, not after walking 100 (18 s)
+    one = render_full(prog(*far[:2]))
+    assert one.stats["line_steps"] == 4714045 and one.stats["steps"] == 0 and not painted(one.image).any()
+
+
 def test_a_hatch_is_budgeted_by_the_scan_it_will_make():
     """A hatch tests every edge at every scanline across its shapes' extent. Scanlines through the gap between
     far-apart shapes (a ``hatchArray``) cost the same and make no lines: 20 hatches of a small 9,990-vertex shape

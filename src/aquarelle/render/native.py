@@ -78,6 +78,10 @@ class Budget:
     # brush tip steps: dense hatching (hatch(3, ...) over most of the canvas with a wide brush) takes 6-10 million
     # and renders in 0.3-0.7 s here, and p5.brush paints it; at 6 million it was refused. ~70 ns a step
     steps: int = 12_000_000
+    # every step of the straight lines, on the canvas or far off it: a step off it is skipped but still draws its
+    # random numbers, as p5.brush walks it (~40 ns). Charged before the lines are walked: 19,990 charcoal lines from
+    # (-50000, -50000) to (50000, 50000), 4.7 million steps each and none on the canvas, ran for minutes
+    line_steps: int = 60_000_000
     hatch_lines: int = MAX_HATCH_LINES  # (a scan stops there: more is refused, ``_refuse_endless_hatch``)
     hatch_checks: float = 2e9  # scanlines x edges a hatch scans, ~0.7 ns each (the most a reference uses: 35,742)
     mass_checks: float = 1e8  # a mass's lines x its shape's vertices, ~11 ns each (the most a reference uses: 34,551)
@@ -170,7 +174,8 @@ _UNITS = {"stroke_area": "canvases of brush stamps", "stamps": "brush stamps",
           "share": "budgets' worth of work in all (the fraction of each budget used, summed)",
           "fill_rows": "canvas heights of fill edges", "wash_rows": "canvas heights of wash edges",
           "mass_checks": "mass arc checks (hatch lines x shape vertices)",
-          "hatch_checks": "hatch scan checks (scanlines x shape edges)"}
+          "hatch_checks": "hatch scan checks (scanlines x shape edges)",
+          "line_steps": "steps of straight lines, on the canvas or off it"}
 
 
 @dataclass
@@ -285,6 +290,9 @@ class _Painter:
             walker = walker or self.walker(st)
         elif walker is None:
             walker = Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)  # walks nowhere
+        if b.spacing > 0 and len(rows):  # the kernel's step count per line (JavaScript's Math.round), before it runs
+            self.budget.spend(self.used, "line_steps", float(np.maximum(np.floor(rows[:, 2] / b.spacing + 0.5),
+                                                                         0.0).sum()))
         if len(rows) and (empty_draws or (rows[:, 2] != 0).any()):  # each such row is a p5.brush draw(), which
             self.mix.begin(True, color)                                 # blends in its colour (a step or none)
             self._warn_clip(st)
