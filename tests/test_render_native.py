@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from aquarelle.brush import Program
+from aquarelle.brush.commands import CommandError
 from aquarelle.render import background_of, render_program
 from aquarelle.render.coverage import COVERAGE_TOLERANCE, coverage
 from aquarelle.render.errors import RenderError
@@ -584,11 +585,21 @@ def test_cli_keeps_a_non_square_canvas_in_shape(tmp_path: Path):
     assert 0.85 < (xs.max() - xs.min()) / (ys.max() - ys.min()) < 1.15
 
 
-def test_cli_says_a_renderers_refusal_once(tmp_path: Path):
-    big = tmp_path / "big.json"
-    big.write_text(prog(*FILL, ("circle", [100, 100, 50]), width=8192, height=8192).dumps())
+def test_cli_says_a_refusal_once_and_a_canvas_over_its_pixels_is_no_program(tmp_path: Path):
+    big = tmp_path / "big.json"  # each side within 8192, 8192 x 8192 over 4096 x 4096: render alone refused it
+    big.write_text(json.dumps({**json.loads(prog(*FILL, ("circle", [100, 100, 50])).dumps()), "width": 8192,
+                               "height": 8192}))
     r = _cli(str(big), "-o", str(tmp_path / "big.png"))
-    assert r.returncode == 1 and r.stderr.strip() == f"{big}: render: canvas 8192x8192 is larger than 16777216 pixels"
+    assert r.returncode == 1 and r.stderr.strip() == \
+        f"{big}: program: canvas 8192x8192 has more than 16777216 pixels (4096 x 4096)"
+    with pytest.raises(CommandError, match="^program: canvas 8192x8192 has more than 16777216 pixels"):
+        prog(*FILL, width=8192, height=8192)
+    assert prog(*FILL, width=8192, height=2048).width == 8192
+    far = tmp_path / "far.json"
+    far.write_text(prog(("set", ["charcoal", "#000000", 50]), *[("line", [-50000, -50000, 50000, 50000])] * 20).dumps())
+    r = _cli(str(far), "-o", str(tmp_path / "far.png"))
+    assert r.returncode == 1 and r.stderr.strip() == f"{far}: render: program is over the render budget: more " \
+                                                     "than 6e+07 steps of straight lines, on the canvas or off it"
 
 
 def test_cli_refuses_two_sketches_that_would_write_one_png(tmp_path: Path):

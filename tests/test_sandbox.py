@@ -590,6 +590,9 @@ def test_hf10_action_space(runner):
     ("async function setup() { createCanvas(9000, 9000, WEBGL); } function draw() {}",
      "createCanvas(9000, 9000): width and height must be numbers from 1 to 8192"),
     ("async function setup() { createCanvas(0, -5, WEBGL); } function draw() {}", "createCanvas(0, -5): width and"),
+    # each side fits, the two together do not: refused by render only, after check and the sandbox passed it
+    ("async function setup() { createCanvas(8192, 8192, WEBGL); } function draw() {}",
+     "createCanvas(8192, 8192): at most 16777216 pixels (4096 x 4096), the most a canvas is painted at"),
     ("async function setup() { createCanvas('big', 600, WEBGL); } function draw() {}", 'createCanvas("big", 600)'),
     # instance mode was "TypeError: p5 is not a constructor"; it is named, and it is the one reason given
     ("new p5((p) => { p.setup = () => p.createCanvas(600, 600, p.WEBGL); p.draw = () => {}; });",

@@ -16,11 +16,17 @@ import json
 from collections import Counter
 from typing import Any, Iterable, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from .commands import SPECS, Command, CommandError, validate
 
 FORMAT_VERSION = 1
+
+
+#: the most pixels a canvas may have: what the renderers paint (a 4096 x 4096 canvas is 48 MB of RGB before the
+#: masks); each side may reach 8192 (8192 x 2048), not both. Refused here, so ``check`` and the sandbox say so, not
+#: only ``render`` after them
+MAX_PIXELS = 4096 * 4096
 
 
 class Program(BaseModel):
@@ -32,6 +38,12 @@ class Program(BaseModel):
     angle_mode: Literal["degrees"] = "degrees"  # stored angles are always degrees
     seed: int | None = None
     commands: list[Command] = []
+
+    @model_validator(mode="after")
+    def _fits(self) -> "Program":
+        if self.width * self.height > MAX_PIXELS:
+            raise ValueError(f"canvas {self.width}x{self.height} has more than {MAX_PIXELS} pixels (4096 x 4096)")
+        return self
 
     # ---- building
 
@@ -54,7 +66,9 @@ class Program(BaseModel):
             return cls(commands=cmds, **header)
         except ValidationError as e:  # a bad header field: one line naming it, not pydantic's report
             err = e.errors()[0]
-            where = ".".join(str(x) for x in err.get("loc", ())) or "program"
+            where = ".".join(str(x) for x in err.get("loc", ()))
+            if not where:  # the whole program (``_fits``): its own words
+                raise CommandError(f"program: {err['msg'].removeprefix('Value error, ')}") from None
             raise CommandError(f"program {where}: {err['msg']} (got {str(err.get('input'))[:40]})") from None
 
     def recorded(self) -> "Program":

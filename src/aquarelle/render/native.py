@@ -27,6 +27,7 @@ import numpy as np
 
 from ..brush.colors import rgb_of
 from ..brush.commands import Command
+from ..brush.program import MAX_PIXELS as _PROGRAM_MAX_PIXELS
 from ..brush.program import Program
 from ..brush.state import DrawOp, PaintState
 from ..brush.commands import CommandError
@@ -45,8 +46,8 @@ from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, pa
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
-#: Largest canvas rendered (pixels); bigger sizes are refused.
-MAX_PIXELS = 4096 * 4096
+#: Largest canvas rendered (pixels): the program's own limit, checked again for one built around its validation
+MAX_PIXELS = _PROGRAM_MAX_PIXELS
 #: The largest "canvas" the area budgets count in (pixels; rows: its side). A bigger canvas is charged by the pixel,
 #: so its fills and stamps are bounded in time as a 600 x 600 painting's are, not 46 times longer at 4096 x 4096
 BUDGET_CANVAS = 600

@@ -1402,9 +1402,16 @@
     const num = (v) => (typeof v === "string" && v.trim() !== "" ? Number(v) : v);
     const fits = (v) => v === undefined || (isNum(num(v)) && num(v) >= 1 && num(v) <= 8192);
     const shown = (v) => (typeof v === "number" ? StringC(v) : stringify(plain(v, 0)));
+    // each side up to 8192, the two together at most 4096 x 4096 pixels (the Program's MAX_PIXELS): the size is
+    // kept only when both hold, as an out-of-range one is
+    const side = (v, now) => (v !== undefined && fits(v) ? M.round(num(v)) : now);
+    const big = fits(w) && fits(h) && side(w, canvas.w) * side(h, canvas.h) > 4096 * 4096;
     if (!fits(w) || !fits(h)) violate(`createCanvas(${shown(w)}, ${shown(h)}): width and height must be numbers from 1 to 8192`);
-    canvas.w = w !== undefined && fits(w) ? M.round(num(w)) : canvas.w;
-    canvas.h = h !== undefined && fits(h) ? M.round(num(h)) : canvas.h;
+    else if (big) violate(`createCanvas(${shown(w)}, ${shown(h)}): at most 16777216 pixels (4096 x 4096), the most a canvas is painted at`);
+    if (!big) {
+      canvas.w = side(w, canvas.w);
+      canvas.h = side(h, canvas.h);
+    }
     canvas.mode = mode === undefined ? null : StringC(mode);
     canvas.webgl = mode === C.WEBGL || mode === C.WEBGL2;
     if (phase !== "setup") violate("createCanvas() must be called in setup()");
