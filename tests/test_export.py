@@ -517,3 +517,29 @@ def test_no_model_written_string_closes_the_exported_script_or_breaks_its_lines(
     assert got[0] == got[1]  # the page paints what the .js export does (brush defaults spelled out, as documented)
     assert [(c["method"], c["args"][0]) for c in got[0] if c["method"] in ("add", "set", "seed")] == \
         [(c.method, c.args[0]) for c in p.recorded().commands if c.method in ("add", "set", "seed")]
+
+
+def test_check_render_and_score_take_what_export_takes(tmp_path):
+    """A rollout's ``{"program": ...}`` and ``{"code": "..."}`` exported, and check/render refused them ("program
+    JSON needs a 'commands' list"): the same file now paints the same in all of them."""
+    prog = _program(seed=4)
+    sketch = to_sketch(prog)
+    inputs = {"wrapped.json": {"program": prog.to_json()}, "code_sketch.json": {"code": sketch},
+              "code_program.json": {"code": prog.dumps()}}
+    for name, data in inputs.items():
+        (tmp_path / name).write_text(json.dumps(data))
+    runner = CliRunner()
+    paths = [str(tmp_path / n) for n in inputs]
+    r = runner.invoke(app, ["check", *paths, "--json"])
+    assert r.exit_code == 0, r.output
+    assert [json.loads(x)["summary"]["shapes"] for x in r.output.splitlines()] == [prog.summary()["shapes"]] * 3
+    r = runner.invoke(app, ["render", *paths, "--out-dir", str(tmp_path / "png"), "--json", "--size", "100"])
+    assert r.exit_code == 0, r.output
+    pngs = [(tmp_path / "png" / n).with_suffix(".png").read_bytes() for n in inputs]
+    assert pngs[0] == pngs[2]  # the same program; the sketch's own seeding may differ, so only painted
+    assert all(json.loads(x)["coverage"] > 0 for x in r.output.splitlines())
+    r = runner.invoke(app, ["score", paths[0], "--json"])
+    assert r.exit_code == 0 and json.loads(r.output.splitlines()[-1])["reward"] is not None, r.output
+    (tmp_path / "neither.json").write_text(json.dumps({"prompt": "x"}))  # still the program's own complaint
+    r = runner.invoke(app, ["check", str(tmp_path / "neither.json")])
+    assert r.exit_code == 1 and "program JSON needs a 'commands' list" in r.output

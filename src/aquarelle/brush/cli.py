@@ -18,7 +18,7 @@ def _check_one(path: Path, action_space: str) -> dict:
 
     from .action_space import get_space
     from .commands import CommandError
-    from .files import InputError, is_program, read_input
+    from .files import InputError, is_program, read_input, unwrap_program
     from .program import Program
     from .sandbox import run_sketch
 
@@ -29,7 +29,10 @@ def _check_one(path: Path, action_space: str) -> dict:
     except InputError as e:
         out["reason"], out["limit"] = str(e), e.limit
         return out
-    if is_program(path):
+    as_json = is_program(path)
+    if as_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
+        text, as_json = unwrap_program(text)
+    if as_json:
         t0 = time.perf_counter()
         try:
             prog = Program.loads(text)

@@ -51,6 +51,7 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
     ``{``. Raises ValueError with one line saying what is wrong.
     """
     from .commands import CommandError
+    from .files import unwrap_program
     from .program import Program, parse_json
 
     if is_json is None:
@@ -60,11 +61,9 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
             data = parse_json(text, name)
         except CommandError as e:
             raise ValueError(str(e)) from None
-        if isinstance(data, dict) and "commands" not in data:
-            if isinstance(data.get("program"), dict):
-                data = data["program"]
-            elif isinstance(data.get("code"), str):
-                return load_program(data["code"], name=name, action_space=action_space, seed=seed)
+        inner, inner_json = unwrap_program(text)
+        if inner is not text:
+            return load_program(inner, name=name, action_space=action_space, seed=seed, is_json=inner_json)
         try:
             prog = Program.from_json(data)
             from .state import replay

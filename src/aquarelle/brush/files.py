@@ -67,3 +67,23 @@ def _size(f) -> int:
         return os.fstat(f.fileno()).st_size
     except OSError:
         return 0
+
+
+def unwrap_program(text: str) -> tuple[str, bool]:
+    """A ``.json`` input's painting as ``(text, is_json)``: a program as it is, a rollout's or an episode's
+    ``{"program": {...}}`` as that program, a rollout's ``{"code": "..."}`` as its code (a sketch, or program
+    JSON when it opens with ``{``). ``export`` took all three and ``check``/``render`` only the first ("program JSON
+    needs a 'commands' list"). Text that is not such an object comes back as it is, for the caller's own error."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text, True
+    if not isinstance(data, dict) or "commands" in data:
+        return text, True
+    if isinstance(data.get("program"), dict):
+        return json.dumps(data["program"]), True
+    if isinstance(data.get("code"), str):
+        return data["code"], data["code"].lstrip().startswith("{")
+    return text, True

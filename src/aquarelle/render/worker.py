@@ -17,14 +17,17 @@ from pathlib import Path
 def load_program(path: Path, seed: int | None, timeout_s: float):
     """(program, None) or (None, reason): a ``.json`` program, else a sketch run in the sandbox."""
     from ..brush.commands import CommandError
-    from ..brush.files import InputError, is_program, read_input
+    from ..brush.files import InputError, is_program, read_input, unwrap_program
     from ..brush.program import Program
 
     try:
         text = read_input(path)
     except InputError as e:
         return None, str(e)
-    if is_program(path):
+    as_json = is_program(path)
+    if as_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
+        text, as_json = unwrap_program(text)
+    if as_json:
         try:
             return Program.loads(text), None
         except (CommandError, ValueError) as e:

@@ -55,7 +55,7 @@ def score_cmd(
         get_space(action_space)
     except CommandError as e:
         _fail(str(e))
-    from ..brush.files import InputError, is_program, read_input
+    from ..brush.files import InputError, is_program, read_input, unwrap_program
     from ..brush.program import Program
     from ..brush.sandbox import run_sketch
     from .composite import RewardModel
@@ -79,9 +79,12 @@ def score_cmd(
                 failed = True
                 continue
             too_big = str(e)  # the sandbox's source limit: the sketch's fault, so the gate's 0 as before
+        as_json = is_program(path)
+        if as_json and too_big is None:  # a program, or a rollout's {"program": ...} / {"code": ...}, as export
+            source, as_json = unwrap_program(source)
         if too_big is not None:
             kw = dict(program=None, mode="sketch", source=None, violations=[], error=too_big)
-        elif is_program(path):  # a program JSON, as render and check take it: scored as a tools episode's program
+        elif as_json:  # a program JSON, as render and check take it: scored as a tools episode's program
             try:
                 program = Program.loads(source)
             except CommandError as e:
