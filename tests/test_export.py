@@ -538,8 +538,9 @@ def test_check_render_and_score_take_what_export_takes(tmp_path):
     pngs = [(tmp_path / "png" / n).with_suffix(".png").read_bytes() for n in inputs]
     assert pngs[0] == pngs[2]  # the same program; the sketch's own seeding may differ, so only painted
     assert all(json.loads(x)["coverage"] > 0 for x in r.output.splitlines())
-    r = runner.invoke(app, ["score", paths[0], "--json"])
-    assert r.exit_code == 0 and json.loads(r.output.splitlines()[-1])["reward"] is not None, r.output
+    (tmp_path / "plain.js").write_text(sketch)  # after a program, a sketch's line is JSON too (it was the text)
+    r = runner.invoke(app, ["score", paths[0], str(tmp_path / "plain.js"), "--json"])
+    assert r.exit_code == 0 and [json.loads(x)["reward"] is not None for x in r.output.splitlines()] == [True] * 2
     (tmp_path / "neither.json").write_text(json.dumps({"prompt": "x"}))  # still the program's own complaint
     r = runner.invoke(app, ["check", str(tmp_path / "neither.json")])
     assert r.exit_code == 1 and "program JSON needs a 'commands' list" in r.output

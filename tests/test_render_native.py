@@ -568,6 +568,16 @@ def test_cli_bad_flags_and_outputs_are_one_line_before_any_render(tmp_path: Path
     assert r.stderr.strip() == r.stderr.strip().splitlines()[0] and needle.replace("{tmp}", str(tmp_path)) in r.stderr
 
 
+def test_cli_timeout_of_an_async_sketch_leaves_one_line_on_stderr(tmp_path: Path):
+    """The render worker killed at ``--timeout`` left its sandbox worker running the sketch; exiting later it
+    printed py_mini_racer's "Event loop is closed" tracebacks under the one line the command owes."""
+    loop = tmp_path / "loop.js"
+    loop.write_text("async function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); "
+                    "await new Promise(r => r()); while (true) {} }\nfunction draw() { background('#ffffff'); }\n")
+    r = _cli(str(loop), "-o", str(tmp_path / "loop.png"), "--timeout", "3")
+    assert r.returncode == 1 and r.stderr.splitlines() == [f"{loop}: timed out after 3 s"], r.stderr[-2000:]
+
+
 def test_cli_keeps_a_non_square_canvas_in_shape(tmp_path: Path):
     """``--size`` is the PNG's longer side: an 800 x 400 canvas came out 600 x 600, its circle a tall ellipse."""
     from PIL import Image

@@ -29,10 +29,10 @@ def _check_one(path: Path, action_space: str) -> dict:
     except InputError as e:
         out["reason"], out["limit"] = str(e), e.limit
         return out
-    as_json = is_program(path)
-    if as_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
-        text, as_json = unwrap_program(text)
-    if as_json:
+    program_json = is_program(path)
+    if program_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
+        text, program_json = unwrap_program(text)
+    if program_json:
         t0 = time.perf_counter()
         try:
             prog = Program.loads(text)

@@ -401,8 +401,31 @@ def _unpack(packed: tuple) -> SketchResult:
     return SketchResult(prog, violations, error, ms, limit)
 
 
+def _die_with_parent() -> None:
+    """End this worker at once when the process that started it is gone. A parent killed from outside (``aquarelle
+    render``'s worker at its ``--timeout``) left us orphaned, running the sketch to its own limit and then, exiting
+    with V8's promise callbacks pending, printing py_mini_racer's "Event loop is closed" tracebacks on the terminal
+    of a command that had already answered. A watching thread, not ``PR_SET_PDEATHSIG``: that fires when the
+    *thread* that started us ends, and a server starts sandboxes from pool threads. (ctypes releases the GIL while
+    V8 runs, so the thread sees its parent go mid-sketch.)"""
+    import os
+
+    parent = mp.parent_process()
+    if parent is None:
+        return
+    ppid = parent.pid
+
+    def watch() -> None:
+        while os.getppid() == ppid:
+            time.sleep(0.2)
+        os._exit(0)  # no interpreter shutdown: nothing left to print
+
+    threading.Thread(target=watch, name="sandbox-parent-watch", daemon=True).start()
+
+
 def _worker_main(conn: Any) -> None:
     """Worker loop: ("ready",) once warm; then per request ("js", limit) progress and ("result", SketchResult)."""
+    _die_with_parent()
     from py_mini_racer import MiniRacer
 
     from . import action_space, commands, state  # noqa: F401 - import before the first deadline starts

@@ -24,10 +24,10 @@ def load_program(path: Path, seed: int | None, timeout_s: float):
         text = read_input(path)
     except InputError as e:
         return None, str(e)
-    as_json = is_program(path)
-    if as_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
-        text, as_json = unwrap_program(text)
-    if as_json:
+    program_json = is_program(path)
+    if program_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
+        text, program_json = unwrap_program(text)
+    if program_json:
         try:
             return Program.loads(text), None
         except (CommandError, ValueError) as e:

@@ -79,12 +79,12 @@ def score_cmd(
                 failed = True
                 continue
             too_big = str(e)  # the sandbox's source limit: the sketch's fault, so the gate's 0 as before
-        as_json = is_program(path)
-        if as_json and too_big is None:  # a program, or a rollout's {"program": ...} / {"code": ...}, as export
-            source, as_json = unwrap_program(source)
+        program_json = is_program(path)
+        if program_json and too_big is None:  # a program, or a rollout's {"program": ...} / {"code": ...}, as export
+            source, program_json = unwrap_program(source)
         if too_big is not None:
             kw = dict(program=None, mode="sketch", source=None, violations=[], error=too_big)
-        elif as_json:  # a program JSON, as render and check take it: scored as a tools episode's program
+        elif program_json:  # a program JSON, as render and check take it: scored as a tools episode's program
             try:
                 program = Program.loads(source)
             except CommandError as e:
