@@ -292,8 +292,11 @@ class _Painter:
         elif walker is None:
             walker = Walker(self.w, self.h, np.zeros((1, 1)), False, 1.0, self.fields.res)  # walks nowhere
         if b.spacing > 0 and len(rows):  # the kernel's step count per line (JavaScript's Math.round), before it runs
-            self.budget.spend(self.used, "line_steps", float(np.maximum(np.floor(rows[:, 2] / b.spacing + 0.5),
-                                                                         0.0).sum()))
+            if len(rows) == 1:  # one line (most calls): no array arithmetic for one number
+                n = max(math.floor(float(rows[0, 2]) / b.spacing + 0.5), 0)
+            else:
+                n = float(np.maximum(np.floor(rows[:, 2] / b.spacing + 0.5), 0.0).sum())
+            self.budget.spend(self.used, "line_steps", n)
         if len(rows) and (empty_draws or (rows[:, 2] != 0).any()):  # each such row is a p5.brush draw(), which
             self.mix.begin(True, color)                                 # blends in its colour (a step or none)
             self._warn_clip(st)
