@@ -85,6 +85,23 @@ def test_compare_puts_presets_side_by_side(tmp_path):
     assert page.count("<table") >= 2 and "reward per step" in page
 
 
+def test_compare_counts_the_steps_trained_after_the_eval(tmp_path):
+    """After ``train --resume`` compare showed the eval's old step count (the report refreshed it): both read the
+    training rollouts anew when there are more than eval.json counted."""
+    from aquarelle.eval.compare import rows
+
+    short, longer = make_run(tmp_path / "short", steps=3), make_run(tmp_path / "longer", steps=6, seed=1)
+    res = _cli("eval", str(short), "--samples", "0", "--json")
+    assert res.returncode == 0, res.stderr
+    for name in ("rollouts.jsonl", "metrics.jsonl"):  # training went on: the longer run's lines are the short's now
+        (short / name).write_text((longer / name).read_text())
+    for png in (longer / "images").iterdir():
+        (short / "images" / png.name).write_bytes(png.read_bytes())
+    row = rows([short])[0]
+    assert row["steps"] == "6 steps", row["steps"]
+    assert json.loads((short / "eval.json").read_text())["steps"] == 3  # eval.json itself is as eval wrote it
+
+
 def test_start_policy_is_read_from_the_config(tmp_path):
     run = load_run(make_run(tmp_path / "r", steps=2))
     assert start_policy(run) == "tiny-test-model"

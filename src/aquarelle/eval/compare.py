@@ -20,17 +20,18 @@ COLUMNS = ("run", "preset", "steps", "reward by thirds", "t-statistic", "bad pai
            "vs start (held-out)", "outside action space", "errors/episode")
 
 
-def _eval_of(path: Path) -> dict[str, Any]:
-    ev = evaluate.read(path)
-    return ev if ev is not None else evaluate.evaluate(path, samples=0, progress=False)
+def _eval_of(run) -> dict[str, Any]:
+    ev = evaluate.read(run.path)
+    return evaluate.evaluate(run.path, samples=0, progress=False) if ev is None else evaluate.refreshed(run, ev)
 
 
 def rows(run_dirs: list[str | Path]) -> list[dict[str, Any]]:
-    """One comparison row per run (from its eval.json, or its rollouts when it has none)."""
+    """One comparison row per run (from its eval.json, refreshed if training went on, or its rollouts when it has
+    none)."""
     out = []
     for d in run_dirs:
         run = load_run(d)
-        ev = _eval_of(run.path)
+        ev = _eval_of(run)
         rt, sa, dv, h, ta = ev["reward_trend"], ev["scorer_agreement"], ev["diversity"], ev["heldout"], ev["tool_adherence"]
         out.append({
             "run": run.name, "preset": ev.get("preset"), "steps": evaluate.steps_text(ev),

@@ -285,6 +285,17 @@ def problem(run_dir: str | Path) -> str | None:
     return None
 
 
+def refreshed(run: Run, ev: dict[str, Any]) -> dict[str, Any]:
+    """``ev`` (a run's eval.json) with what comes from the training rollouts recomputed when training went on after
+    it (``train --resume``): the report did so, and ``compare`` showed the eval's old step count and verdicts beside
+    it. The sampled policies' numbers stay as eval measured them."""
+    if ev.get("rollouts") != len(run.rollouts):
+        ev.update(finite(training_metrics(run)), rollouts=len(run.rollouts), steps=run.trained_steps,
+                  rollout_steps=len(metrics.steps_of(run.rollouts)))
+        ev["verdicts"] = verdicts.all_verdicts(ev)
+    return ev
+
+
 def steps_text(ev: dict[str, Any]) -> str:
     """The run's length: its optimizer steps, and how many of them left rollouts when not all did ("4 steps (2 with
     rollouts)"; generation reuse: the per-step numbers skip the rest). The report's header, ``eval``'s table title and

@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import evaluate, images, metrics, plots, verdicts
+from . import evaluate, images, metrics, plots
 from .run import TERMS, Rollout, Run, RunError, load_run, load_samples
 
 #: Gallery size: this many training steps, this many groups per step.
@@ -249,10 +249,8 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
         ev["sampling"]["reason"] = ("no eval.json yet" if why == "missing" else why) + \
             (": rebuilt with the last sampling's paintings" if ev["sampling"]["source"] else
              (f": {kept}; " if kept else ": ") + "run `aquarelle eval RUN` to sample the trained and starting policies")
-    elif ev.get("rollouts") != len(run.rollouts):  # training went on after the eval: refresh what comes from rollouts
-        ev.update(evaluate.finite(evaluate.training_metrics(run)), rollouts=len(run.rollouts),
-                  steps=run.trained_steps, rollout_steps=len(metrics.steps_of(run.rollouts)))
-        ev["verdicts"] = verdicts.all_verdicts(ev)
+    else:  # training went on after the eval: what comes from rollouts is refreshed
+        ev = evaluate.refreshed(run, ev)
     samples, samples_gone = eval_samples(run, ev)
     # held-out samples on prompts the run trained on are left out of the held-out numbers: out of their gallery too
     samples = evaluate.not_trained_on(samples, ev["heldout"].get("trained_on") or ())
