@@ -1471,6 +1471,18 @@ def test_render_cli_without_p5_says_the_worker_cannot_start(tmp_path):
     assert "AQUARELLE_NODE_MODULES" in r.stderr and not list(tmp_path.glob("*.png"))
 
 
+def test_a_chromium_named_that_is_not_there_is_one_line_not_another_browser(tmp_path, monkeypatch):
+    """``AQUARELLE_CHROMIUM`` pointing nowhere was passed over for /usr/bin/chromium without a word: a reference
+    rendered by another browser than the one named."""
+    from aquarelle.render.browser import BrowserError, find_chromium
+
+    monkeypatch.setenv("AQUARELLE_CHROMIUM", str(tmp_path / "nowhere"))
+    with pytest.raises(BrowserError, match=r"^AQUARELLE_CHROMIUM=.*nowhere is not an executable file: point it at"):
+        find_chromium()
+    monkeypatch.delenv("AQUARELLE_CHROMIUM")
+    assert Path(find_chromium()).is_file()
+
+
 def test_render_cli_tries_a_worker_that_cannot_start_once_not_once_per_sketch(tmp_path, monkeypatch, capsys):
     """The worker starts again after a sketch that stopped it, so a start that failed (no p5 here) was tried again for
     every sketch: 3 sketches, 3 failed launches and the wait of each. Now the first failure answers the rest at once,

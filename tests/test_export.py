@@ -544,3 +544,18 @@ def test_check_render_and_score_take_what_export_takes(tmp_path):
     (tmp_path / "neither.json").write_text(json.dumps({"prompt": "x"}))  # still the program's own complaint
     r = runner.invoke(app, ["check", str(tmp_path / "neither.json")])
     assert r.exit_code == 1 and "program JSON needs a 'commands' list" in r.output
+
+
+def test_export_names_a_format_that_its_file_name_contradicts_and_a_folder_before_its_suffix(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(_program(seed=4).dumps())
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "page.html"), "--format", "js"])
+    assert r.exit_code == 0 and f"warning: writing js (--format) into {tmp_path / 'page.html'}, whose name says " \
+                                 "html" in r.output, r.output
+    assert (tmp_path / "page.html").read_text() == to_sketch(_program(seed=4))  # what was asked for, said
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "ok.js"), "--format", "JS"])
+    assert r.exit_code == 0 and "warning" not in r.output, r.output
+    (tmp_path / "folder").mkdir()  # one line: no "not .html or .js" warning about a folder's name before it
+    r = CliRunner().invoke(app, ["export", str(src), "-o", str(tmp_path / "folder")])
+    assert r.exit_code == 2 and r.output.strip() == f"error: -o {tmp_path / 'folder'} is a directory; name the file " \
+                                                    "to write", r.output

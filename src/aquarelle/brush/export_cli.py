@@ -102,8 +102,14 @@ def register(app: typer.Typer) -> None:
             get_space(action_space)
         except CommandError as e:
             _fail(f"--action-space: {e}", 2)
-        if format is None and str(output) != "-" and output.suffix.lower() not in (".html", ".htm", ".js", ".mjs"):
+        if str(output) != "-" and output.is_dir():  # before any warning about its name
+            _fail(f"-o {output} is a directory; name the file to write", 2)
+        suffix = output.suffix.lower() if str(output) != "-" else ""
+        if format is None and str(output) != "-" and suffix not in (".html", ".htm", ".js", ".mjs"):
             typer.echo(f"warning: {output} is not .html or .js; writing {fmt}", err=True)
+        elif format is not None and format_for(output, None) != fmt and suffix in (".html", ".htm", ".js", ".mjs"):
+            typer.echo(f"warning: writing {fmt} (--format) into {output}, whose name says "
+                       f"{format_for(output, None)}", err=True)
         if str(source) != "-" and str(output) != "-":  # the page replaced the sketch it was made from
             from aquarelle.outputs import input_finder
 
@@ -112,8 +118,6 @@ def register(app: typer.Typer) -> None:
         if str(output) != "-":  # checked as render -o checks its own: "File exists" named no culprit
             from aquarelle.outputs import writable_folder
 
-            if output.is_dir():
-                _fail(f"-o {output} is a directory; name the file to write", 2)
             reason = writable_folder(output.absolute().parent, make=False)
             if reason:
                 _fail(f"-o {output}: {reason}", 2)

@@ -95,9 +95,15 @@ def find_node_modules(start: Path | None = None) -> Path:
 
 
 def find_chromium() -> str:
-    """Debian's chromium (``AQUARELLE_CHROMIUM`` wins); never a Playwright download."""
+    """Debian's chromium (``AQUARELLE_CHROMIUM`` when set: only it, as ``AQUARELLE_NODE_MODULES``, so a browser named
+    on purpose is not silently swapped for another); never a Playwright download."""
     env = os.environ.get("AQUARELLE_CHROMIUM")
-    for c in ([env] if env else []) + ["/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or ""]:
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return env
+        raise BrowserError(f"AQUARELLE_CHROMIUM={env} is not an executable file: point it at a Chromium, or unset it "
+                           "for /usr/bin/chromium")
+    for c in ["/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or ""]:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     raise BrowserError("chromium is not installed: apt-get install chromium (make setup does it)")
