@@ -63,7 +63,7 @@ def test_a_bad_server_setting_is_one_line_naming_it():
              ({"AQUARELLE_MAX_SESSIONS": "0"}, "AQUARELLE_MAX_SESSIONS"),
              ({"AQUARELLE_WORKERS": "-5"}, "AQUARELLE_WORKERS"),  # was "one per core", as -1 is
              # a mistyped pool: the judge had no references and every episode's reward was None
-             ({"AQUARELLE_POOL": "/no/such/pool"}, "pool_dir: no pool at /no/such/pool/pool.json")]
+             ({"AQUARELLE_POOL": "/no/such/pool"}, "AQUARELLE_POOL: no pool at /no/such/pool/pool.json")]
     for env, needle in cases:
         r = _settings_error(env)
         assert r.returncode != 0 and needle in r.stderr and "Traceback" not in r.stderr, (env, r.stderr)

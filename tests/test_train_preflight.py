@@ -88,11 +88,14 @@ def test_a_judge_without_its_pool_is_refused_before_a_run_or_a_server_starts(tmp
     from aquarelle.train.preflight import check_reward
 
     monkeypatch.setenv("AQUARELLE_POOL", str(tmp_path / "nope"))
-    with pytest.raises(ConfigError, match=r"^config key reward.extra.pool_dir: no pool at .*nope/pool.json \(set "
+    # the variable named it, not a config key no one set
+    with pytest.raises(ConfigError, match=r"^AQUARELLE_POOL: no pool at .*nope/pool.json \(set "
                                           r"AQUARELLE_POOL or pool_dir\)"):
         check_reward(config_from({}))
+    with pytest.raises(ConfigError, match=r"^config key reward.extra.pool_dir: no pool at /no/where/pool.json"):
+        check_reward(config_from({"reward": {"extra": {"pool_dir": "/no/where"}}}))
     check_reward(config_from({"reward": {"preset": "hps-only"}}))
-    with pytest.raises(RewardError, match=r"^pool_dir: no pool at .*nope/pool.json"):
+    with pytest.raises(RewardError, match=r"^AQUARELLE_POOL: no pool at .*nope/pool.json"):
         server_reward_config(None)  # `aquarelle serve` without --config
     cfg = tmp_path / "c.yaml"
     cfg.write_text("reward:\n  extra: {pool_dir: /no/such/pool}\n")

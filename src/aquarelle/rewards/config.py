@@ -257,12 +257,14 @@ def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
     from .pool import Pool, default_pool_dir  # pool imports this module
 
     index = (Path(config.pool_dir) if config.pool_dir else default_pool_dir()) / "pool.json"
+    # what named the pool: the config's pool_dir, else the variable (a config key no one set was named before)
+    field = "pool_dir" if config.pool_dir or not os.environ.get("AQUARELLE_POOL") else "AQUARELLE_POOL"
     if not index.is_file():
-        return "pool_dir", f"no pool at {index} (set AQUARELLE_POOL or pool_dir): the judge's references come from it"
+        return field, f"no pool at {index} (set AQUARELLE_POOL or pool_dir): the judge's references come from it"
     try:  # a malformed pool.json, or one without the references the judge draws: a server started healthy with it
         Pool(index.parent).sample_references(0, config.references.model_dump(), config.reference_split)
     except RewardError as e:
-        return "pool_dir", str(e)
+        return field, str(e)
     return None
 
 

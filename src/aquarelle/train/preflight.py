@@ -72,8 +72,9 @@ def check_reward(cfg: TrainConfig) -> None:
     if missing:
         raise ConfigError(f"config key reward.{missing[0]}: {missing[1]}")
     missing = missing_pool(scorer)
-    if missing:
-        raise ConfigError(f"config key reward.extra.{missing[0]}: {missing[1]}")
+    if missing:  # the environment variable is no config key
+        raise ConfigError(f"{'' if missing[0] == 'AQUARELLE_POOL' else 'config key reward.extra.'}{missing[0]}: "
+                          f"{missing[1]}")
 
 
 def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
