@@ -101,3 +101,21 @@ def test_inputs_are_read_bounded_and_a_huge_number_is_one_line(tmp_path):
          None),
         ("program JSON holds a number too large (5000 digits) at line 1 column 41", None)]
     assert len(r.stderr.strip().splitlines()) == 4
+
+
+def test_check_says_when_render_will_refuse_a_program_before_painting_it(tmp_path):
+    """check passed 19,990 fills and 200,000 painting calls that render then refused: the counts render refuses
+    before it paints (``render.precheck``) are check's too, in render's words."""
+    fills = tmp_path / "fills.json"
+    fills.write_text(Program.from_calls([("fill", ["#d7263d", 150])] + [("circle", [100, 100, 50])] * 601).dumps())
+    sketch = tmp_path / "fills.js"
+    sketch.write_text("function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { brush.fill('#d7263d', 150);"
+                      " for (let i = 0; i < 601; i++) brush.circle(100, 100, 50); }\n")
+    fine = tmp_path / "fine.json"
+    fine.write_text(Program.from_calls([("fill", ["#d7263d", 150])] + [("circle", [100, 100, 50])] * 600).dumps())
+    r = check("--json", fills, sketch, fine)
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert r.returncode == 1 and [row["ok"] for row in rows] == [False, False, True]
+    want = "render: program is over the render budget: 601 watercolour fills (at most 600)"
+    assert rows[0]["reason"] == rows[1]["reason"] == want and rows[0]["summary"] is not None
+    assert r.stderr.strip().splitlines() == [f"{fills}: {want}", f"{sketch}: {want}"]

@@ -48,10 +48,26 @@ def _check_one(path: Path, action_space: str) -> dict:
         out["ok"] = not out["violations"]
         out["reason"] = "; ".join(out["violations"])
         out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
-        return out
+        return _over_budget(out, prog)
     res = run_sketch(text, action_space=action_space)
     out.update(ok=res.ok, reason=res.reason, violations=list(res.violations), ms=round(res.ms, 2), limit=res.limit,
                summary=res.program.summary() if res.program is not None else None)
+    return _over_budget(out, res.program)
+
+
+def _over_budget(out: dict, program) -> dict:
+    """A clean program that ``render`` refuses before painting (over its painting calls or watercolour fills) is not
+    ok: check passed 19,990 fills that render then refused. (What render refuses as it paints, its other budgets,
+    only a render finds.)"""
+    if not out["ok"] or program is None:
+        return out
+    from aquarelle.render.errors import RenderError
+    from aquarelle.render.precheck import precheck
+
+    try:
+        precheck(program.commands)
+    except RenderError as e:
+        out.update(ok=False, reason=f"render: {e}")
     return out
 
 

@@ -35,6 +35,7 @@ from . import fields as _fields
 from .brush_random import Stream2, Uniform, fill_pools, make_state
 from .compositor import Compositor, paint_background
 from .errors import RenderError
+from .precheck import MAX_FILLS, MAX_OPS, precheck
 from .fill import FillScratch, paint_fill
 from .mix import Work, make_work
 from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
@@ -66,8 +67,8 @@ class Budget:
     """Work allowed per program; exceeding any limit raises RenderError. Areas count in canvases and rows in
     canvas heights, a canvas bigger than ``BUDGET_CANVAS`` square in ones of that size."""
 
-    ops: int = 20_000  # painting calls
-    fills: int = 600  # watercolour fills (~5-60 ms each)
+    ops: int = MAX_OPS  # painting calls (``precheck``: counted before painting, and by ``aquarelle check``)
+    fills: int = MAX_FILLS  # watercolour fills (~5-60 ms each)
     fill_area: float = 150.0  # sum of fill bounding boxes, in canvases
     # a fill's cost grows with its outline, not only its box. With fillBleed(1): ~18 us per vertex and ~3.3 ms per
     # canvas height its edges cross (every grown layer rasterises them), so a 4,990-vertex star over the canvas
@@ -633,29 +634,6 @@ class _Painter:
             self.mass(st, [np.asarray([[q[0], q[1]] for q in p], np.float64) for p in a[0]], is_array=True)
 
 
-_SHAPES = ("endShape", "spline", "rect", "circle", "polygon")
-
-
-def _precheck(cmds: list[Command], budget: Budget) -> None:
-    """Refuse a flood before painting anything: count painting calls and fills with a cheap state replay."""
-    st = PaintState()
-    ops = fills = 0
-    for c in cmds:
-        try:
-            op = st.apply(c)
-        except CommandError:
-            return  # the real replay reports it with its index
-        if op is None:
-            continue
-        ops += 1
-        if c.method in _SHAPES and op.state.fill.active:
-            fills += 1
-    if ops > budget.ops:
-        raise RenderError(f"program is over the render budget: {ops} painting calls (at most {budget.ops})")
-    if fills > budget.fills:
-        raise RenderError(f"program is over the render budget: {fills} watercolour fills (at most {budget.fills})")
-
-
 def render_full(program: Program, *, size: int | None = None, seed: int | None = None,
                 budget: Budget | None = None) -> RenderResult:
     """Render and also return warnings (degenerate shapes skipped) and work counters."""
@@ -668,7 +646,7 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
         raise RenderError(f"render: canvas {w}x{h} is larger than {MAX_PIXELS} pixels")
     seed = seed if seed is not None else (program.seed if program.seed is not None else 0)
     budget = budget or Budget()
-    _precheck(cmds, budget)
+    precheck(cmds, budget.ops, budget.fills)
     painter = _Painter(w, h, (255, 255, 255), seed, budget)
     state = PaintState()
     for i, c in enumerate(cmds):
