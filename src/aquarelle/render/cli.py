@@ -25,7 +25,8 @@ def render_cmd(
     backend: str = typer.Option("native", "--backend", help="native (default) or browser (real p5.brush)."),
     size: int = typer.Option(600, "--size", help="The PNG's longer side in pixels: the canvas is painted at its "
                              "own size and resampled, its shape kept."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: the program's, else 0)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: the program's, else 0); a "
+                                       "sketch's own randomSeed/brush.seed calls still reseed where they stand."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed per sketch (sandbox + render, at most "
                                   f"{MAX_TIMEOUT_S:g}); the sketch's own JavaScript gets at most 5 s of it, as in "
                                   "the environment."),
