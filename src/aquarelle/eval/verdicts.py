@@ -119,7 +119,7 @@ def _steady(ev: dict[str, Any], detail: str) -> dict[str, str]:
     parts = (f"the judge and preference {q:+.3f}, the gate {tc['gate']:+.3f} and length {tc['length']:+.3f} "
              f"(weighted, first to last third)")
     # "did not rise": less than each quality scorer rising by ``RISE``, the gaming check's own threshold
-    flat = RISE * sum(w.get(t, 0.0) for t in QUALITY) if w else RISE  # metrics' own "rises" threshold, weighted
+    flat = RISE * sum(w.get(t, 0.0) for t in QUALITY) if w else RISE
     if q < flat and a > flat:
         pad = ": the policy may be padding its code for the length term" if tc["length"] > 0 else ""
         return {"answer": "no", "text": f"Reward rose steadily, but not through quality: {parts}; the quality scorers "
