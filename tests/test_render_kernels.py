@@ -1028,6 +1028,7 @@ def _line_alone(painter, st, x1, y1, x2, y2, brush, color, weight):
     n = math.floor(length / b.spacing + 0.5)
     if n <= 0:
         return
+    painter.budget.spend(painter.used, "line_steps", n)  # every step walked, on the canvas or off (``_straight``)
     k0, k1 = 0, n
     if not wk.field_on:
         k0, k1 = visible_steps(float(x1), float(y1), float(direction), float(b.spacing), float(n),
