@@ -292,3 +292,23 @@ def test_a_program_header_is_refused_in_one_line_wherever_it_comes_from():
         with pytest.raises(CommandError, match=re.escape(needle)) as e:
             make()
         assert "\n" not in str(e.value)
+
+
+def test_a_command_built_directly_is_checked_and_canonical_as_validate_makes_it():
+    """``Program(commands=[Command(...)])`` (CONTRACTS names both) took the arguments as given: a ``fill`` without
+    its alpha crashed the renderer ("not enough values to unpack"), a NaN radius was written out as bare NaN."""
+    import pydantic
+
+    from aquarelle.brush import Program
+    from aquarelle.brush.commands import Command
+
+    assert Command(method="fill", args=["#ff0000"]) == validate("fill", ["#ff0000"])
+    assert Command(method="circle", args=[1, 2, 3]).args == validate("circle", [1, 2, 3]).args
+    assert Program(commands=[{"method": "circle", "args": [1, 2, 3]}]).commands[0].args == [1, 2, 3, 0]
+    for bad, why in ((dict(method="fill", args=["notacolour", 200]), "fill: unknown colour 'notacolour'"),
+                     (dict(method="circle", args=[300, 300, float("nan")]), "circle: r must be finite, got nan"),
+                     (dict(method="paintSky", args=[]), "unknown method 'paintSky'")):
+        with pytest.raises(pydantic.ValidationError, match=re.escape(why)):
+            Command(**bad)
+    with pytest.raises(pydantic.ValidationError, match=r"circle: r must be in \(0, 100000\], got -5"):
+        Program(commands=[{"method": "circle", "args": [1, 2, -5]}])

@@ -17,7 +17,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from .colors import ColorError, NotAColor, parse_color
 from .text import describe
@@ -44,11 +44,22 @@ class CommandError(ValueError):
 
 
 class Command(BaseModel):
-    """One recorded p5.brush call in canonical form."""
+    """One recorded p5.brush call in canonical form. Built directly (``Command(method=..., args=...)``, or from a
+    dict inside ``Program(commands=[...])``) it is checked and made canonical by ``validate``, as ``from_calls``
+    does: unchecked, a ``fill`` without its alpha reached the renderer and crashed it ("not enough values to
+    unpack"). ``validate`` itself builds with ``model_construct`` (already checked)."""
 
     model_config = ConfigDict(frozen=True)
     method: str
     args: list[Any] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _canonical(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            c = validate(data.get("method"), data.get("args", []))
+            return {"method": c.method, "args": c.args}
+        return data
 
     def to_json(self) -> dict:
         return {"method": self.method, "args": list(self.args)}
@@ -634,9 +645,9 @@ def validate(method: Any, args: Any = ()) -> Command:
         raise CommandError(f"{method}: args must be a list, got {_show(args)}")
     args = list(args)
     if spec.custom is not None:
-        return Command(method=method, args=spec.custom(args))
+        return Command.model_construct(method=method, args=spec.custom(args))
     if spec.kind in ("query", "noop"):
-        return Command(method=method, args=[])
+        return Command.model_construct(method=method, args=[])
     if len(args) > len(spec.params):
         raise CommandError(f"{method}: takes at most {len(spec.params)} arguments ({spec.signature}), got {len(args)}")
     out = []
@@ -647,4 +658,4 @@ def validate(method: Any, args: Any = ()) -> Command:
             raise CommandError(f"{method}: missing argument {p.name!r} ({spec.signature})")
         else:
             out.append(copy.deepcopy(p.default))
-    return Command(method=method, args=out)
+    return Command.model_construct(method=method, args=out)
