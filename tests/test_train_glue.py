@@ -97,6 +97,28 @@ def test_every_env_server_tried_is_named_when_none_answers():
     assert str(err.value).startswith(f"environment servers unreachable after 2 tries (tried {', '.join(sorted(urls))})")
 
 
+def test_a_tool_env_class_refuses_an_unreachable_url_at_once_and_waits_as_long_as_asked():
+    """``make_tool_env(env_urls=["ftp://x"])`` was retried 40 times over 3 minutes as ``ws://ftp://x/ws``; a down
+    server could not be given up on sooner than the built-in 180 s. The URL is checked when the class is made,
+    and ``reconnect_s`` says how long to keep trying (the episode then fails with its reason, reward None)."""
+    import time
+
+    from aquarelle.train.tool_env import ToolError, make_tool_env
+
+    for bad in ("ftp://x", "http://h:1/?key=1"):
+        with pytest.raises(ValueError, match=r"^env_urls: '"):
+            make_tool_env(env_urls=[bad])
+    with pytest.raises(ValueError, match="reconnect_s must be a number of seconds >= 0"):
+        make_tool_env(env_urls=[_dead_url()], reconnect_s=float("nan"))
+    with pytest.raises(ValueError, match="obs_chars must be a whole number of characters > 0, got -1"):
+        make_tool_env(obs_chars=-1)
+    env = make_tool_env(env_urls=[_dead_url()], reconnect_s=1.0)()
+    t0 = time.monotonic()
+    with pytest.raises(ToolError, match="environment server unreachable after"):
+        env.reset(prompt="a red sun")
+    assert time.monotonic() - t0 < 30  # not the 180 s default
+
+
 def test_tool_calls_mean_counts_the_calls_that_reached_the_environment(tmp_path):
     """At TRL's iteration limit the last assistant turn's calls are never run (TRL's tools/call_frequency leaves
     them out); tool_calls_mean counted them."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import math
 import threading
 from typing import Any, Iterable
 
@@ -314,7 +315,7 @@ class _ToolEnvBase:
     def __init__(self) -> None:
         urls = self._config.get("env_urls")
         cfg = self._config
-        self._backend = (_RemoteBackend(list(urls)) if urls else
+        self._backend = (_RemoteBackend(list(urls), reconnect_s=cfg.get("reconnect_s", 180.0)) if urls else
                          _LocalBackend(cfg.get("reward_config")))
         self._obs: Any = None
         self._done = True
@@ -540,10 +541,14 @@ def tool_names(mode: str = "tools", action_space: Any = "hf10") -> list[str]:
 def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10", env_urls: list[str] | str | None = None,
                   max_steps: int = 40, obs_chars: int = 400, *, revisions: int = 2, preset: str | None = None,
                   weights: dict | None = None, return_image: bool | None = None, images: bool = False,
-                  reward_config: dict | None = None, image_size: int | None = None, name: str | None = None) -> type:
+                  reward_config: dict | None = None, image_size: int | None = None, name: str | None = None,
+                  reconnect_s: float = 180.0) -> type:
     """Build the environment_factory class for one mode and action space.
 
-    ``env_urls``: None runs in-process; a URL or list of URLs uses those servers.
+    ``env_urls``: None runs in-process; a URL or list of URLs uses those servers, each http(s):// or ws(s):// (a
+    URL no client can reach is a ValueError here, not 40 retries later). ``reconnect_s``: how long a dropped or
+    unreachable server is retried before the episode fails (its reward None, with the reason): a restarting
+    server takes tens of seconds, and failing reset would stop the trainer.
     ``image_size``: the size episodes are rendered, scored and shown at, sent with every reset so it holds
     in-process and on servers alike (None: the environment's own, 600 in-process).
     ``images=True`` makes tools return [text, image] content blocks (for a VLM).
@@ -555,6 +560,19 @@ def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10
     space = get_space(action_space)  # raises CommandError with a clear line for a bad space
     if isinstance(env_urls, str):
         env_urls = [u.strip() for u in env_urls.split(",") if u.strip()]
+    if env_urls:
+        from .config import ConfigError
+        from .preflight import server_base
+
+        for url in env_urls:
+            try:
+                server_base(url)
+            except ConfigError as e:
+                raise ValueError(str(e).replace("config key env.urls: ", "env_urls: ", 1)) from None
+    if not (isinstance(reconnect_s, (int, float)) and math.isfinite(reconnect_s) and reconnect_s >= 0):
+        raise ValueError(f"reconnect_s must be a number of seconds >= 0, got {reconnect_s!r}")
+    if not (isinstance(obs_chars, int) and obs_chars > 0):
+        raise ValueError(f"obs_chars must be a whole number of characters > 0, got {obs_chars!r}")
     attrs: dict[str, Any] = {}
     for tname in tool_names(mode, space):
         if tname == "shape":
@@ -571,7 +589,7 @@ def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10
         "env_urls": list(env_urls) if env_urls else None, "max_steps": max_steps, "obs_chars": obs_chars,
         "revisions": revisions, "preset": preset, "weights": weights,
         "return_image": (True if images else None) if return_image is None else return_image, "images": images,
-        "reward_config": reward_config, "image_size": image_size,
+        "reward_config": reward_config, "image_size": image_size, "reconnect_s": float(reconnect_s),
     }
     attrs["__doc__"] = f"Paint in {mode} mode ({space.name}); tools: {', '.join(tool_names(mode, space))}."
     cls_name = name or ("PaintingToolEnv" if (mode, space.name) == ("tools", "hf10") else
