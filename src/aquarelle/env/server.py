@@ -308,7 +308,8 @@ class _FrameGuard:
             if gone:  # the client has gone: its close frame, like its reply, has nobody to go to
                 return
             text = msg.get("text") if msg["type"] == "websocket.send" else None
-            if text is not None and len(text) > _LONG_ERROR and text.startswith('{"type":"error"'):
+            if text is not None and text.startswith('{"type":"error"') and (
+                    len(text) > _LONG_ERROR or '"Invalid message"' in text):
                 msg = {**msg, "text": clipped_error_frame(text)}
             try:
                 await send(msg)
@@ -350,13 +351,19 @@ _LONG_ERROR = 4096
 
 
 def clipped_error_frame(text: str) -> str:
-    """An OpenEnv error frame with the echoed inputs of its validation ``errors`` clipped (``clipped_errors``)."""
+    """An OpenEnv error frame with the echoed inputs of its validation ``errors`` clipped (``clipped_errors``), and
+    its bare "Invalid message" told what is invalid: OpenEnv's client shows only ``message``, so a plain-dict
+    client read "Invalid message (code: VALIDATION_ERROR)" for an action with both a sketch and a finish."""
     try:
         frame = json.loads(text)
         data = frame["data"]
         data["errors"] = clipped_errors(data["errors"])
+        first = data["errors"][0] if data["errors"] else None
+        if data.get("message") == "Invalid message" and isinstance(first, dict) and first.get("msg"):
+            where = ".".join(str(x) for x in first.get("loc") or ())
+            data["message"] = clip(f"Invalid message: {first['msg']}" + (f" (at {where})" if where else ""), 300)
         return json.dumps(jsonable_encoder(frame), ensure_ascii=True)
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, IndexError):
         return text
 
 
