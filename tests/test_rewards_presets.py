@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -611,3 +612,22 @@ def test_serve_and_score_refuse_a_malformed_pool_at_start(tmp_path):
     (pool / "pool.json").write_text('{"paintings": []}')  # well-formed, but without the judge's references
     r = CliRunner().invoke(app, ["serve", "--port", "9", "--config", str(cfg)])
     assert r.exit_code == 2 and "the pool has 0 love painting(s)" in r.output and len(r.output.splitlines()) == 1
+
+
+def test_score_refuses_what_is_no_painting_or_no_count_in_one_line():
+    """A float image in [0, 1] was read as nearly black and scored (the gate passed: 0.05), a file name failed
+    inside ``coverage``, a negative call count and a text seed went through."""
+    import numpy as np
+
+    from aquarelle.rewards.composite import RewardModel
+
+    model = RewardModel(RewardConfig(preset="hps-only", preference_backend="local"))
+    ok = np.full((64, 64, 3), 200, np.uint8)
+    for kw, why in ((dict(image=np.random.default_rng(0).random((64, 64, 3))), "got float64 array of shape (64, 64, 3)"),
+                    (dict(image="x.png"), "got str"), (dict(image=ok[:, :, 0]), "got uint8 array of shape (64, 64)"),
+                    (dict(image=ok, n_calls=-5), "n_calls must be a whole number >= 0, got -5"),
+                    (dict(image=ok, group_seed="a"), "group_seed must be an integer, got 'a'"),
+                    (dict(image=ok, coverage="half"), "coverage must be a number")):
+        with pytest.raises(RewardError, match=re.escape(why)):
+            model.score(mode="tools", **kw)
+    assert model.score(image=ok, mode="tools", n_calls=20, coverage=float("nan")).breakdown["gate"] is not None

@@ -10,8 +10,9 @@ breakdown); after a failed gate the judge and preference are not computed either
 
 from __future__ import annotations
 
+import numbers
 import threading
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel
@@ -40,6 +41,23 @@ class RewardResult(BaseModel):
 def _one_line(e: BaseException) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0]}" if msg else type(e).__name__
+
+
+def _check_inputs(image: Any, n_calls: Any, group_seed: Any, coverage: Any) -> None:
+    """The caller's arguments, one ``RewardError`` line each: a float image in [0, 1] was read as nearly black and
+    scored (gate passed, 0.05), a string image failed inside ``coverage``, and a negative call count or a text
+    seed went through. (NaN ``coverage`` stays: it asks the gate to measure.)"""
+    if image is not None and not (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3
+                                  and image.shape[2] == 3 and image.shape[0] > 0 and image.shape[1] > 0):
+        got = (f"{image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray)
+               else type(image).__name__)
+        raise RewardError(f"image must be an H x W x 3 uint8 RGB array (0-255), got {got}")
+    if n_calls is not None and (isinstance(n_calls, bool) or not isinstance(n_calls, numbers.Integral) or n_calls < 0):
+        raise RewardError(f"n_calls must be a whole number >= 0, got {n_calls!r}")
+    if isinstance(group_seed, bool) or not isinstance(group_seed, numbers.Integral):
+        raise RewardError(f"group_seed must be an integer, got {group_seed!r}")
+    if coverage is not None and (isinstance(coverage, bool) or not isinstance(coverage, numbers.Real)):
+        raise RewardError(f"coverage must be a number in [0, 1] (or NaN to measure it), got {coverage!r}")
 
 
 class RewardModel:
@@ -120,6 +138,7 @@ class RewardModel:
         """
         if mode not in ("sketch", "tools", "revise"):
             raise RewardError(f"mode must be sketch, tools or revise, got {mode!r}")
+        _check_inputs(image, n_calls, group_seed, coverage)
         # a mapping of some terms is taken as a reset takes it: over the weights this model was configured with
         w = self.config.weights_resolved() if weights is None else resolve_weights(
             weights=weights, base=self.config.weights_resolved())
