@@ -837,3 +837,14 @@ def test_a_worker_killed_from_outside_is_an_infrastructure_failure_not_the_heap_
     assert "killed by SIGKILL" in obs.errors[0]
     assert "No reward" in obs.text
     assert run_sketch((SKETCHES / "flower_basic.js").read_text()).ok  # a fresh worker
+
+
+def test_the_callers_limits_are_checked_not_blamed_on_the_sketch(runner):
+    """``time_s=-1`` was the sketch's "ran longer than -1 s" (its gate 0), NaN a bare int() error, a dict of limits
+    an AttributeError."""
+    for kw in ({"time_s": -1}, {"time_s": float("nan")}, {"heap_mb": 0}, {"max_commands": True}):
+        name = next(iter(kw))
+        with pytest.raises(ValueError, match=rf"^SandboxLimits\.{name} must be a finite number > 0, got "):
+            SandboxLimits(**kw)
+    with pytest.raises(TypeError, match="^run: limits must be a SandboxLimits, got dict"):
+        runner.run(skeleton("brush.circle(1, 1, 1);"), limits={"time_s": 1})

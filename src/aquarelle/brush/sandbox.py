@@ -87,6 +87,14 @@ class SandboxLimits:
     max_commands: int = 200_000
     max_source_bytes: int = 256 * 1024
 
+    def __post_init__(self) -> None:
+        """The caller's limits, checked here: ``time_s=-1`` came back as the sketch's "ran longer than -1 s" (a gate
+        0 for the caller's mistake), NaN as "cannot convert float NaN to integer"."""
+        for name in ("time_s", "heap_mb", "max_commands", "max_source_bytes"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
+                raise ValueError(f"SandboxLimits.{name} must be a finite number > 0, got {v!r}")
+
 
 @dataclass
 class SketchResult:
@@ -571,6 +579,8 @@ class SketchRunner:
     def run(self, source: str, *, action_space: Any = "full", limits: SandboxLimits | None = None,
             seed: int = 0) -> SketchResult:
         limits = limits or SandboxLimits()
+        if not isinstance(limits, SandboxLimits):  # a dict was "'dict' object has no attribute 'max_source_bytes'"
+            raise TypeError(f"run: limits must be a SandboxLimits, got {type(limits).__name__}")
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             # the caller's mistake, neither the sketch's (a gate 0) nor the sandbox's (a numpy int killed the
             # worker: "not JSON serializable"; NaN was V8's parse error, 1.5 the sketch's error)
