@@ -312,3 +312,16 @@ def test_a_command_built_directly_is_checked_and_canonical_as_validate_makes_it(
             Command(**bad)
     with pytest.raises(pydantic.ValidationError, match=r"circle: r must be in \(0, 100000\], got -5"):
         Program(commands=[{"method": "circle", "args": [1, 2, -5]}])
+
+
+def test_a_program_header_typo_and_a_seed_that_is_no_integer_are_refused():
+    """``Program.from_calls([], sed=7)`` left the seed unset without a word; ``render(p, seed=nan)`` painted as some
+    other seed."""
+    from aquarelle.render.native import render
+
+    with pytest.raises(CommandError, match=r"^program sed: Extra inputs are not permitted \(got 7\)"):
+        Program.from_calls([], sed=7)
+    p = Program.from_calls([("circle", [10, 10, 5])], width=32, height=32)
+    for bad in (float("nan"), 1.5, True, "3"):
+        with pytest.raises(ValueError, match="^render: seed must be an integer, got "):
+            render(p, seed=bad)

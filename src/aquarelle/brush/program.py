@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from typing import Any, Iterable, Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .commands import SPECS, Command, CommandError, validate
 
@@ -31,6 +31,8 @@ MAX_PIXELS = 4096 * 4096
 
 class Program(BaseModel):
     """A validated, replayable p5.brush program."""
+
+    model_config = ConfigDict(extra="forbid")  # a header typo (``sed=7``) left the seed unset without a word
 
     version: int = FORMAT_VERSION
     width: int = Field(600, ge=1, le=8192)

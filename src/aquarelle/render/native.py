@@ -20,6 +20,7 @@ nothing and are recorded in ``RenderResult.warnings``.
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 from dataclasses import dataclass, field as dfield
 
@@ -644,6 +645,8 @@ def render_full(program: Program, *, size: int | None = None, seed: int | None =
     size = render_size(size)  # before any work: a size past the bound is refused, not allocated
     if w * h > MAX_PIXELS:
         raise RenderError(f"render: canvas {w}x{h} is larger than {MAX_PIXELS} pixels")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise ValueError(f"render: seed must be an integer, got {seed!r}")  # NaN painted as some other seed
     seed = seed if seed is not None else (program.seed if program.seed is not None else 0)
     budget = budget or Budget()
     precheck(cmds, budget.ops, budget.fills)
