@@ -1521,3 +1521,20 @@ def test_render_cli_tries_a_worker_that_cannot_start_once_not_once_per_sketch(tm
     assert reason.startswith("render worker could not start: ") and "AQUARELLE_NODE_MODULES" in reason
     assert err.splitlines() == [f"{p}: {reason}" for p in sketches]
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.png"))
+
+
+def test_a_closed_renderer_refuses_without_a_never_awaited_warning():
+    import warnings
+
+    from aquarelle.render.browser import BrowserError, BrowserRenderer
+
+    import gc
+
+    br = BrowserRenderer(pool_size=1)
+    br.close()
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with pytest.raises(BrowserError, match="^this BrowserRenderer is closed$"):
+            br.render_sketch("function setup() {}")
+        gc.collect()
+    assert not [w for w in got if "never awaited" in str(w.message)]  # "coroutine '..._render_files' was never ..."

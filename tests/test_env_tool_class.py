@@ -384,3 +384,10 @@ def test_angle_descriptions_say_the_sense_the_renderer_paints():
     x, y = centre(("arc", [300, 300, 200, 0, 90]))
     assert x > 350 and y < 250  # from the right, up: the upper right quarter
     assert centre(("arc", [300, 300, 200, 30, 390])) is None
+
+
+def test_a_row_without_a_prompt_paints_the_environments_default_subject():
+    """The task read "Paint: . Canvas 600x600 ..." where the environment itself paints "a watercolour painting"."""
+    from aquarelle.train.tool_env import PaintingToolEnv
+
+    assert PaintingToolEnv().reset().lstrip().startswith("Paint: a watercolour painting. Canvas 600x600")

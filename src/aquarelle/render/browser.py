@@ -244,7 +244,11 @@ class BrowserRenderer:
     def _call(self, coro: Any) -> Any:
         # every await inside is bounded (launch, page set-up, render, close) except the wait for a
         # free page, which is as long as the renders queued before this one: no outer limit here
-        loop = self._ensure_loop()
+        try:
+            loop = self._ensure_loop()
+        except BrowserError:
+            coro.close()  # never to run: closed, not left for "coroutine ... was never awaited" at collection
+            raise
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:

@@ -514,7 +514,9 @@ def _subject(row: dict) -> tuple[str, bool]:
         for m in reversed(p):
             if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str):
                 return m["content"], True
-    return "", False
+    from aquarelle.env.environment import DEFAULT_PROMPT
+
+    return DEFAULT_PROMPT, False  # as the environment paints without one (the task read "Paint: . Canvas ...")
 
 
 def _pil(b64: str) -> Any:
