@@ -818,3 +818,12 @@ def test_a_preference_rising_with_painted_coverage_while_the_judge_stays_flat_is
     v = ev["verdicts"]["gamed"]
     assert v["answer"] == "unclear" and v["text"].startswith("Cannot rule it out: the preference rose (+0.")
     assert "the policy may be flooding the canvas for the preference. Otherwise no sign of it" in v["text"]
+
+
+def test_evaluate_checks_its_arguments_as_the_command_line_does(tmp_path):
+    path = make_run(tmp_path / "r", steps=3)
+    with pytest.raises(ValueError, match="^prompts must be heldout, train or all, not 'nope'"):
+        evaluate(path, prompts="nope", samples=0, progress=False)
+    for bad in (-1, 1001, 2.5, True):
+        with pytest.raises(ValueError, match="^samples must be a whole number 0-1000, not "):
+            evaluate(path, samples=bad, progress=False)
