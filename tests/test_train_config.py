@@ -251,3 +251,14 @@ def test_a_prompt_file_that_is_not_utf8_is_named(tmp_path):
     p.write_bytes(b"\x00\x90\xff")
     with pytest.raises(DataError, match=rf"^prompt file {p} is not UTF-8 text \("):
         load_prompts(p)
+
+
+def test_a_reward_setting_outside_reward_extra_says_where_it_goes():
+    from aquarelle.train.config import ConfigError, config_from
+
+    with pytest.raises(ConfigError, match=r"^config key reward.judge_timeout_s: Extra inputs are not permitted \(a "
+                                          r"RewardConfig field: put it under reward.extra"):
+        config_from({"reward": {"judge_timeout_s": 5}})
+    with pytest.raises(ConfigError, match=r"^config key reward.bogus: Extra inputs are not permitted$"):
+        config_from({"reward": {"bogus": 5}})
+    assert config_from({"reward": {"extra": {"judge_timeout_s": 5}}}).reward.reward_config()["judge_timeout_s"] == 5

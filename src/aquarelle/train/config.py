@@ -151,6 +151,19 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     return config_from(data, overrides)
 
 
+def _extra_hint(err: dict) -> str:
+    """Where a reward setting that is not one of the reward section's own keys goes: ``reward.judge_timeout_s``
+    said only "Extra inputs are not permitted"."""
+    loc = err.get("loc") or ()
+    if err.get("type") != "extra_forbidden" or len(loc) != 2 or loc[0] != "reward":
+        return ""
+    from aquarelle.rewards.config import RewardConfig
+
+    if loc[1] in RewardConfig.model_fields:
+        return f" (a RewardConfig field: put it under reward.extra, as `extra: {{{loc[1]}: ...}}`)"
+    return ""
+
+
 def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> TrainConfig:
     """The config a file's mapping gives (``load_config`` once the file is read), with dotted-key overrides."""
     for key, value in (overrides or {}).items():
@@ -166,7 +179,7 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
-        raise ConfigError(f"config key {where}: {err['msg']}") from None
+        raise ConfigError(f"config key {where}: {err['msg']}{_extra_hint(err)}") from None
     _check_reward(cfg.reward)
     _check_hide_tools(cfg.env.hide_tools)
     _check_action_space(cfg.env.action_space)
