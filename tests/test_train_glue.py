@@ -217,6 +217,9 @@ def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_ot
 
     local = where()
     assert where(**{"env.urls": ["http://127.0.0.1:8000"]}) == local  # 20 CPU minutes not spent again
+    cfg = load_config(None)  # nor for how long a dropped server is retried (adding it retrained the demo's)
+    assert warm_start_dir("smollm2", "tools", "hf10", cfg.sft, 640, env_class("tools", "hf10", cfg, reconnect_s=5.0)) \
+        == local
     assert where(**{"env.observation_chars": 60}) != local  # the observations it learns from differ
     cfg = load_config(None)
     assert warm_start_dir("smollm2", "tools", "hf10", cfg.sft, 640, env_class("tools", "hf10", cfg), turns=2) != \

@@ -213,9 +213,10 @@ def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, bu
         sig = SYSTEMS.get(mode, "") + f"programs-v{PROGRAM_VERSION}"
         return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
     sig = (json.dumps(tool_schemas(env_cls), sort_keys=True)
-           # where the env runs changes no text it shows: env containers reuse the in-process warm start
-           + json.dumps({k: v for k, v in getattr(env_cls, "_config", {}).items() if k != "env_urls"},
-                        sort_keys=True, default=str)
+           # where the env runs (and how long a dropped server is retried) changes no text it shows: env
+           # containers reuse the in-process warm start
+           + json.dumps({k: v for k, v in getattr(env_cls, "_config", {}).items()
+                         if k not in ("env_urls", "reconnect_s")}, sort_keys=True, default=str)
            + f"transcripts-v{TRANSCRIPT_VERSION}-programs-v{PROGRAM_VERSION}"  # the pool's sketches' programs
            + (f"-turns{turns}" if turns is not None and mode == "tools" else "")
            + SYSTEMS.get(mode, ""))  # every transcript opens with it
