@@ -18,7 +18,7 @@ def _check_one(path: Path, action_space: str) -> dict:
 
     from .action_space import get_space
     from .commands import CommandError
-    from .files import InputError, is_program, read_input, unwrap_program
+    from .files import InputError, is_program, painting_of, read_input
     from .program import Program
     from .sandbox import run_sketch
 
@@ -29,27 +29,26 @@ def _check_one(path: Path, action_space: str) -> dict:
     except InputError as e:
         out["reason"], out["limit"] = str(e), e.limit
         return out
-    program_json = is_program(path)
-    if program_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
-        text, program_json = unwrap_program(text)
-    if program_json:
-        t0 = time.perf_counter()
-        try:
-            prog = Program.loads(text)
+    t0 = time.perf_counter()
+    try:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
+        painting, program_json = painting_of(text, is_program(path))
+        prog = Program.from_json(painting) if program_json else None
+        if prog is not None:
             out["violations"] = get_space(action_space).violations(prog.commands)
             from .state import replay
 
             replay(prog.commands)
-        except CommandError as e:
-            out["reason"] = str(e)
-            out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
-            return out
+    except CommandError as e:
+        out["reason"] = str(e)
+        out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return out
+    if prog is not None:
         out["summary"] = prog.summary()
         out["ok"] = not out["violations"]
         out["reason"] = "; ".join(out["violations"])
         out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return _over_budget(out, prog)
-    res = run_sketch(text, action_space=action_space)
+    res = run_sketch(painting, action_space=action_space)
     out.update(ok=res.ok, reason=res.reason, violations=list(res.violations), ms=round(res.ms, 2), limit=res.limit,
                summary=res.program.summary() if res.program is not None else None)
     return _over_budget(out, res.program)

@@ -51,21 +51,18 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
     ``{``. Raises ValueError with one line saying what is wrong.
     """
     from .commands import CommandError
-    from .files import unwrap_program
-    from .program import Program, parse_json
+    from .files import painting_of
+    from .program import Program
 
     if is_json is None:
         is_json = text.lstrip().startswith("{")
+    try:
+        painting, is_json = painting_of(text, is_json, name)
+    except CommandError as e:
+        raise ValueError(str(e)) from None
     if is_json:
         try:
-            data = parse_json(text, name)
-        except CommandError as e:
-            raise ValueError(str(e)) from None
-        inner, inner_json = unwrap_program(text)
-        if inner is not text:
-            return load_program(inner, name=name, action_space=action_space, seed=seed, is_json=inner_json)
-        try:
-            prog = Program.from_json(data)
+            prog = Program.from_json(painting)
             from .state import replay
 
             replay(prog.commands)  # the state as check replays it: a set() of a brush never added, a field("nope"),
@@ -74,7 +71,7 @@ def load_program(text: str, *, name: str = "input", action_space: str = "full", 
             raise ValueError(f"{name}: {str(e).splitlines()[0]}") from None
     from .sandbox import run_sketch
 
-    result = run_sketch(text, action_space=action_space, seed=seed)
+    result = run_sketch(painting, action_space=action_space, seed=seed)
     if not result.ok or result.program is None:
         raise ValueError(f"{name}: the sketch was rejected: {result.reason}")
     return result.program

@@ -8,6 +8,7 @@ Why one reader: each command read its input its own way, so the same file got fo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 #: The largest program JSON read. The sandbox records at most 200,000 commands (``SandboxLimits.max_commands``), a
 #: few tens of MB written out; past this the file is no program, and reading it whole would only cost memory.
@@ -69,21 +70,22 @@ def _size(f) -> int:
         return 0
 
 
-def unwrap_program(text: str) -> tuple[str, bool]:
-    """A ``.json`` input's painting as ``(text, is_json)``: a program as it is, a rollout's or an episode's
-    ``{"program": {...}}`` as that program, a rollout's ``{"code": "..."}`` as its code (a sketch, or program
-    JSON when it opens with ``{``). ``export`` took all three and ``check``/``render`` only the first ("program JSON
-    needs a 'commands' list"). Text that is not such an object comes back as it is, for the caller's own error."""
-    import json
+def painting_of(text: str, is_json: bool, name: str | None = None) -> tuple[Any, bool]:
+    """An input's painting, parsed once: ``(program JSON value, True)`` or ``(sketch source, False)``. A ``.json``
+    input may be a program, a rollout's or an episode's ``{"program": {...}}`` (that program), or a rollout's
+    ``{"code": "..."}`` (its code: a sketch, or program JSON when it opens with ``{``); ``export`` took all three
+    and ``check``/``render`` only the first ("program JSON needs a 'commands' list"). JSON that does not parse is
+    ``parse_json``'s one-line CommandError (naming ``name`` when given); any other value is left for
+    ``Program.from_json`` to refuse."""
+    if not is_json:
+        return text, False
+    from .program import parse_json
 
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return text, True
-    if not isinstance(data, dict) or "commands" in data:
-        return text, True
-    if isinstance(data.get("program"), dict):
-        return json.dumps(data["program"]), True
-    if isinstance(data.get("code"), str):
-        return data["code"], data["code"].lstrip().startswith("{")
-    return text, True
+    data = parse_json(text, name)
+    if isinstance(data, dict) and "commands" not in data:
+        if isinstance(data.get("program"), dict):
+            return data["program"], True
+        if isinstance(data.get("code"), str):
+            code = data["code"]
+            return painting_of(code, code.lstrip().startswith("{"), name)
+    return data, True

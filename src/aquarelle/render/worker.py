@@ -17,27 +17,25 @@ from pathlib import Path
 def load_program(path: Path, seed: int | None, timeout_s: float):
     """(program, None) or (None, reason): a ``.json`` program, else a sketch run in the sandbox."""
     from ..brush.commands import CommandError
-    from ..brush.files import InputError, is_program, read_input, unwrap_program
+    from ..brush.files import InputError, is_program, painting_of, read_input
     from ..brush.program import Program
 
     try:
         text = read_input(path)
     except InputError as e:
         return None, str(e)
-    program_json = is_program(path)
-    if program_json:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
-        text, program_json = unwrap_program(text)
-    if program_json:
-        try:
-            return Program.loads(text), None
-        except (CommandError, ValueError) as e:
-            return None, str(e).splitlines()[0]
+    try:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
+        painting, program_json = painting_of(text, is_program(path))
+        if program_json:
+            return Program.from_json(painting), None
+    except (CommandError, ValueError) as e:
+        return None, str(e).splitlines()[0]
     try:
         from ..brush.sandbox import SandboxLimits, run_sketch
     except ImportError:
         return None, "the sketch sandbox (aquarelle.brush.sandbox) is not available; pass a program .json"
     limits = SandboxLimits(time_s=max(0.1, min(5.0, timeout_s * 0.8)))
-    res = run_sketch(text, action_space="full", limits=limits, seed=seed or 0)
+    res = run_sketch(painting, action_space="full", limits=limits, seed=seed or 0)
     if not res.ok or res.program is None:
         return None, res.reason or "sketch rejected"
     return res.program, None

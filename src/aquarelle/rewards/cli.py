@@ -55,7 +55,7 @@ def score_cmd(
         get_space(action_space)
     except CommandError as e:
         _fail(str(e))
-    from ..brush.files import InputError, is_program, read_input, unwrap_program
+    from ..brush.files import InputError, is_program, painting_of, read_input
     from ..brush.program import Program
     from ..brush.sandbox import run_sketch
     from .composite import RewardModel
@@ -79,28 +79,28 @@ def score_cmd(
                 failed = True
                 continue
             too_big = str(e)  # the sandbox's source limit: the sketch's fault, so the gate's 0 as before
-        program_json = is_program(path)
-        if program_json and too_big is None:  # a program, or a rollout's {"program": ...} / {"code": ...}, as export
-            source, program_json = unwrap_program(source)
-        if too_big is not None:
-            kw = dict(program=None, mode="sketch", source=None, violations=[], error=too_big)
-        elif program_json:  # a program JSON, as render and check take it: scored as a tools episode's program
-            try:
-                program = Program.loads(source)
+        painting, program = source, None
+        if too_big is None:
+            try:  # a program, or a rollout's {"program": ...} / {"code": ...}, as check, render and export take them
+                painting, program_json = painting_of(source, is_program(path))
+                program = Program.from_json(painting) if program_json else None
             except CommandError as e:
                 unscored(path, str(e).splitlines()[0])
                 failed = True
                 continue
+        if too_big is not None:
+            kw = dict(program=None, mode="sketch", source=None, violations=[], error=too_big)
+        elif program is not None:  # scored as a tools episode's program
             kw = dict(program=program, mode="tools", source=None,
                       violations=get_space(action_space).violations(program.commands), error=None)
         else:
             try:
-                res = run_sketch(source, action_space=action_space)
+                res = run_sketch(painting, action_space=action_space)
             except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
                 unscored(path, f"sandbox failed: {e}")
                 failed = True
                 continue
-            kw = dict(program=res.program, mode="sketch", source=source, violations=res.violations, error=res.error)
+            kw = dict(program=res.program, mode="sketch", source=painting, violations=res.violations, error=res.error)
         try:
             r = model.score(image=None, **kw, group_seed=group_seed, prompt=prompt, action_space=action_space)
         except RewardError as e:
