@@ -598,10 +598,12 @@ def coverage_stats(rollouts: Sequence[Rollout]) -> dict[str, Any]:
     cov = [r for r in rollouts if r.coverage is not None]
     if not cov:
         return {"n": 0, "mean": None, "median": None, "p10": None, "p90": None, "min": None, "max": None,
-                "below_gate": None, "thirds": None, "change": None, "corr_preference": None, "corr_preference_high_reward": None,
+                "below_gate": None, "thirds": None, "change": None, "corr_preference": None,
+                "corr_preference_high_reward": None,
                 "reason": "no rollout has a coverage value"}
     v = np.array([r.coverage for r in cov])
     parts = thirds(cov)
+    means = None if parts is None else [_mean(r.coverage for r in p) for p in parts]
     pref = [(r.coverage, r.breakdown["preference"], r.reward) for r in cov if r.breakdown.get("preference") is not None]
     high = []
     if pref:
@@ -613,9 +615,8 @@ def coverage_stats(rollouts: Sequence[Rollout]) -> dict[str, Any]:
         "p10": _round(float(np.percentile(v, 10))), "p90": _round(float(np.percentile(v, 90))),
         "min": _round(float(v.min())), "max": _round(float(v.max())),
         "below_gate": _round(float((v < MIN_COVERAGE).mean())),
-        "thirds": None if parts is None else [_round(_mean(r.coverage for r in p)) for p in parts],
-        "change": None if parts is None else _round(_delta(_mean(r.coverage for r in parts[0]),
-                                                           _mean(r.coverage for r in parts[2]))),
+        "thirds": None if means is None else [_round(m) for m in means],
+        "change": None if means is None else _round(_delta(means[0], means[2])),
         "corr_preference": _corr([p[0] for p in pref], [p[1] for p in pref]) if pref else None,
         "corr_preference_high_reward": _corr([p[0] for p in high], [p[1] for p in high]) if high else None,
         "reason": None,
