@@ -102,11 +102,11 @@ def register(app: typer.Typer) -> None:
         if str(output) != "-" and output.is_dir():  # before any warning about its name
             _fail(f"-o {output} is a directory; name the file to write", 2)
         suffix = output.suffix.lower() if str(output) != "-" else ""
+        named = format_for(output, None)  # what the output's name says
         if format is None and str(output) != "-" and suffix not in (".html", ".htm", ".js", ".mjs"):
             typer.echo(f"warning: {output} is not .html or .js; writing {fmt}", err=True)
-        elif format is not None and format_for(output, None) != fmt and suffix in (".html", ".htm", ".js", ".mjs"):
-            typer.echo(f"warning: writing {fmt} (--format) into {output}, whose name says "
-                       f"{format_for(output, None)}", err=True)
+        elif format is not None and named != fmt and suffix in (".html", ".htm", ".js", ".mjs"):
+            typer.echo(f"warning: writing {fmt} (--format) into {output}, whose name says {named}", err=True)
         if str(source) != "-" and str(output) != "-":  # the page replaced the sketch it was made from
             from aquarelle.outputs import input_finder
 

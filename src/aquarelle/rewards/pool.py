@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Iterable, Literal
 
@@ -124,7 +125,7 @@ class Pool:
                                   f"{'.'.join(str(x) for x in first['loc']) or 'entry'}: {first['msg']}") from None
         self._by_id = {e.id: e for e in self.entries}
         if len(self._by_id) < len(self.entries):  # one sketch file per id: a second entry would re-rate the same one
-            twice = next(e.id for i, e in enumerate(self.entries) if any(x.id == e.id for x in self.entries[:i]))
+            twice = next(i for i, n in Counter(e.id for e in self.entries).items() if n > 1)
             raise RewardError(f"{path} is malformed: painting id {twice!r} is listed twice")
         self._images: dict[tuple[str, int], np.ndarray] = {}
 
