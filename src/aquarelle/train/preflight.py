@@ -175,17 +175,27 @@ def check_env_urls(urls: list[str], reward: Any = None, *, config_file: str | No
             check_env_scoring(url, reward, config_file=config_file, timeout_s=timeout_s)
 
 
-def server_base(url: str) -> str:
-    """The http(s) base of an env server URL as the client takes it (``ws://``, ``host:port`` too), without a
-    trailing slash; a URL no client could reach is a ConfigError naming ``env.urls``."""
+def server_url_problem(url: str) -> str | None:
+    """Why no environment client could reach the env server ``url`` (``ws://``, ``host:port`` are fine), or None:
+    the preflight's ``env.urls`` check and ``make_tool_env``'s."""
     parsed = urllib.parse.urlparse(url if "://" in url else "http://" + url)
     if parsed.scheme not in ("http", "https", "ws", "wss") or not parsed.netloc:
-        raise ConfigError(f"config key env.urls: {url!r} is not an http(s):// or ws(s):// URL")
+        return f"{url!r} is not an http(s):// or ws(s):// URL"
     if parsed.query or parsed.fragment or parsed.params:
         # the client puts /ws at the URL's end, after any query: every rollout failed (HTTP 403) after this check,
         # which read the URL without it, had passed
-        raise ConfigError(f"config key env.urls: {url!r} has a query or fragment, which the environment client "
-                          "cannot carry: give the server's root URL (http://HOST:PORT)")
+        return (f"{url!r} has a query or fragment, which the environment client cannot carry: give the server's "
+                "root URL (http://HOST:PORT)")
+    return None
+
+
+def server_base(url: str) -> str:
+    """The http(s) base of an env server URL as the client takes it (``ws://``, ``host:port`` too), without a
+    trailing slash; a URL no client could reach is a ConfigError naming ``env.urls``."""
+    problem = server_url_problem(url)
+    if problem:
+        raise ConfigError(f"config key env.urls: {problem}")
+    parsed = urllib.parse.urlparse(url if "://" in url else "http://" + url)
     scheme = {"ws": "http", "wss": "https"}.get(parsed.scheme, parsed.scheme)
     return urllib.parse.urlunparse((scheme, parsed.netloc, parsed.path.rstrip("/"), "", "", ""))
 

@@ -563,14 +563,12 @@ def make_tool_env(mode: str = "tools", action_space: str | Iterable[str] = "hf10
     if isinstance(env_urls, str):
         env_urls = [u.strip() for u in env_urls.split(",") if u.strip()]
     if env_urls:
-        from .config import ConfigError
-        from .preflight import server_base
+        from .preflight import server_url_problem
 
         for url in env_urls:
-            try:
-                server_base(url)
-            except ConfigError as e:
-                raise ValueError(str(e).replace("config key env.urls: ", "env_urls: ", 1)) from None
+            problem = server_url_problem(url)
+            if problem:
+                raise ValueError(f"env_urls: {problem}")
     if not (isinstance(reconnect_s, (int, float)) and math.isfinite(reconnect_s) and reconnect_s >= 0):
         raise ValueError(f"reconnect_s must be a number of seconds >= 0, got {reconnect_s!r}")
     if not (isinstance(obs_chars, int) and obs_chars > 0):
