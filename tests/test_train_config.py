@@ -145,6 +145,23 @@ def test_extract_sketch():
     assert extract_sketch("```javascript\nlet a = 1;") == "let a = 1;"
 
 
+def test_extract_sketch_reads_any_fence_and_skips_reasoning():
+    """A completion's code is what the model meant as its answer: a fence with any info string (a ```JavaScript
+    fence once gave the prose after the block, a gate 0 for a valid sketch), the block that defines setup over a
+    snippet before it, and never a draft inside a reasoning model's <think> section."""
+    sketch = "function setup() {\n  createCanvas(600, 600);\n}"
+    assert extract_sketch(f"```JavaScript\n{sketch}\n```\nThis paints a sky.") == sketch
+    for info in ("jsx", " js", "js title=sketch.js", "p5.js", "typescript"):
+        assert extract_sketch(f"```{info}\n{sketch}\n```") == sketch
+    assert extract_sketch(f"First the palette:\n```js\nconst sky = '#9bd';\n```\nThe sketch:\n```js\n{sketch}\n```") == sketch
+    assert extract_sketch(f"```js\nconst a = 1;\n```\n```js\nconst b = 2;\n```") == "const a = 1;"
+    draft = "<think>\nMaybe:\n```js\nbrush.line(0, 0, 1, 1)\n```\nNo, a whole sketch.\n</think>\n"
+    assert extract_sketch(f"{draft}```js\n{sketch}\n```") == sketch
+    assert extract_sketch(f"I should paint a sky.\n</think>\n\n```js\n{sketch}\n```") == sketch  # <think> in the prompt
+    assert extract_sketch(f"<think>\nA sky, then ```js\n{sketch}") == ""  # cut off while reasoning: no answer
+    assert extract_sketch(f"<think>ok</think>{sketch}") == sketch
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "aquarelle.cli", *args], capture_output=True, text=True, timeout=120,
                           env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
