@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from aquarelle.train.config import ConfigError, documented_keys, load_config
-from aquarelle.train.data import (DataError, _group_calls, extract_sketch, group_seed, load_demos, load_prompts,
+from aquarelle.train.completion import extract_sketch, unfinished_thinking
+from aquarelle.train.data import (DataError, _group_calls, group_seed, load_demos, load_prompts,
                                   program_of)
 
 DATA = Path(__file__).parent / "data"
@@ -160,6 +161,32 @@ def test_extract_sketch_reads_any_fence_and_skips_reasoning():
     assert extract_sketch(f"I should paint a sky.\n</think>\n\n```js\n{sketch}\n```") == sketch  # <think> in the prompt
     assert extract_sketch(f"<think>\nA sky, then ```js\n{sketch}") == ""  # cut off while reasoning: no answer
     assert extract_sketch(f"<think>ok</think>{sketch}") == sketch
+
+
+def test_extract_sketch_takes_the_finished_sketch_of_an_answer_in_several_blocks():
+    """The first block defining setup was a skeleton or a first try before the finished sketch (a gate 0 for a
+    valid answer); setup and draw in two blocks lost draw; an HTML page was read as JavaScript."""
+    skeleton = "function setup() {\n  createCanvas(600, 600, WEBGL);\n}\nfunction draw() {\n  // paint here\n}"
+    full = ("function setup() {\n  createCanvas(600, 600, WEBGL);\n}\n"
+            "function draw() {\n  brush.fill('red', 120);\n  brush.circle(300, 300, 100);\n}")
+    assert extract_sketch(f"Skeleton:\n```js\n{skeleton}\n```\nFull sketch:\n```js\n{full}\n```") == full
+    typo = full.replace("brush.fill(", "brush.fil(")
+    assert extract_sketch(f"```js\n{typo}\n```\nOops, corrected:\n```js\n{full}\n```\nEnjoy.") == full
+    setup, draw = full.split("function draw")
+    joined = extract_sketch(f"Setup:\n```js\n{setup.strip()}\n```\nDraw:\n```js\nfunction draw{draw}\n```")
+    assert joined == setup.strip() + "\n\nfunction draw" + draw
+    page = (f'<!doctype html>\n<html><head><script src="p5.min.js"></script><script src="p5.brush.js"></script>'
+            f"</head>\n<body><script>\n{full}\n</script></body></html>")
+    assert extract_sketch(f"```html\n{page}\n```") == full
+    assert extract_sketch(page) == full
+    assert extract_sketch("```js\nconst a = 1;\n```") == "const a = 1;"  # no sketch at all: the block as written
+
+
+def test_unfinished_thinking_is_told_apart_from_an_answer():
+    assert unfinished_thinking("<think>\nA sky, then ```js\nfunction setup() {")
+    assert not unfinished_thinking("<think>short</think>\n```js\nfunction setup() {}\n```")
+    assert not unfinished_thinking("```js\nfunction setup() {}\n```")
+    assert not unfinished_thinking("```js\nfunction setup() {}\n```\n<think>and now")  # its answer came first
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

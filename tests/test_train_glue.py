@@ -529,3 +529,96 @@ def test_resume_and_eval_read_a_runs_summary_alike(tmp_path):
     code = "import sys, aquarelle.eval.run; print(sorted(m for m in sys.modules if m.startswith('aquarelle.train')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['aquarelle.train']"
+
+
+SUN = ("function setup() { createCanvas(600, 600, WEBGL); }\n"
+       "function draw() { translate(-width / 2, -height / 2); brush.fill('red', 120);\n"
+       "  brush.circle(300, 300, 150); noLoop(); }")
+GATE_ONLY = {"gate": 1.0, "length": 0.0, "judge": 0.0, "preference": 0.0}  # (partial weights fill in from the preset)
+
+
+def test_a_sketch_over_the_actions_size_is_the_gates_zero_with_its_reason_not_an_infrastructure_none():
+    """A 1 MiB completion came back reward None, "environment failed: 1 validation error for WatercolourAction":
+    the model's fault counted as our failure and dropped from learning."""
+    from aquarelle.env.models import MAX_SKETCH_CHARS
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, SketchScorer
+
+    cfg = load_config(None, {"env.image_size": 64, "reward.weights": GATE_ONLY})
+    out = SketchScorer(cfg, EnvTimer()).score(SUN + "//" + "x" * MAX_SKETCH_CHARS, prompt="a red sun", seed=0,
+                                              preset=None, weights=cfg.reward.weights)
+    assert out.reward == 0.0 and out.error is None and out.breakdown["gate"] == 0.0
+    assert out.errors == [f"a sketch has at most {MAX_SKETCH_CHARS} characters, got {len(SUN) + 2 + MAX_SKETCH_CHARS}"]
+
+
+def test_a_completion_cut_off_while_thinking_says_so_before_the_gates_reason():
+    from aquarelle.train.completion import UNFINISHED_THINKING
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, SketchScorer
+
+    cfg = load_config(None, {"env.image_size": 64, "reward.weights": GATE_ONLY})
+    scorer = SketchScorer(cfg, EnvTimer())
+    code, out = scorer.score_completion(f"<think>\nA red sun. Draft:\n```js\n{SUN}", prompt="a red sun", seed=0,
+                                        preset=None, weights=cfg.reward.weights)
+    assert code == "" and out.reward == 0.0 and out.errors[0] == UNFINISHED_THINKING
+    assert "missing skeleton" in out.errors[1]
+    code, out = scorer.score_completion(f"<think>a sun</think>\n```JavaScript\n{SUN}\n```", prompt="a red sun",
+                                        seed=0, preset=None, weights=cfg.reward.weights)
+    assert code == SUN and out.reward == 1.0 and out.errors == []
+
+
+def test_a_revise_episode_keeps_why_its_sketch_was_refused_and_reads_a_fenced_sketch():
+    """submit_sketch("```js ...```") was run as JavaScript ("" is not a function: a gate 0 for a valid sketch), and a
+    refused sketch's reason was lost from the rollout's record: finish left errors [] and "reward 0.000"."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import env_class, finish_episode
+    from aquarelle.train.tool_env import ToolError
+
+    cfg = load_config(None, {"mode": "revise", "env.image_size": 64, "reward.weights": GATE_ONLY})
+    env = env_class("revise", cfg.env.action_space, cfg)()
+    env.reset(prompt="a red sun", seed=1)
+    with pytest.raises(ToolError) as refused:
+        env.submit_sketch(SUN.replace("brush.fill(", "brush.fil("))
+    out = finish_episode(env)
+    assert out.reward == 0.0 and out.errors == [str(refused.value)] and "brush.fil" in out.errors[0]
+
+    env.reset(prompt="a red sun", seed=1)
+    assert env.refusals == [] and env.errors == []
+    assert env.submit_sketch(f"Here it is:\n```javascript\n{SUN}\n```\n").startswith("Score 1.00")
+    out = finish_episode(env)
+    assert out.reward == 1.0 and out.source == SUN and out.errors == []
+    env.reset(prompt="a red sun", seed=1)
+    with pytest.raises(ToolError, match="code holds no sketch"):
+        env.submit_sketch("```js\n```")
+
+
+def test_paint_stops_where_grpo_stops_and_reads_the_sketch_without_special_tokens():
+    """Evaluation stopped only at the tokenizer's eos (GRPO at every eos of the generation config, Llama 3's
+    <|eot_id|> and <|eom_id|>) and scored the text with its end token still in it."""
+    from types import SimpleNamespace
+
+    from aquarelle.train.sample import stop_ids
+
+    def pol(tok_eos, gen_eos):
+        return SimpleNamespace(tokenizer=SimpleNamespace(eos_token_id=tok_eos),
+                               model=SimpleNamespace(generation_config=SimpleNamespace(eos_token_id=gen_eos)))
+
+    assert stop_ids(pol(2, 2)) == [2]
+    assert stop_ids(pol(128009, [128001, 128008, 128009])) == [128001, 128008, 128009]
+    assert stop_ids(pol(7, [128001, 128008])) == [7, 128001, 128008]
+    assert stop_ids(pol(7, None)) == [7]
+
+
+def test_a_llama_3_template_is_known_to_carry_one_tool_call_per_turn():
+    """TRL's Llama 3.1/3.2 parser reads one call per assistant turn (a second as text): with the default two tool
+    turns such a policy paints two calls, unsaid; train says so when it loads the policy."""
+    from types import SimpleNamespace
+
+    from trl.chat_template_utils import llama3_1_chat_template, llama3_2_chat_template, qwen2_5_chat_template
+
+    from aquarelle.train.model import one_call_per_turn
+
+    assert one_call_per_turn(SimpleNamespace(chat_template=llama3_1_chat_template))
+    assert one_call_per_turn(SimpleNamespace(chat_template=llama3_2_chat_template))
+    assert not one_call_per_turn(SimpleNamespace(chat_template=qwen2_5_chat_template))
+    assert not one_call_per_turn(SimpleNamespace(chat_template=None))

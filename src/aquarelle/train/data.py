@@ -8,7 +8,6 @@ chat transcripts in TRL's tool-call format, which only the trainer cares about.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -239,24 +238,6 @@ def sketch_of(demo: Demo, action_space: str) -> str | None:
     from aquarelle.brush.export import to_sketch
 
     return to_sketch(demo.program)
-
-
-#: A fenced block: any info string on the opening line (```js, ```JavaScript, ```jsx title=a.js), to the next
-#: fence or the end of a completion cut off inside it.
-CODE_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
-#: A reasoning model's <think> section, closed or cut off; a lone </think> when the template opened it in the prompt.
-THINKING = re.compile(r"<think>.*?(?:</think>|\Z)|\A.*</think>", re.S)
-DEFINES_SETUP = re.compile(r"\bfunction\s+setup\s*\(|\bsetup\s*=")
-
-
-def extract_sketch(completion_text: str) -> str:
-    """The code a sketch-mode completion answers with: its first fenced block that defines ``setup`` (else its
-    first block, else the whole text), never a draft inside the model's reasoning."""
-    text = THINKING.sub("", completion_text)
-    blocks = [m.group(1).strip() for m in CODE_BLOCK.finditer(text)]
-    if not blocks:
-        return text.strip()
-    return next((b for b in blocks if DEFINES_SETUP.search(b)), blocks[0])
 
 
 # ------------------------------------------------------------------ tool transcripts

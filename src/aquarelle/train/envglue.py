@@ -190,11 +190,31 @@ class SketchScorer:
         return self._local
 
     def score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
+        from .tool_env import _action_problem
+
+        # a sketch the environment's action refuses (over its size) is the model's fault: the gate's 0 and why,
+        # as the environment scores a sketch with no skeleton, never None as if a server had failed
+        bad = _action_problem({"sketch": sketch})
         try:
             with self.timer.busy():
-                return self._score(sketch, prompt=prompt, seed=seed, preset=preset, weights=weights)
+                out = self._score("" if bad else sketch, prompt=prompt, seed=seed, preset=preset, weights=weights)
         except Exception as e:  # noqa: BLE001 - infrastructure: None with the reason, never 0
             return Outcome(reward=None, error=f"environment failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        if bad:
+            out.errors, out.source, out.feedback = [bad], None, f"Rejected: {bad}"
+        return out
+
+    def score_completion(self, completion_text: str, *, prompt: str, seed: int, preset: str | None,
+                         weights: dict | None) -> tuple[str, Outcome]:
+        """Score the sketch a sketch-mode completion answers with; returns (that code, its outcome). A
+        completion that ran out of tokens while reasoning is told so before the gate's reason."""
+        from .completion import UNFINISHED_THINKING, extract_sketch, unfinished_thinking
+
+        code = extract_sketch(completion_text)
+        out = self.score(code, prompt=prompt, seed=seed, preset=preset, weights=weights)
+        if out.reward is not None and unfinished_thinking(completion_text):
+            out.errors.insert(0, UNFINISHED_THINKING)
+        return code, out
 
     def _score(self, sketch: str, *, prompt: str, seed: int, preset: str | None, weights: dict | None) -> Outcome:
         env = self._env()

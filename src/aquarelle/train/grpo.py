@@ -20,9 +20,9 @@ from typing import Any
 
 from . import TRAIN_COMPLETION_CHARS, read_summary
 from .config import TrainConfig
-from .data import extract_sketch, load_prompts, prompt_dataset
+from .data import load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
-from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy
+from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy, one_call_per_turn
 from .preflight import grpo_config, preflight
 from .procs import Procs, launched_as_one, single_process_env
 
@@ -246,9 +246,10 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                 if cfg.mode == "revise":
                     code = outcome.source or code
             else:
-                code = extract_sketch(_completion_text(completion))
-                outcome = scorer.score(code, prompt=row.get("painting_prompt", ""), seed=int(row.get("seed", 0)),
-                                       preset=row.get("preset"), weights=weights)
+                code, outcome = scorer.score_completion(_completion_text(completion),
+                                                        prompt=row.get("painting_prompt", ""),
+                                                        seed=int(row.get("seed", 0)), preset=row.get("preset"),
+                                                        weights=weights)
             recorder.record(step=step, group=group0 + (procs.rank * n + i) // num_generations, index=first + i,
                             row=row, outcome=outcome, code=code, tool_calls=_tool_call_count(completion),
                             completion=_transcript(completion))
@@ -510,6 +511,10 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         log(f"note: --demos {demos} is not used: no warm start runs ({why})")
     policy_src = str(warm) if warm is not None else model_name
     policy = load_policy(policy_src, dtype=cfg.model.dtype)
+    if mode != "sketch" and one_call_per_turn(policy.tokenizer):
+        log(f"note: {model_name}'s chat template carries one tool call per turn (TRL reads a second as text), so an "
+            f"episode runs at most generation.max_tool_calling_iterations "
+            f"({cfg.generation.max_tool_calling_iterations}) calls; raise it for this model")
     import torch
 
     layers = cfg.model.layers_to_train(torch.cuda.is_available())

@@ -369,6 +369,15 @@ def _hub_reachable(timeout_s: float = 3.0) -> bool:
         return False
 
 
+def one_call_per_turn(tokenizer: Any) -> bool:
+    """Whether the policy's chat template carries at most one tool call per assistant turn (Llama 3.1 and 3.2, as
+    TRL's parser reads them: a second call in the turn is read as text), so an episode runs at most
+    ``max_tool_calling_iterations`` calls."""
+    from trl.chat_template_utils import llama3_1_chat_template, llama3_2_chat_template
+
+    return getattr(tokenizer, "chat_template", None) in (llama3_1_chat_template, llama3_2_chat_template)
+
+
 def can_call_tools(spec: str | None, tokenizer: Any = None) -> bool:
     """Whether a policy is expected to emit tool calls without a warm start.
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .config import TrainConfig, load_config
-from .data import extract_sketch, group_seed, reset_row, task_text
+from .data import group_seed, reset_row, task_text
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, public_tools
 from .model import SYSTEMS, Policy, load_policy
 
@@ -43,9 +43,19 @@ def _generate(policy: Policy, messages: list[dict], tools: list | None, max_new_
     with torch.no_grad():
         out = model.generate(**ids.to(model.device), max_new_tokens=max_new_tokens, do_sample=temperature > 0,
                              temperature=temperature if temperature > 0 else None, top_p=top_p,
-                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+                             pad_token_id=tok.pad_token_id, eos_token_id=stop_ids(policy))
     new = out[0, ids["input_ids"].shape[1]:].tolist()
     return tok.decode(new, skip_special_tokens=False), new, ids["input_ids"][0].tolist()
+
+
+def stop_ids(policy: Policy) -> list[int]:
+    """The tokens a turn ends at, as GRPO's generation has them: the tokenizer's eos and every eos of the model's
+    generation config (Llama 3's <|eom_id|> and <|eot_id|>), so evaluation samples end where training's did."""
+    tok_eos = policy.tokenizer.eos_token_id
+    cfg = getattr(policy.model, "generation_config", None)
+    ids = getattr(cfg, "eos_token_id", None)
+    ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
+    return ids if tok_eos is None or tok_eos in ids else [tok_eos, *ids]
 
 
 def _parse(policy: Policy, ids: list[int], prefix: list[int], tools: list | None) -> dict:
@@ -77,11 +87,12 @@ def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config:
     messages = [{"role": "system", "content": SYSTEMS[mode]}, {"role": "user", "content": task_text(prompt, mode)}]
     t0 = time.perf_counter()
     if mode == "sketch":
-        text, _, _ = _generate(pol, messages, None, budget, temperature, seed, cfg.generation.top_p)
+        text, new, _ = _generate(pol, messages, None, budget, temperature, seed, cfg.generation.top_p)
         completion = text
-        code = extract_sketch(text.replace(pol.tokenizer.eos_token, ""))
-        outcome = SketchScorer(cfg, timer).score(code, prompt=prompt, seed=gseed, preset=cfg.reward.preset,
-                                                 weights=cfg.reward.weights)
+        # as TRL hands a completion to the reward function: without its special tokens (eos, <|eot_id|>, ...)
+        code, outcome = SketchScorer(cfg, timer).score_completion(
+            pol.tokenizer.decode(new, skip_special_tokens=True), prompt=prompt, seed=gseed,
+            preset=cfg.reward.preset, weights=cfg.reward.weights)
     else:
         outcome, code, completion = _paint_with_tools(pol, messages, mode, cfg, prompt, gseed, budget, temperature,
                                                       seed)

@@ -31,6 +31,10 @@ class ToolError(ValueError):
     """A tool call the environment rejected; TRL passes the message to the model."""
 
 
+#: Refused calls an episode keeps for its record (a policy stuck refusing every call fills its steps with them).
+MAX_REFUSALS_KEPT = 20
+
+
 # --------------------------------------------------------------------------- parameter types for generated tools
 
 _PY_TYPE = {
@@ -108,9 +112,8 @@ def shape(self, points: list[list[float]], curvature: float = 0.5, close: bool =
     """
     try:
         calls = _shape_calls(points, curvature, close)
-    except ToolError:
-        self.tool_errors += 1  # refused here, before the environment: still the policy's error
-        raise
+    except ToolError as e:
+        raise self._refused(str(e)) from None  # refused here, before the environment: still the policy's error
     return self._step({"calls": calls})
 
 
@@ -163,8 +166,14 @@ def submit_sketch(self, code: str) -> str:
     Args:
         code: The complete p5.brush JavaScript sketch: setup() creates a 600x600 WEBGL canvas and sets angleMode(DEGREES); draw() translates by (-width/2, -height/2), then makes the brush calls.
     """
+    from .completion import extract_sketch
+
     if not isinstance(code, str) or not code.strip():
-        raise ToolError("submit_sketch: code must be a non-empty string")
+        raise self._refused("submit_sketch: code must be a non-empty string")
+    # read as a sketch-mode answer is: a coding model fences its code (```js ...```), even in a tool argument
+    code = extract_sketch(code) if "```" in code or "<script" in code.lower() or "<think>" in code else code
+    if not code.strip():
+        raise self._refused("submit_sketch: code holds no sketch (an empty fenced block)")
     return self._step({"sketch": code})
 
 
@@ -321,6 +330,7 @@ class _ToolEnvBase:
         self._done = True
         self._started = False
         self.tool_errors = 0
+        self.refusals: list[str] = []  # the episode's refused calls, as the policy was told (its rollout's errors)
         self.error: str | None = None  # an infrastructure failure that cost this episode its reward
 
     def reset(self, **row: Any) -> str:
@@ -339,6 +349,7 @@ class _ToolEnvBase:
             kw["seed"] = int(row["seed"])
         self._obs = self._backend.reset(**kw)
         self._done, self._started, self.tool_errors, self.error = False, True, 0, None
+        self.refusals = []
         text = self._obs.text
         lead = f"Paint: {prompt}. "
         if cfg["mode"] == "tools":  # the tools this class offers, not the space's methods (hide_tools, shape)
@@ -367,18 +378,24 @@ class _ToolEnvBase:
             raise ToolError("the painting is finished; no more tool calls")
         bad = _action_problem(action)
         if bad is not None:  # (a 10,000-point shape is over the action's call bound): one line, the episode goes on
-            self.tool_errors += 1
-            raise ToolError(self._cap(bad))
+            raise self._refused(self._cap(bad))
         obs = self._backend.step(action)
         self._obs = obs
         self._done = bool(obs.done)
         if obs.errors and not obs.done:
-            self.tool_errors += 1
-            raise ToolError(self._refusal(obs))
+            raise self._refused(self._refusal(obs))
         text = self._cap(obs.text)
         if self._config.get("images") and obs.image_png_b64:
             return [{"type": "text", "text": text}, {"type": "image", "image": _pil(obs.image_png_b64)}]  # type: ignore[return-value]
         return text
+
+    def _refused(self, message: str) -> ToolError:
+        """The error for a refused call, counted and kept for the rollout's record: a revise episode whose sketch
+        was refused ended with only "Finished ... reward 0.000", the reason left in the transcript alone."""
+        self.tool_errors += 1
+        if len(self.refusals) < MAX_REFUSALS_KEPT:
+            self.refusals.append(message)
+        return ToolError(message)
 
     def _refusal(self, obs: Any) -> str:
         """A refused call's message: the errors, and (kept whole under the cap) what the refusal left, since it
@@ -485,7 +502,9 @@ class _ToolEnvBase:
 
     @property
     def errors(self) -> list[str]:
-        return [] if self._obs is None else list(self._obs.errors)
+        """The last observation's errors, then the episode's refused calls (each once)."""
+        last = [] if self._obs is None else list(self._obs.errors)
+        return last + [r for r in dict.fromkeys(self.refusals) if r not in last]
 
     def __del__(self) -> None:
         try:
