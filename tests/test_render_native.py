@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from aquarelle.brush import Program
 from aquarelle.brush.commands import CommandError
@@ -533,6 +534,30 @@ def test_cli_renders_programs_and_reports_bad_ones(tmp_path: Path):
     assert "Traceback" not in r.stderr
     ok = _cli(str(good), "-o", str(tmp_path / "one.png"))
     assert ok.returncode == 0 and (tmp_path / "one.png").is_file()
+
+
+def test_cli_seed_seeds_a_sketch_whose_own_randomseed_then_paints_as_in_the_environment(tmp_path: Path):
+    """--seed replaced the seed a sketch opening with randomSeed(42) recorded, so it painted another picture than
+    the environment and than the contract ("painted with n") says; a program file's header still gives way."""
+    body = ("translate(-width/2,-height/2); brush.noStroke(); brush.fillTexture(0.6,0.4); brush.fill('#2a6f97',120);"
+            " for (let i = 0; i < 6; i++) brush.circle(random(40, 160), random(40, 160), random(10, 40)); }")
+    head = "function setup(){createCanvas(200,200,WEBGL);angleMode(DEGREES);noLoop();}\nfunction draw(){"
+    (tmp_path / "own.js").write_text(head + "randomSeed(42); " + body)
+    (tmp_path / "free.js").write_text(head + body)
+    pngs = {}
+    for name in ("own", "free"):
+        for seed in ("5", "42"):
+            out = tmp_path / f"{name}{seed}.png"
+            assert _cli(str(tmp_path / f"{name}.js"), "-o", str(out), "--seed", seed).returncode == 0
+            pngs[name, seed] = np.asarray(Image.open(out))
+    assert np.array_equal(pngs["own", "5"], pngs["own", "42"])  # its own seed, whatever --seed says
+    assert np.array_equal(pngs["own", "42"], pngs["free", "42"])  # ... which is what --seed 42 paints unseeded
+    assert not np.array_equal(pngs["free", "5"], pngs["free", "42"])
+    program = tmp_path / "p.json"
+    program.write_text(prog(*FILL, ("circle", [100, 100, 50])).dumps())
+    for seed in ("5", "6"):
+        assert _cli(str(program), "-o", str(tmp_path / f"p{seed}.png"), "--seed", seed, "--size", "100").returncode == 0
+    assert not np.array_equal(np.asarray(Image.open(tmp_path / "p5.png")), np.asarray(Image.open(tmp_path / "p6.png")))
 
 
 def test_cli_timeout_fires_and_the_next_sketch_still_renders(tmp_path: Path):

@@ -15,7 +15,9 @@ from pathlib import Path
 
 
 def load_program(path: Path, seed: int | None, timeout_s: float):
-    """(program, None) or (None, reason): a ``.json`` program, else a sketch run in the sandbox."""
+    """(program, None, render seed) or (None, reason, None): a ``.json`` program, rendered under ``seed`` (else its
+    header's), or a sketch run in the sandbox under ``seed``, rendered under the seed its program records (a sketch
+    opening with its own ``randomSeed(n)`` is painted with n, as the environment paints it)."""
     from ..brush.commands import CommandError
     from ..brush.files import InputError, is_program, painting_of, read_input
     from ..brush.program import Program
@@ -23,22 +25,22 @@ def load_program(path: Path, seed: int | None, timeout_s: float):
     try:
         text = read_input(path)
     except InputError as e:
-        return None, str(e)
+        return None, str(e), None
     try:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
         painting, program_json = painting_of(text, is_program(path))
         if program_json:
-            return Program.from_json(painting), None
+            return Program.from_json(painting), None, seed
     except (CommandError, ValueError) as e:
-        return None, str(e).splitlines()[0]
+        return None, str(e).splitlines()[0], None
     try:
         from ..brush.sandbox import SandboxLimits, run_sketch
     except ImportError:
-        return None, "the sketch sandbox (aquarelle.brush.sandbox) is not available; pass a program .json"
+        return None, "the sketch sandbox (aquarelle.brush.sandbox) is not available; pass a program .json", None
     limits = SandboxLimits(time_s=max(0.1, min(5.0, timeout_s * 0.8)))
     res = run_sketch(painting, action_space="full", limits=limits, seed=seed or 0)
     if not res.ok or res.program is None:
-        return None, res.reason or "sketch rejected"
-    return res.program, None
+        return None, res.reason or "sketch rejected", None
+    return res.program, None, None
 
 
 def _job(job: dict, renderer) -> dict:
@@ -51,12 +53,12 @@ def _job(job: dict, renderer) -> dict:
     from .resample import fit
 
     t0 = time.perf_counter()
-    program, reason = load_program(Path(job["sketch"]), job["seed"], job["timeout"])
+    program, reason, seed = load_program(Path(job["sketch"]), job["seed"], job["timeout"])
     if program is None:
         return {"ok": False, "error": reason, "ms": round((time.perf_counter() - t0) * 1000, 2)}
     try:  # a square canvas resampled by the renderer as always; any other keeps its shape (``resample.fit``)
         square = program.width == program.height
-        img = renderer(program, job["size"] if square else None, job["seed"])
+        img = renderer(program, job["size"] if square else None, seed)
         if not square:
             img = fit(img, job["size"])
     except RenderError as e:
