@@ -267,3 +267,25 @@ def test_the_comparison_on_training_prompts_is_shown_where_it_is_computed(tmp_pa
         in " ".join(res.stdout.split())
     page = write_report(path, tmp_path / "r.html").read_text()
     assert "trained minus start on training prompts, reward" in page and "training prompts better / level / worse" in page
+
+
+def test_eval_json_records_the_seed_its_samples_were_drawn_with_and_the_code_that_computed_it(tmp_path, monkeypatch):
+    """`eval --seed` was written nowhere, and `--samples 0 --seed 5` reused samples drawn at seed 0 unsaid; nor did
+    eval.json say which code computed it."""
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+    from aquarelle.train import sample
+
+    path = make_run(tmp_path / "r", steps=3)
+    monkeypatch.setattr(sample, "paint", lambda policy, prompt, **kw: {"reward": 0.5, "image": None})
+    monkeypatch.setattr(sample, "load_policy", lambda policy: policy)
+    res = CliRunner().invoke(app, ["eval", str(path), "--samples", "2", "--seed", "5"])
+    assert res.exit_code == 0, res.output
+    ev = json.loads((path / "eval.json").read_text())
+    assert ev["sampling"]["seed"] == 5
+    assert [r["eval_seed"] for r in map(json.loads, (path / "eval_samples.jsonl").read_text().splitlines())] == [5] * 4
+    assert "trl" in ev["provenance"]["versions"] and "git_dirty" in ev["provenance"]
+    res = CliRunner().invoke(app, ["eval", str(path), "--samples", "0"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((path / "eval.json").read_text())["sampling"]["seed"] == 5  # the samples reused, as drawn

@@ -631,3 +631,29 @@ def test_score_refuses_what_is_no_painting_or_no_count_in_one_line():
         with pytest.raises(RewardError, match=re.escape(why)):
             model.score(mode="tools", **kw)
     assert model.score(image=ok, mode="tools", n_calls=20, coverage=float("nan")).breakdown["gate"] is not None
+
+
+def test_score_seed_reproduces_an_environment_episodes_score(tmp_path):
+    """An unseeded sketch scored in the environment under reset seed 3 could not be scored again from the CLI:
+    `score` always ran it under seed 0 (another painting) and --group-seed only picked the references."""
+    from aquarelle.cli import app
+    from aquarelle.env.environment import WatercolourEnvironment
+    from aquarelle.env.models import WatercolourAction
+    from aquarelle.env.work import Runner
+
+    sketch = tmp_path / "random.js"
+    sketch.write_text("function setup(){createCanvas(600,600,WEBGL);angleMode(DEGREES);noLoop();}\n"
+                      "function draw(){translate(-width/2,-height/2);brush.noStroke();\n"
+                      "  for (let i = 0; i < 5; i++) { brush.fill(random(['#d7263d','#2a6f97','#f4a259']), 120);\n"
+                      "    brush.circle(random(100, 500), random(100, 500), random(40, 120)); } }\n")
+    env = WatercolourEnvironment(Runner(0))
+    env.reset(seed=3, prompt="circles", mode="sketch", action_space="full")
+    obs = env.step(WatercolourAction(sketch=sketch.read_text()))
+    rows = {}
+    for args in (["--seed", "3"], ["--seed", "4", "--group-seed", "3"]):
+        r = CliRunner().invoke(app, ["score", "--json", "--prompt", "circles", *args, str(sketch)])
+        assert r.exit_code == 0, r.output
+        rows[args[1]] = json.loads(r.stdout)
+    assert rows["3"]["reward"] == pytest.approx(obs.reward, abs=1e-9)
+    assert rows["3"]["breakdown"] == pytest.approx(dict(obs.breakdown), abs=1e-9)
+    assert rows["4"]["breakdown"]["preference"] != rows["3"]["breakdown"]["preference"]  # another painting

@@ -622,3 +622,19 @@ def test_a_llama_3_template_is_known_to_carry_one_tool_call_per_turn():
     assert one_call_per_turn(SimpleNamespace(chat_template=llama3_2_chat_template))
     assert not one_call_per_turn(SimpleNamespace(chat_template=qwen2_5_chat_template))
     assert not one_call_per_turn(SimpleNamespace(chat_template=None))
+
+
+def test_a_rollout_line_records_its_episodes_seed(tmp_path):
+    """A sketch-mode rollout's code could not be scored again: the seed it was painted under (the group seed of
+    its prompt) was written nowhere, and an unseeded sketch paints another picture under another seed."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer
+    from aquarelle.train.grpo import Recorder, make_reward_func
+
+    cfg = load_config(None, {"mode": "sketch", "env.image_size": 64, "reward.weights": GATE_ONLY})
+    recorder = Recorder(tmp_path, "sketch", 64)
+    reward_fn = make_reward_func(cfg, recorder, EnvTimer(), num_generations=1)
+    out = reward_fn(prompts=[[]], completions=[[{"role": "assistant", "content": f"```js\n{SUN}\n```"}]],
+                    environments=None, trainer_state=TrainerState(), painting_prompt=["a red sun"], seed=[7])
+    line = json.loads((tmp_path / "rollouts.jsonl").read_text().splitlines()[0])
+    assert out == [1.0] and line["seed"] == 7 and line["code"] == SUN

@@ -144,9 +144,18 @@ def test_resume_continues_from_the_last_checkpoint(warm_tiny, sun_prompts, tmp_p
     train(load_config(None, over), run)
     with pytest.raises(ValueError, match="already holds a run"):
         train(load_config(None, over), run)
-    train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True)
+    first = json.loads((run / "config.json").read_text())
+    assert first["git_dirty"] in (True, False) and "numba" in first["versions"] and "resumes" not in first
+    resumed = train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True)
     steps = [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert steps == [1, 2]
+    # which code and command trained step 2 was recorded nowhere: config.json is the first run's
+    conf = json.loads((run / "config.json").read_text())
+    assert conf["started"] == first["started"] and len(conf["resumes"]) == 1
+    assert conf["resumes"][0]["from"] == "checkpoint-1" and "trl" in conf["resumes"][0]["versions"]
+    assert set(conf["resumes"][0]) >= {"started", "argv", "git_commit", "git_dirty", "git_diff_sha1"}
+    assert resumed["resumed_from"] == "checkpoint-1"
+    assert json.loads((run / "summary.json").read_text())["resumed_from"] == "checkpoint-1"
     # a finished run resumed (demo --resume after a whole demo) trained one step past optim.max_steps
     lines: list[str] = []
     summary = train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True, log=lines.append)

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..provenance import provenance
 from . import images, metrics, verdicts
 from .run import Rollout, Run, RunError, load_run, load_samples
 
@@ -159,7 +160,9 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     sampling["unscored"] = sum(r.reward is None for r in sampled)
     sampling["n"] = len(sampled)
     sampling["temperature"] = temperature_of(sampled)
+    sampling["seed"] = recorded(sampled, "eval_seed", int)  # the --seed the samples were drawn with
     ev["sampling"] = sampling
+    ev["provenance"] = provenance()  # the code and packages that computed this eval
     ev["heldout"] = heldout_section(run, sampled)
     ev["sampled_checks"] = metrics.sampled_checks(ev["heldout"].get("heldout"), ev["heldout"].get("start"))
     ev["policies"] = policies_section(run, sampled)
@@ -170,12 +173,17 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     return ev
 
 
+def recorded(samples: list[Rollout], key: str, kind: type = float) -> Any:
+    """A setting the samples were drawn with, as their rows record it under ``key``: one value, the distinct values
+    of a mixed file (sorted), or None when no row says (samples from before eval recorded it)."""
+    vals = sorted({kind(t) for r in samples if isinstance(t := r.extra.get(key), (int, float))
+                   and not isinstance(t, bool)})
+    return vals[0] if len(vals) == 1 else (vals or None)
+
+
 def temperature_of(samples: list[Rollout]) -> float | list[float] | None:
-    """The temperature the samples were drawn at, as their rows record it: one value, the distinct values of a
-    mixed file (sorted), or None when no row says (samples from before eval recorded it)."""
-    temps = sorted({float(t) for r in samples if isinstance(t := r.extra.get("temperature"), (int, float))
-                    and not isinstance(t, bool)})
-    return temps[0] if len(temps) == 1 else (temps or None)
+    """The temperature the samples were drawn at (``recorded``)."""
+    return recorded(samples, "temperature")
 
 
 def temperature_text(temp: float | list[float] | None) -> str:

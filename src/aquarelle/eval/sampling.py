@@ -163,7 +163,7 @@ def sample_policies(run: Run, prompts: list[EvalPrompt], k: int, *, seed: int = 
                 _check_env_servers(train_config, when=f"after {len(rows) + 1} of {len(plan)} samples",
                                    config_file=str(run.path / "config.json"))
             res.update(policy=name, prompt=p.prompt, prompt_id=p.id, split=p.split, step=res.get("step", 0),
-                       group=i, temperature=kwargs.get("temperature"))
+                       group=i, temperature=kwargs.get("temperature"), eval_seed=seed)
             res["image"] = _store_image(res, run, rel_dir, f"{i:03d}-{_safe(p.id)}")
             for bulky in ("image_array", "png_b64"):
                 res.pop(bulky, None)

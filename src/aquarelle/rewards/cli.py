@@ -36,7 +36,11 @@ def score_cmd(
     action_space: str = typer.Option("full", "--action-space", help="full | hf10 | comma-separated methods."),
     config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="What the painting should show (HPSv3 uses it)."),
-    group_seed: int = typer.Option(0, "--group-seed", help="Seed that picks the judge's references."),
+    seed: int = typer.Option(0, "--seed", help="The episode's seed, as an environment reset's: a sketch runs and is "
+                             "painted under it (its own randomSeed still reseeds) and, without --group-seed, it picks "
+                             "the judge's references. A program file keeps its own header seed."),
+    group_seed: Optional[int] = typer.Option(None, "--group-seed", help="Seed that picks the judge's references "
+                                             "(default: --seed)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per sketch on stdout."),
 ) -> None:
     """Score sketches with the composite reward (gate, length, pairwise judge, preference)."""
@@ -95,14 +99,15 @@ def score_cmd(
                       violations=get_space(action_space).violations(program.commands), error=None)
         else:
             try:
-                res = run_sketch(painting, action_space=action_space)
+                res = run_sketch(painting, action_space=action_space, seed=seed)
             except Exception as e:  # noqa: BLE001 - SandboxError: our worker, not the sketch
                 unscored(path, f"sandbox failed: {e}")
                 failed = True
                 continue
             kw = dict(program=res.program, mode="sketch", source=painting, violations=res.violations, error=res.error)
         try:
-            r = model.score(image=None, **kw, group_seed=group_seed, prompt=prompt, action_space=action_space)
+            r = model.score(image=None, **kw, group_seed=seed if group_seed is None else group_seed, prompt=prompt,
+                            action_space=action_space)
         except RewardError as e:
             _fail(f"{path}: {e}")
         out = {"sketch": str(path), "reward": r.reward, "breakdown": r.breakdown, "weights": r.weights,

