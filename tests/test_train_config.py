@@ -306,3 +306,15 @@ def test_a_reward_setting_outside_reward_extra_says_where_it_goes():
     with pytest.raises(ConfigError, match=r"^config key reward.bogus: Extra inputs are not permitted$"):
         config_from({"reward": {"bogus": 5}})
     assert config_from({"reward": {"extra": {"judge_timeout_s": 5}}}).reward.reward_config()["judge_timeout_s"] == 5
+
+
+def test_extract_sketch_reads_a_hostile_completion_in_linear_time():
+    """A first version of the <script> reading scanned every unclosed "<script" tag to the end of the text: 700 KB
+    of them held the reward function for minutes (quadratic). Each case here takes well under a second."""
+    import time
+
+    for text in ("<script" * 100_000, "```html\n" + "<script " * 100_000, "<think>" * 100_000, "```\n" * 100_000,
+                 "x```" * 200_000):
+        t0 = time.perf_counter()
+        extract_sketch(text)
+        assert time.perf_counter() - t0 < 10, text[:20]

@@ -17,8 +17,10 @@ CODE_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 THINKING = re.compile(r"<think>.*?(?:</think>|\Z)|\A.*</think>", re.S)
 DEFINES_SETUP = re.compile(r"\bfunction\s+setup\s*\(|\bsetup\s*=")
 DEFINES_DRAW = re.compile(r"\bfunction\s+draw\s*\(|\bdraw\s*=")
-#: An inline <script> of an HTML page (one that loads a file by ``src`` holds no sketch).
-SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)[^>]*>(.*?)(?:</script\s*>|\Z)", re.S | re.I)
+#: A <script> element of an HTML page: its tag's attributes (bounded: an unclosed tag is read in linear time) and
+#: its body.
+SCRIPT = re.compile(r"<script\b([^>]{0,500})>(.*?)(?:</script\s*>|\Z)", re.S | re.I)
+LOADS_FILE = re.compile(r"\bsrc\s*=", re.I)
 #: Said beside the gate's reason when a completion ran out of tokens while reasoning.
 UNFINISHED_THINKING = "the completion ended inside <think>, before any sketch"
 
@@ -27,7 +29,7 @@ def _script_of(code: str) -> str:
     """An HTML page's inline scripts, joined; any other code as it is."""
     if "<script" not in code.lower():
         return code
-    bodies = [b.strip() for b in SCRIPT.findall(code) if b.strip()]
+    bodies = [b.strip() for attrs, b in SCRIPT.findall(code) if b.strip() and not LOADS_FILE.search(attrs)]
     return "\n\n".join(bodies) if bodies else code
 
 
