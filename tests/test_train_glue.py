@@ -638,3 +638,33 @@ def test_a_rollout_line_records_its_episodes_seed(tmp_path):
                     environments=None, trainer_state=TrainerState(), painting_prompt=["a red sun"], seed=[7])
     line = json.loads((tmp_path / "rollouts.jsonl").read_text().splitlines()[0])
     assert out == [1.0] and line["seed"] == 7 and line["code"] == SUN
+
+
+def test_a_template_that_opens_think_in_the_prompt_is_read_as_reasoning_first():
+    """Qwen3 thinking templates (and R1 distills) open <think> in the generation prompt: a completion cut off while
+    reasoning has no <think> of its own, and the draft sketch inside its reasoning was scored as the answer."""
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    from aquarelle.train.completion import UNFINISHED_THINKING, prompt_opens_thinking
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, SketchScorer
+    from aquarelle.train.model import byte_tokenizer
+
+    tok = byte_tokenizer()
+    tok.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+                         "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}")
+    assert prompt_opens_thinking(tok)
+    tok.chat_template = qwen2_5_chat_template
+    assert not prompt_opens_thinking(tok)
+    tok.chat_template = None
+    assert not prompt_opens_thinking(tok)  # no template: nothing opened
+
+    cfg = load_config(None, {"mode": "sketch", "env.image_size": 64, "reward.weights": GATE_ONLY})
+    scorer = SketchScorer(cfg, EnvTimer())
+    cut = f"A sun. A first try:\n```js\n{SUN}\n```\nbut it should be redder, so"
+    code, out = scorer.score_completion(cut, prompt="a red sun", seed=0, preset=None, weights=GATE_ONLY,
+                                        opens_thinking=True)
+    assert code == "" and out.reward == 0.0 and out.errors[0] == UNFINISHED_THINKING
+    code, out = scorer.score_completion(f"a red circle.\n</think>\n```js\n{SUN}\n```", prompt="a red sun", seed=0,
+                                        preset=None, weights=GATE_ONLY, opens_thinking=True)
+    assert code == SUN and out.reward == 1.0

@@ -9,6 +9,7 @@ training data code.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 #: A fenced block: any info string on the opening line (```js, ```JavaScript, ```jsx title=a.js), to the next
 #: fence or the end of a completion cut off inside it.
@@ -57,3 +58,20 @@ def unfinished_thinking(completion_text: str) -> bool:
     """Whether the completion stopped inside a <think> section it opened, with no code before it."""
     at = completion_text.rfind("<think>")
     return at >= 0 and "</think>" not in completion_text[at:] and not extract_sketch(completion_text)
+
+
+def prompt_opens_thinking(tokenizer: Any) -> bool:
+    """Whether the policy's chat template opens a <think> section in the generation prompt itself (Qwen3's thinking
+    templates, R1 distills): its completions then start inside the reasoning, with no <think> of their own, and a
+    completion cut off there would have its draft read as the answer."""
+    try:
+        text = tokenizer.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False,
+                                             add_generation_prompt=True)
+    except Exception:  # noqa: BLE001 - no template, or one that wants other messages: it opens nothing we can see
+        return False
+    return isinstance(text, str) and text.rstrip().endswith("<think>")
+
+
+def as_written(completion_text: str, opens_thinking: bool) -> str:
+    """The completion with the <think> its prompt opened, so it is read as the model wrote it."""
+    return "<think>" + completion_text if opens_thinking and "<think>" not in completion_text else completion_text

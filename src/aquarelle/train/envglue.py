@@ -205,11 +205,13 @@ class SketchScorer:
         return out
 
     def score_completion(self, completion_text: str, *, prompt: str, seed: int, preset: str | None,
-                         weights: dict | None) -> tuple[str, Outcome]:
+                         weights: dict | None, opens_thinking: bool = False) -> tuple[str, Outcome]:
         """Score the sketch a sketch-mode completion answers with; returns (that code, its outcome). A
-        completion that ran out of tokens while reasoning is told so before the gate's reason."""
-        from .completion import UNFINISHED_THINKING, extract_sketch, unfinished_thinking
+        completion that ran out of tokens while reasoning is told so before the gate's reason. ``opens_thinking``:
+        the prompt opened the <think> the completion starts inside (``completion.prompt_opens_thinking``)."""
+        from .completion import UNFINISHED_THINKING, as_written, extract_sketch, unfinished_thinking
 
+        completion_text = as_written(completion_text, opens_thinking)
         code = extract_sketch(completion_text)
         out = self.score(code, prompt=prompt, seed=seed, preset=preset, weights=weights)
         if out.reward is not None and unfinished_thinking(completion_text):

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..provenance import provenance
 from . import TRAIN_COMPLETION_CHARS, read_summary
+from .completion import prompt_opens_thinking
 from .config import TrainConfig
 from .data import load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -219,8 +220,10 @@ def _tool_call_count(completion: Any) -> int:
     return sum(m.get("role") == "tool" for m in completion)  # calls that ran: TRL never runs the last turn's calls
 
 
-def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_generations: int) -> Any:
-    """One reward function for every mode; None (infrastructure failure) is passed to TRL as None."""
+def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_generations: int,
+                     opens_thinking: bool = False) -> Any:
+    """One reward function for every mode; None (infrastructure failure) is passed to TRL as None.
+    ``opens_thinking``: the policy's prompt opens a <think> its sketch-mode completions start inside."""
     scorer = SketchScorer(cfg, timer) if cfg.mode == "sketch" else None
     weights = cfg.reward.weights
 
@@ -250,7 +253,7 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                 code, outcome = scorer.score_completion(_completion_text(completion),
                                                         prompt=row.get("painting_prompt", ""),
                                                         seed=int(row.get("seed", 0)), preset=row.get("preset"),
-                                                        weights=weights)
+                                                        weights=weights, opens_thinking=opens_thinking)
             recorder.record(step=step, group=group0 + (procs.rank * n + i) // num_generations, index=first + i,
                             row=row, outcome=outcome, code=code, tool_calls=_tool_call_count(completion),
                             completion=_transcript(completion))
@@ -594,7 +597,7 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     procs = procs or Procs()
     G = cfg.generation.num_generations
     recorder = Recorder(run, cfg.mode, cfg.env.image_size, procs)
-    reward_fn = make_reward_func(cfg, recorder, env_timer, G)
+    reward_fn = make_reward_func(cfg, recorder, env_timer, G, opens_thinking=prompt_opens_thinking(policy.tokenizer))
 
     peft_config = None
     if cfg.model.lora:

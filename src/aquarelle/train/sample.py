@@ -10,6 +10,7 @@ import json
 import time
 from pathlib import Path
 
+from .completion import prompt_opens_thinking
 from .config import TrainConfig, load_config
 from .data import group_seed, reset_row, task_text
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, public_tools
@@ -92,7 +93,7 @@ def paint(policy: Policy | str, prompt: str, mode: str | None = None, *, config:
         # as TRL hands a completion to the reward function: without its special tokens (eos, <|eot_id|>, ...)
         code, outcome = SketchScorer(cfg, timer).score_completion(
             pol.tokenizer.decode(new, skip_special_tokens=True), prompt=prompt, seed=gseed,
-            preset=cfg.reward.preset, weights=cfg.reward.weights)
+            preset=cfg.reward.preset, weights=cfg.reward.weights, opens_thinking=prompt_opens_thinking(pol.tokenizer))
     else:
         outcome, code, completion = _paint_with_tools(pol, messages, mode, cfg, prompt, gseed, budget, temperature,
                                                       seed)
