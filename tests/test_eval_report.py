@@ -307,3 +307,49 @@ def test_the_policy_bars_legend_hides_no_bar(monkeypatch):
         assert len(bars) == 9
         assert not any(legend.overlaps(b) for b in bars)
         assert all(ax.bbox.y1 >= b.y1 for b in bars)  # each bar whole inside the axes
+
+
+def test_a_gallery_card_says_why_a_painting_scored_nothing():
+    """Every card of a run whose rollouts all failed read "no image · reward 0.00 · judge n/a": the syntax error or
+    the refusal behind the 0, which the rollout records, was nowhere on the page."""
+    from aquarelle.eval.report import _why_not_scored
+    from aquarelle.eval.run import Rollout
+
+    base = {"step": 1, "prompt": "a boat", "code": "", "breakdown": {"gate": 0.0, "length": 0.0}}
+    failed = Rollout.from_dict({**base, "reward": 0.0, "errors": ["syntax error: line 19: Unexpected token '}'"]})
+    assert _why_not_scored(failed) == "syntax error: line 19: Unexpected token '}'"
+    down = Rollout.from_dict({**base, "reward": None, "errors": ["infrastructure: judge: connection refused"]})
+    assert _why_not_scored(down) == "unscored: infrastructure: judge: connection refused"
+    fine = Rollout.from_dict({**base, "reward": 0.4, "breakdown": {"gate": 1.0}, "errors": []})
+    assert _why_not_scored(fine) is None
+
+
+def test_the_report_shows_the_reason_on_a_failed_paintings_card(tmp_path):
+    import json
+
+    from aquarelle.eval.report import build
+
+    run = make_run(tmp_path / "r", steps=3)
+    lines = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
+    for r in lines:  # every painting failed the gate, as a policy that never writes a valid sketch
+        r.update(reward=0.0, image=None, errors=["unknown brush method(s): middle <b>"],
+                 breakdown={"gate": 0.0, "length": 0.0, "judge": None, "preference": None})
+    (run / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    page = build(run)
+    assert '<span class="why">unknown brush method(s): middle &lt;b&gt;</span>' in page
+
+
+def test_report_writes_into_the_run_by_default(evaluated_run, tmp_path, monkeypatch):
+    """The default was ./report.html: reporting two runs from one folder replaced the first's page unsaid, while
+    `demo` writes RUN/report.html."""
+    from typer.testing import CliRunner
+
+    from aquarelle.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["report", str(evaluated_run)])
+    assert res.exit_code == 0, res.output
+    assert (evaluated_run / "report.html").is_file() and not (tmp_path / "report.html").exists()
+    assert str((evaluated_run / "report.html").resolve()) in res.output
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "nope")])
+    assert res.exit_code == 1 and "nope" in res.output and "does not exist" in res.output, res.output

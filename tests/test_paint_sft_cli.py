@@ -255,3 +255,17 @@ def test_paint_with_an_env_server_that_scores_otherwise_fails_at_once(tmp_path, 
         server.stop()
     _one_line(r, f"environment server {server.url} scores differently", "render_size: server 256, run 128",
               f"`aquarelle serve --config {cfg}`")
+
+
+def test_paint_keeps_the_record_when_there_is_nothing_to_export(tiny_run, tmp_path):
+    """`paint --export` of an episode without a program exited 2 with stdout empty: the minutes of painting and the
+    code the command promises to keep were lost. The record is printed, then one line, exit 1."""
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps({"generation": {"max_completion_length": 8}}))  # no room for a sketch: no program
+    page = tmp_path / "p.html"
+    r = _cli(tmp_path, "paint", str(tiny_run), "a cat", "--mode", "sketch", "--config", str(short), "--export", str(page))
+    assert r.returncode == 1 and not page.exists()
+    rec = json.loads(r.stdout)
+    assert {"code", "errors", "seed", "completion"} <= set(rec)
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: --export: nothing written to {page}: the painting has no program"), r.stderr

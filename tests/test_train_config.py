@@ -161,6 +161,12 @@ def test_extract_sketch_reads_any_fence_and_skips_reasoning():
     assert extract_sketch(f"I should paint a sky.\n</think>\n\n```js\n{sketch}\n```") == sketch  # <think> in the prompt
     assert extract_sketch(f"<think>\nA sky, then ```js\n{sketch}") == ""  # cut off while reasoning: no answer
     assert extract_sketch(f"<think>ok</think>{sketch}") == sketch
+    # reasoning after the answer, or a stray </think> in prose, leaves the answer whole
+    whole = sketch + "\nfunction draw() {}"
+    assert extract_sketch(f"Here:\n```js\n{whole}\n```\n<think>more?</think>\nDone.") == whole
+    assert extract_sketch(f"```js\n{whole}\n```\nI used </think>-style reasoning? no.") == whole
+    assert extract_sketch(f"Use ```brush.fill``` first, then:\n```js\n{whole}\n```") == whole  # inline: no fence
+    assert extract_sketch(f"Steps:\n  ```js\n  {whole}\n  ```") == whole  # a fence indented under a list item
 
 
 def test_extract_sketch_takes_the_finished_sketch_of_an_answer_in_several_blocks():

@@ -668,3 +668,36 @@ def test_a_template_that_opens_think_in_the_prompt_is_read_as_reasoning_first():
     code, out = scorer.score_completion(f"a red circle.\n</think>\n```js\n{SUN}\n```", prompt="a red sun", seed=0,
                                         preset=None, weights=GATE_ONLY, opens_thinking=True)
     assert code == SUN and out.reward == 1.0
+
+
+def test_a_rollout_cut_off_inside_a_tool_call_says_its_calls_never_ran(tmp_path):
+    """A revise rollout cut off by the token budget inside submit_sketch was recorded with errors [] and "Finished
+    without a sketch ... nothing painted"; eval counts such a call once, from the transcript."""
+    from aquarelle.eval.metrics import policy_errors
+    from aquarelle.eval.run import Rollout
+    from aquarelle.train.completion import NEVER_RAN
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import EnvTimer, env_class
+    from aquarelle.train.grpo import Recorder, make_reward_func
+
+    cfg = load_config(None, {"mode": "revise", "env.image_size": 64, "reward.weights": GATE_ONLY,
+                             "generation.max_completion_length": 1024})
+    recorder = Recorder(tmp_path, "revise", 64)
+    reward_fn = make_reward_func(cfg, recorder, EnvTimer(), num_generations=2)
+    cut = '<tool_call>\n{"name": "submit_sketch", "arguments": {"code": "function setup() { createCanvas(600, 600'
+    bad = '<tool_call>\n{"name": "submit_sketch", "arguments": {"code": \'x\'}}\n</tool_call>'
+    envs = []
+    for _ in range(2):
+        env = env_class("revise", cfg.env.action_space, cfg)()
+        env.reset(prompt="a red sun", seed=1)
+        envs.append(env)
+    out = reward_fn(prompts=[[]] * 2, completions=[[{"role": "assistant", "content": cut}],
+                                                   [{"role": "assistant", "content": bad}]],
+                    environments=envs, trainer_state=TrainerState(), painting_prompt=["a red sun"] * 2)
+    lines = [json.loads(x) for x in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert out == [0.0, 0.0]
+    assert lines[0]["errors"] == [NEVER_RAN + "the completion ended inside one (generation.max_completion_length "
+                                               "1024 tokens)"]
+    assert lines[1]["errors"] == [NEVER_RAN + "1 in one turn could not be parsed, so none of that turn's ran"]
+    r = Rollout.from_dict(lines[0])
+    assert r.transcript is not None and policy_errors(r) == ["malformed tool call (no response)"]  # once

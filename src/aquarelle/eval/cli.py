@@ -132,12 +132,14 @@ def eval_cmd(
 
 def report_cmd(
     run: Path = typer.Argument(..., help="Run directory (its eval.json is used when present)."),
-    out: Path = typer.Option(Path("report.html"), "-o", "--out", help="HTML file to write."),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="HTML file to write [default: RUN/report.html, "
+                                       "beside the run it reports, as `demo` writes it]."),
 ) -> None:
     """Write one static HTML report for a run: verdicts, curves, tables, gallery, held-out comparison."""
     from .report import write_report
     from .run import load_run
 
+    out = run / "report.html" if out is None else out  # (./report.html: a second run's report replaced the first's)
     _check_page_out(out)
     try:
         loaded = load_run(run)

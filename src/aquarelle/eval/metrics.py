@@ -19,6 +19,7 @@ import numpy as np
 
 from aquarelle.brush.action_space import get_space
 from aquarelle.brush.commands import SPECS, CommandError
+from aquarelle.train.completion import NEVER_RAN
 
 from . import images
 from .run import TERMS, Rollout
@@ -74,7 +75,8 @@ def policy_errors(r: Rollout) -> list[str]:
     """The rollout's own errors: env errors plus, when its transcript is kept, failed and malformed tool calls."""
     errs = [e for e in r.errors if not is_infrastructure(e)]
     t = r.transcript
-    if t is not None:
+    if t is not None:  # its malformed calls are counted below: the record's own line for them is not counted twice
+        errs = [e for e in errs if not e.startswith(NEVER_RAN)]
         errs += [f for f in t.failures if not any(f in e for e in errs)]
         errs += ["malformed tool call (no response)"] * t.malformed
     return errs

@@ -65,8 +65,22 @@ def _card(run: Run, r: Rollout, label: str) -> str:
     png = images.thumbnail_png(path) if path else None
     cap = (f"<b>{html.escape(label)}</b> reward {_fmt(r.reward, 2)}<br>judge {_fmt(r.breakdown.get('judge'), 2)} "
            f"&middot; preference {_fmt(r.breakdown.get('preference'), 2)}")
+    why = _why_not_scored(r)
+    if why:  # a card of "no image, reward 0.00" told a person nothing of the syntax error or refusal behind it
+        cap += f'<br><span class="why">{html.escape(why)}</span>'
     pic = _img(png, f"{label}: {r.prompt}", "painting") if png else '<div class="noimg">no image</div>'
     return f'<figure>{pic}<figcaption>{cap}</figcaption></figure>'
+
+
+def _why_not_scored(r: Rollout, n: int = 140) -> str | None:
+    """Why a painting got no reward or the gate's 0, in one clipped line: the unscored reason, else its first error."""
+    if r.reward is None:
+        why = next((e for e in r.errors if metrics.is_infrastructure(e)), None) or r.extra.get("error")
+        return f"unscored: {str(why)[:n]}" if why else "unscored"
+    if r.breakdown.get("gate") == 0:
+        errs = metrics.policy_errors(r)
+        return errs[0][:n] if errs else None
+    return None
 
 
 def _rank_key(r: Rollout) -> float:
@@ -189,7 +203,7 @@ thead th{background:#f3ecdd}.na{color:#999}.verdict{margin:.5em 0;padding:.5em .
 img.plot{max-width:100%;margin:.3em .3em 0 0;border:1px solid #eee;background:#fff}
 .plots{display:flex;flex-wrap:wrap;gap:.4em}.groups{display:flex;flex-wrap:wrap;gap:.8em}
 .group{background:#fff;border:1px solid #eee;padding:.4em;max-width:360px}.group figure{display:inline-block;margin:.2em;width:160px;vertical-align:top}
-.prompt{font-style:italic;font-size:13px;margin-bottom:.2em}figcaption{font-size:11px;color:#444}
+.prompt{font-style:italic;font-size:13px;margin-bottom:.2em}figcaption{font-size:11px;color:#444}.why{color:#8a2a1a}
 img.painting{width:160px;height:auto;display:block;border:1px solid #ddd;box-sizing:border-box}.noimg{width:160px;height:160px;background:#eee;display:flex;align-items:center;justify-content:center;color:#999}
 .missing{color:#999;font-style:italic}.scroll{overflow-x:auto}
 """

@@ -149,8 +149,12 @@ def register(app: typer.Typer) -> None:
             if out_png and rec.get("image") is None:
                 typer.echo(f"note: no image written to {out_png}: " + ("; ".join(rec.get("errors") or [])
                                                                         or "the episode made no painting"), err=True)
+            unexported = None
             if export:
-                export_html(rec, export)
+                try:
+                    export_html(rec, export)
+                except ValueError as e:  # no program to export: the painting's record (its code) is still kept
+                    unexported = f"--export: nothing written to {export}: {e}".replace("nothing to export: ", "")
         except Exception as e:  # noqa: BLE001
             if _user_error(e):
                 _fail(e)
@@ -158,6 +162,9 @@ def register(app: typer.Typer) -> None:
         rec.pop("png_b64", None)
         rec.pop("program", None)
         typer.echo(json.dumps(rec))
+        if unexported:
+            typer.echo(f"error: {unexported}", err=True)
+            raise typer.Exit(1)
 
 
 def _check_named(**values: Optional[str]) -> None:

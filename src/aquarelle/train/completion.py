@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-#: A fenced block: any info string on the opening line (```js, ```JavaScript, ```jsx title=a.js), to the next
-#: fence or the end of a completion cut off inside it.
-CODE_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
-#: A reasoning model's <think> section, closed or cut off; a lone </think> when the template opened it in the prompt.
-THINKING = re.compile(r"<think>.*?(?:</think>|\Z)|\A.*</think>", re.S)
+#: A fenced block: opened at a line's start (```js in prose is no fence) with any info string (```js,
+#: ```JavaScript, ```jsx title=a.js), to the next fence or the end of a completion cut off inside it.
+CODE_BLOCK = re.compile(r"^[ \t]*```[^\n`]*\n(.*?)(?:```|\Z)", re.S | re.M)
+#: A reasoning model's <think> section, closed or cut off. (A section the template opened in the prompt is given
+#: its <think> first: ``as_written``; a lone </think> in the text is prose, and the code before it stays.)
+THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
 DEFINES_SETUP = re.compile(r"\bfunction\s+setup\s*\(|\bsetup\s*=")
 DEFINES_DRAW = re.compile(r"\bfunction\s+draw\s*\(|\bdraw\s*=")
 #: A <script> element of an HTML page: its tag's attributes (bounded: an unclosed tag is read in linear time) and
@@ -24,6 +25,9 @@ SCRIPT = re.compile(r"<script\b([^>]{0,500})>(.*?)(?:</script\s*>|\Z)", re.S | r
 LOADS_FILE = re.compile(r"\bsrc\s*=", re.I)
 #: Said beside the gate's reason when a completion ran out of tokens while reasoning.
 UNFINISHED_THINKING = "the completion ended inside <think>, before any sketch"
+#: How a rollout's record says that tool calls the model wrote never reached the environment (eval, which counts
+#: them from the transcript when it has one, leaves these out: ``eval.metrics.policy_errors``).
+NEVER_RAN = "tool calls never ran: "
 
 
 def _script_of(code: str) -> str:
@@ -75,3 +79,23 @@ def prompt_opens_thinking(tokenizer: Any) -> bool:
 def as_written(completion_text: str, opens_thinking: bool) -> str:
     """The completion with the <think> its prompt opened, so it is read as the model wrote it."""
     return "<think>" + completion_text if opens_thinking and "<think>" not in completion_text else completion_text
+
+
+def unrun_calls(completion: Any, budget: int | None = None) -> list[str]:
+    """Why tool calls a tools or revise completion wrote never ran, one line per assistant turn that TRL's parser
+    left as text: cut off inside a call (the token budget ran out mid-sketch), or a call it could not parse (TRL
+    then runs none of the turn's calls). Without this a revise rollout cut off inside ``submit_sketch`` read only
+    "Finished without a sketch ... nothing painted", with ``errors: []``."""
+    turns = completion if isinstance(completion, list) else [{"role": "assistant", "content": completion}]
+    out = []
+    for m in turns:
+        text = m.get("content") if isinstance(m, dict) and m.get("role") == "assistant" else None
+        if not isinstance(text, str) or "<tool_call>" not in text:
+            continue
+        if text.rfind("</tool_call>") < text.rfind("<tool_call>"):
+            out.append(NEVER_RAN + "the completion ended inside one"
+                       + (f" (generation.max_completion_length {budget} tokens)" if budget else ""))
+        else:
+            n = text.count("<tool_call>")
+            out.append(NEVER_RAN + f"{n} in one turn could not be parsed, so none of that turn's ran")
+    return out

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..provenance import provenance
 from . import TRAIN_COMPLETION_CHARS, read_summary
-from .completion import prompt_opens_thinking
+from .completion import prompt_opens_thinking, unrun_calls
 from .config import TrainConfig
 from .data import load_prompts, prompt_dataset
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -249,6 +249,7 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                 code = json.dumps(outcome.program) if outcome.program else (outcome.source or "")
                 if cfg.mode == "revise":
                     code = outcome.source or code
+                outcome.errors += unrun_calls(completion, cfg.generation.max_completion_length)
             else:
                 code, outcome = scorer.score_completion(_completion_text(completion),
                                                         prompt=row.get("painting_prompt", ""),

@@ -10,7 +10,7 @@ import json
 import time
 from pathlib import Path
 
-from .completion import prompt_opens_thinking
+from .completion import prompt_opens_thinking, unrun_calls
 from .config import TrainConfig, load_config
 from .data import group_seed, reset_row, task_text
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, public_tools
@@ -150,6 +150,7 @@ def _paint_with_tools(pol: Policy, messages: list[dict], mode: str, cfg: TrainCo
             transcript.append(f"<tool_response>{result}</tool_response>")
             used += len(pol.tokenizer(str(result), add_special_tokens=False)["input_ids"])
     outcome = finish_episode(env)
+    outcome.errors += unrun_calls(messages, budget)
     code = json.dumps(outcome.program) if outcome.program else (outcome.source or "")
     if mode == "revise":
         code = outcome.source or code
