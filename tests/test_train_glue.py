@@ -701,3 +701,24 @@ def test_a_rollout_cut_off_inside_a_tool_call_says_its_calls_never_ran(tmp_path)
     assert lines[1]["errors"] == [NEVER_RAN + "1 in one turn could not be parsed, so none of that turn's ran"]
     r = Rollout.from_dict(lines[0])
     assert r.transcript is not None and policy_errors(r) == ["malformed tool call (no response)"]  # once
+
+
+def test_a_warm_starts_log_lines_go_to_stderr_not_to_trains_stdout(tmp_path, capfd):
+    """`train`'s stdout carries GRPO's log lines and its summary (docs/config.md); the warm start's SFT printed its
+    40 {'loss': ...} lines and train_runtime there first."""
+    from aquarelle.brush import Program
+    from aquarelle.train.config import SFTSection, load_config
+    from aquarelle.train.data import Demo
+    from aquarelle.train.envglue import env_class
+    from aquarelle.train.model import tiny_model
+    from aquarelle.train.sft import build_examples, run_sft
+
+    cfg = load_config(None, {"env.action_space": SPACE})
+    prog = Program.from_calls([("fill", ["#d7263d", 180]), ("circle", [300, 300, 150])])
+    examples = build_examples([Demo("sun", "a red sun", "love", prog)], mode="tools", action_space=SPACE,
+                              env_cls=env_class("tools", SPACE, cfg))
+    run_sft(tiny_model(), examples, tmp_path / "warm", SFTSection(steps=2, batch_size=1, max_length=4096,
+                                                                  train_layers=None), progress=False)
+    out, err = capfd.readouterr()
+    assert "'loss'" not in out and "train_runtime" not in out
+    assert "'loss'" in err

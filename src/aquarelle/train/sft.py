@@ -7,6 +7,7 @@ paintings that fit the action space gives it the format; GRPO then does the rest
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -169,7 +170,10 @@ def run_sft(policy: Policy, examples: list[dict], out: str | Path, cfg: SFTSecti
     freeze_below(policy.model, cfg.train_layers)
     t0 = time.perf_counter()
     trainer = SFTTrainer(model=policy.model, args=args, train_dataset=ds, processing_class=policy.tokenizer)
-    result = trainer.train()
+    # transformers prints each logged step's {'loss': ...} on stdout: there, a warm start's 40 lines came before
+    # GRPO's, whose log lines and summary are what `train`'s stdout carries (docs/config.md); so they go to stderr
+    with contextlib.redirect_stdout(sys.stderr):
+        result = trainer.train()
     secs = time.perf_counter() - t0
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     model = trainer.model
