@@ -87,9 +87,13 @@ def unscored_reasons(rollouts: Sequence[Rollout], top: int = 3) -> dict[str, int
     c: Counter[str] = Counter()
     for r in rollouts:
         if r.reward is None:
-            why = [e for e in r.errors if is_infrastructure(e)] or [str(r.extra.get("error") or "no reason recorded")]
-            c[why[0][:160]] += 1
+            c[unscored_reason(r)[:160]] += 1
     return dict(c.most_common(top))
+
+
+def unscored_reason(r: Rollout) -> str:
+    """Why a rollout was left unscored: its first infrastructure error, else its recorded error."""
+    return next((e for e in r.errors if is_infrastructure(e)), None) or str(r.extra.get("error") or "no reason recorded")
 
 
 def steps_of(rollouts: Sequence[Rollout]) -> list[int]:

@@ -75,8 +75,7 @@ def _card(run: Run, r: Rollout, label: str) -> str:
 def _why_not_scored(r: Rollout, n: int = 140) -> str | None:
     """Why a painting got no reward or the gate's 0, in one clipped line: the unscored reason, else its first error."""
     if r.reward is None:
-        why = next((e for e in r.errors if metrics.is_infrastructure(e)), None) or r.extra.get("error")
-        return f"unscored: {str(why)[:n]}" if why else "unscored"
+        return f"unscored: {metrics.unscored_reason(r)[:n]}"
     if r.breakdown.get("gate") == 0:
         errs = metrics.policy_errors(r)
         return errs[0][:n] if errs else None
