@@ -58,10 +58,13 @@ def extract_sketch(completion_text: str) -> str:
     return setups[-1] if setups else blocks[0]
 
 
-def unfinished_thinking(completion_text: str) -> bool:
-    """Whether the completion stopped inside a <think> section it opened, with no code before it."""
+def unfinished_thinking(completion_text: str, code: str | None = None) -> bool:
+    """Whether the completion stopped inside a <think> section it opened, with no code before it (``code``: its
+    ``extract_sketch``, when the caller has it already)."""
     at = completion_text.rfind("<think>")
-    return at >= 0 and "</think>" not in completion_text[at:] and not extract_sketch(completion_text)
+    if at < 0 or "</think>" in completion_text[at:]:
+        return False
+    return not (extract_sketch(completion_text) if code is None else code)
 
 
 def prompt_opens_thinking(tokenizer: Any) -> bool:

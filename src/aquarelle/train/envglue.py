@@ -214,7 +214,7 @@ class SketchScorer:
         completion_text = as_written(completion_text, opens_thinking)
         code = extract_sketch(completion_text)
         out = self.score(code, prompt=prompt, seed=seed, preset=preset, weights=weights)
-        if out.reward is not None and unfinished_thinking(completion_text):
+        if out.reward is not None and unfinished_thinking(completion_text, code):
             out.errors.insert(0, UNFINISHED_THINKING)
         return code, out
 
