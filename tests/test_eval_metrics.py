@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
+import numpy as np
 import pytest
 
 from aquarelle.eval import images, metrics
@@ -256,10 +258,58 @@ def test_heldout_gap_is_measured(tmp_path):
     # reward = .05 + .05*length + .6*judge + .3*pref: a 0.5 drop of judge and preference is ~0.45 of reward
     assert h["gap"]["reward"] == pytest.approx(0.45, abs=0.05)
     assert h["gap"]["judge"] == pytest.approx(0.5, abs=0.05)
-    assert h["holds"] is False
+    # two held-out prompts: a gap of 0.45 cannot be told from noise (an interval needs 5 prompts)
+    assert h["holds"] is None and "cannot tell a gap from noise" in h["reason"] and h["gap_ci"] is None
     assert h["heldout"]["prompts"] == len(HELDOUT_PROMPTS)
-    same = metrics.heldout(tr, tr, loader(run), run.action_space)
-    assert same["gap"]["reward"] == 0 and same["holds"] is True
+
+
+def _by_prompt(rewards: dict[str, list[float]], split: str = "train") -> list[Rollout]:
+    return [Rollout.from_dict({"step": 0, "prompt": p, "reward": v, "split": split})
+            for p, vs in rewards.items() for v in vs]
+
+
+def test_the_heldout_verdict_reads_the_gap_against_its_noise():
+    """A fixed margin on the gap said "does worse" from one sample, and in ~20-30% of evals whose held-out rewards came
+    from the training ones' own distribution; the gap is now read against Welch's interval over prompts."""
+    from aquarelle.eval import verdicts
+
+    rng = random.Random(0)
+    train = _by_prompt({f"t{i}": [0.6 + rng.gauss(0, 0.05) for _ in range(4)] for i in range(6)})
+    worse = _by_prompt({f"h{i}": [0.3 + rng.gauss(0, 0.05) for _ in range(2)] for i in range(6)}, "heldout")
+    h = metrics.heldout(train, worse)
+    lo, hi = h["gap_ci"]
+    assert lo > metrics.HOLD_MARGIN and lo < h["gap"]["reward"] < hi and h["holds"] is False
+    same = _by_prompt({f"h{i}": [0.6 + rng.gauss(0, 0.05) for _ in range(2)] for i in range(6)}, "heldout")
+    assert metrics.heldout(train, same)["holds"] is True
+    # past the margin by a little, with prompts that spread widely: within its noise
+    noisy = _by_prompt({f"h{i}": [v] for i, v in enumerate([0.9, 0.1, 0.8, 0.2, 0.5, 0.6])}, "heldout")
+    n = metrics.heldout(train, noisy)
+    assert n["gap"]["reward"] > metrics.HOLD_MARGIN and n["gap_ci"][0] < metrics.HOLD_MARGIN and n["holds"] is None
+    v = verdicts.heldout({"heldout": n})
+    assert v["answer"] == "unclear" and v["text"].startswith("Cannot tell: the gap is past the margin but within")
+    assert "95% interval" in v["text"] and "over 6 held-out prompts" in v["text"]
+    one = metrics.heldout(train, _by_prompt({"h0": [0.4]}, "heldout"))
+    v = verdicts.heldout({"heldout": one})
+    assert one["holds"] is None and v["answer"] == "unclear" and "1 held-out prompt cannot tell" in v["text"]
+    # the Welch interval by hand
+    a, b = [0.5, 0.7, 0.6], [0.2, 0.4, 0.3, 0.1, 0.5]
+    va, vb = np.var(a, ddof=1) / 3, np.var(b, ddof=1) / 5
+    df = (va + vb) ** 2 / (va ** 2 / 2 + vb ** 2 / 4)
+    from scipy import stats
+    half = stats.t.ppf(0.975, df) * (va + vb) ** 0.5
+    lo, hi = metrics.gap_interval(a, b)
+    assert abs(lo - (0.3 - half)) < 1e-3 and abs(hi - (0.3 + half)) < 1e-3
+
+
+def test_the_heldout_gap_names_two_temperatures():
+    from aquarelle.eval import verdicts
+
+    h = {"holds": True, "train": {"reward": 0.6}, "heldout": {"reward": 0.6, "prompts": 6}, "gap": {"reward": 0.0},
+         "gap_ci": [-0.1, 0.1], "margin": 0.05, "train_source": "training rollouts (last third of steps)"}
+    text = verdicts.heldout({"heldout": h, "sampling": {"temperature": 0.3, "run_temperature": 1.0}})["text"]
+    assert "training rollouts at temperature 1, held-out samples at 0.3" in text
+    text = verdicts.heldout({"heldout": h, "sampling": {"temperature": 1.0, "run_temperature": 1.0}})["text"]
+    assert "temperature" not in text
 
 
 def test_policy_comparison_win_rate(tmp_path):
@@ -658,6 +708,34 @@ def test_the_sampled_policy_gaming_or_collapsing_is_said_by_the_verdicts(tmp_pat
     d = verdicts.diverse({**div, "sampled_checks": checks})
     assert d["answer"] == "no" and "different held-out prompts get the same painting" in d["text"]
     assert verdicts.diverse({**div, "sampled_checks": metrics.sampled_checks(start, start)})["answer"] == "yes"
+
+
+def test_scorers_moving_apart_in_the_samples_are_a_flag_only_beyond_their_noise():
+    """One pair of paintings with the preference +0.10 and the judge -0.10 read "Likely, in the samples", and identical
+    policies under scorer noise were flagged in ~30% of evals of 2 prompts x 2 samples."""
+    from aquarelle.eval import verdicts
+
+    def rs(policy, judge, pref):
+        return [Rollout.from_dict({"step": 0, "prompt": f"h{i}", "reward": 0.5, "policy": policy, "split": "heldout",
+                                   "breakdown": {"judge": j, "preference": p}}) for i, (j, p) in enumerate(zip(judge, pref))]
+
+    calm = {"scorer_agreement": {"gamed": False, "judge_change": 0.2, "preference_change": 0.2, "spearman": 0.6,
+                                 "flags": []}, "weights": {"judge": 0.6}}
+    trained, start = {"judge": 0.4, "preference": 0.6}, {"judge": 0.5, "preference": 0.5}
+    one = metrics.sampled_checks(trained, start, paired=[rs("trained", [0.4], [0.6]), rs("start", [0.5], [0.5])])
+    assert not one["gaming_flags"] and "over 1 prompt: too few to tell" in one["gaming_hints"][0]
+    v = verdicts.gamed({**calm, "sampled_checks": one})
+    assert v["answer"] == "unclear" and v["text"].startswith("Cannot rule it out, in the samples")
+    # six prompts, every one moving the same way: beyond noise
+    t6 = rs("trained", [0.40, 0.41, 0.39, 0.40, 0.42, 0.38], [0.60, 0.61, 0.59, 0.62, 0.60, 0.58])
+    s6 = rs("start", [0.50] * 6, [0.50] * 6)
+    six = metrics.sampled_checks(trained, start, paired=[t6, s6])
+    assert len(six["gaming_flags"]) == 1 and "95% intervals over 6 prompts" in six["gaming_flags"][0]
+    assert verdicts.gamed({**calm, "sampled_checks": six})["answer"] == "yes"
+    # six prompts whose moves scatter around the same means: within noise
+    t6n = rs("trained", [0.1, 0.7, 0.2, 0.8, 0.3, 0.3], [0.9, 0.3, 0.8, 0.2, 0.7, 0.7])
+    noisy = metrics.sampled_checks(trained, start, paired=[t6n, s6])
+    assert not noisy["gaming_flags"] and "within their noise over 6 prompts" in noisy["gaming_hints"][0]
 
 
 def test_a_scorer_weighed_0_is_said_never_run_not_yet_to_come():

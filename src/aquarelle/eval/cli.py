@@ -155,17 +155,24 @@ def compare_cmd(
     out: Path = typer.Option(Path("compare.html"), "-o", "--out", help="HTML file to write."),
 ) -> None:
     """Put several runs side by side on one page and in one table."""
-    from .compare import print_table, rows, write_compare
+    from .compare import differences, print_table, rows, write_compare
+    from .run import load_run
 
     if len(runs) < 2:
         _fail("compare needs two or more run directories (for one run: `aquarelle report RUN`)", 2)
     _check_page_out(out)
     try:
-        table = rows(runs)
-        path = write_compare(runs, out, table)
+        loaded = [load_run(r) for r in runs]
+        for r, run in zip(runs, loaded):
+            _note_skipped(r, run.skipped_lines)
+        table = rows(runs, loaded)
+        path = write_compare(runs, out, table, loaded)
         print_table(table)
     except _known_errors() as e:
         _fail(str(e))
+    diff = differences(table)
+    if diff:  # the table compares policies only where nothing else differs
+        print(f"note: these runs differ in {', '.join(diff)} (the page's \"What differs\" lists them)", file=sys.stderr)
     print(f"compare: {path.resolve()}")
 
 

@@ -13,11 +13,31 @@ from typing import Any
 
 from . import evaluate, plots
 from .report import CSS, _grid, _img, gallery
-from .run import load_run
+from .run import Run, load_run, load_samples
 
 COLUMNS = ("run", "preset", "steps", "reward by thirds", "t-statistic", "bad paintings by thirds", "judge change",
            "preference change", "scorer gamed", "distance in group", "collapsed", "held-out reward", "held-out gap",
-           "vs start (held-out)", "outside action space", "errors/episode")
+           "held-out gap 95% interval", "vs start (held-out)", "vs start 95% interval", "held-out prompts x samples",
+           "outside action space", "errors/episode")
+
+
+def labels(runs: list[Run]) -> list[str]:
+    """A name per run that tells it from the others: its folder, with as many parents as it takes when two folders
+    share a name (two experiments' `run/`, whose rows both read "run" and whose curves were one, keyed by name), and
+    "(2)" when one run is given twice."""
+    parts = [r.path.resolve().parts for r in runs]
+    out = []
+    for i, p in enumerate(parts):
+        k = 1
+        while k < len(p) and any(q != p and q[-k:] == p[-k:] for q in parts):
+            k += 1
+        out.append("/".join(p[-k:]))
+    seen: dict[str, int] = {}
+    for i, name in enumerate(out):
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            out[i] = f"{name} ({seen[name]})"
+    return out
 
 
 def _eval_of(run) -> dict[str, Any]:
@@ -25,25 +45,86 @@ def _eval_of(run) -> dict[str, Any]:
     return evaluate.evaluate(run.path, samples=0, progress=False) if ev is None else evaluate.refreshed(run, ev)
 
 
-def rows(run_dirs: list[str | Path]) -> list[dict[str, Any]]:
+def _heldout_n(ev: dict[str, Any], stale: Any = None) -> str | None:
+    """How many held-out paintings the held-out columns rest on ("2 x 2": prompts x samples per prompt)."""
+    ho = (ev.get("heldout") or {}).get("heldout") or {}
+    if not ho.get("prompts") or not ho.get("n"):
+        return None
+    per = ho["n"] / ho["prompts"]
+    n = f"{ho['prompts']} x {per:g}" if per == int(per) else f"{ho['prompts']} prompts, {ho['n']} samples"
+    return n + (" (of an earlier policy)" if stale else "")
+
+
+def _interval(ci: Any) -> str | None:
+    return f"{ci[0]:+.3f} to {ci[1]:+.3f}" if isinstance(ci, list) and len(ci) == 2 and None not in ci else None
+
+
+def rows(run_dirs: list[str | Path], runs: list[Run] | None = None) -> list[dict[str, Any]]:
     """One comparison row per run (from its eval.json, refreshed if training went on, or its rollouts when it has
     none)."""
+    runs = runs if runs is not None else [load_run(d) for d in run_dirs]
     out = []
-    for d in run_dirs:
-        run = load_run(d)
+    for run, name in zip(runs, labels(runs)):
         ev = _eval_of(run)
         rt, sa, dv, h, ta = ev["reward_trend"], ev["scorer_agreement"], ev["diversity"], ev["heldout"], ev["tool_adherence"]
+        vs = h.get("trained_vs_start") or {}
+        stale = (ev.get("sampling") or {}).get("stale")
         out.append({
-            "run": run.name, "preset": ev.get("preset"), "steps": evaluate.steps_text(ev),
+            "run": name, "preset": evaluate.preset_text(ev), "steps": evaluate.steps_text(ev),
             "reward by thirds": rt["thirds"]["total"] if rt["thirds"] else None, "t-statistic": rt["trend"]["t_stat"],
             "bad paintings by thirds": ev["bad_rollouts"]["thirds"], "judge change": sa["judge_change"],
             "preference change": sa["preference_change"], "scorer gamed": sa["gamed"],
             "distance in group": dv["within_group"], "collapsed": dv["collapsed"],
             "held-out reward": (h.get("heldout") or {}).get("reward"), "held-out gap": (h.get("gap") or {}).get("reward"),
-            "vs start (held-out)": (h.get("trained_vs_start") or {}).get("improvement"),
+            "held-out gap 95% interval": _interval(h.get("gap_ci")) or ("n/a: too few prompts" if h.get("heldout") else None),
+            "vs start (held-out)": vs.get("improvement"),
+            "vs start 95% interval": _interval(vs.get("improvement_ci")) or ("n/a: too few prompts" if vs else None),
+            "held-out prompts x samples": _heldout_n(ev, stale),
             "outside action space": ta["outside_rate"], "errors/episode": ta["errors_per_episode"],
-            "_verdicts": ev["verdicts"],
+            "_verdicts": ev["verdicts"], "_settings": settings(run, ev),
         })
+    return out
+
+
+#: What a run's numbers depend on besides its policy: where two runs differ here, a column compares unlike things.
+SETTINGS = ("mode", "model", "action space", "reward", "judge", "preference", "image size", "seed", "temperature",
+            "held-out prompts", "eval temperature", "commit")
+
+
+def settings(run: Run, ev: dict[str, Any]) -> dict[str, Any]:
+    """The run's settings that move its numbers (``SETTINGS``), from config.json and eval.json."""
+    s = ev.get("sampling") or {}
+    commit = run.config.get("git_commit")
+    commit = f"{commit[:10]}{' (uncommitted changes)' if run.config.get('git_dirty') else ''}" if commit else None
+    return {
+        "mode": ev.get("mode"), "model": run.setting("model.name", "policy"), "action space": ev.get("action_space"),
+        "reward": evaluate.preset_text(ev), "judge": run.setting("reward.judge_backend"),
+        "preference": run.setting("reward.preference_backend"), "image size": run.setting("env.image_size"),
+        "seed": run.setting("optim.seed"), "temperature": run.setting("generation.temperature"),
+        "held-out prompts": _heldout_prompts(run, ev), "eval temperature": s.get("temperature"), "commit": commit,
+    }
+
+
+def _heldout_prompts(run: Run, ev: dict[str, Any]) -> str | None:
+    """The held-out prompts the run's samples were drawn on (from its samples file), as a short list."""
+    src = (ev.get("sampling") or {}).get("source")
+    if not src or not (ev.get("heldout") or {}).get("heldout"):
+        return None
+    path = Path(src) if Path(src).is_absolute() else run.path / src
+    try:
+        ids = sorted({r.prompt_id for r in load_samples(path) if r.split == "heldout"})
+    except (OSError, ValueError):
+        return None
+    return f"{len(ids)}: " + ", ".join(ids[:4]) + (f" and {len(ids) - 4} more" if len(ids) > 4 else "") if ids else None
+
+
+def differences(table: list[dict[str, Any]]) -> list[str]:
+    """The settings in which the runs differ (a setting no run records is left out)."""
+    out = []
+    for k in SETTINGS:
+        vals = [_plain(t["_settings"].get(k)) for t in table]
+        if len(set(vals)) > 1:
+            out.append(k)
     return out
 
 
@@ -53,30 +134,50 @@ def _last_step(run) -> list:
     return [x for x in train if x.step == last]
 
 
-def build(run_dirs: list[str | Path], table: list[dict[str, Any]] | None = None) -> str:
-    runs = [load_run(d) for d in run_dirs]
-    table = table if table is not None else rows(run_dirs)
-    curves = plots.overlay_rewards({r.name: [x for x in r.rollouts if x.policy is None] for r in runs})
-    verdict_rows = [[t["run"]] + [v["text"] for v in t["_verdicts"].values()] for t in table]
-    qs = [v["question"] for v in table[0]["_verdicts"].values()] if table else []
-    galleries = "".join(f'<div class="col"><h3>{html.escape(r.name)}</h3>{gallery(r, _last_step(r))}</div>'
-                        for r in runs if r.rollouts)
+def build(run_dirs: list[str | Path], table: list[dict[str, Any]] | None = None, runs: list[Run] | None = None) -> str:
+    runs = runs if runs is not None else [load_run(d) for d in run_dirs]
+    table = table if table is not None else rows(run_dirs, runs)
+    names = [t["run"] for t in table]
+    curves = plots.overlay_rewards({n: [x for x in r.rollouts if x.policy is None] for n, r in zip(names, runs)})
+    # by question, not by position: an eval.json with its verdicts in another order (or one fewer) put the gaming
+    # verdict under "improve steadily?"
+    keys: dict[str, str] = {}
+    for t in table:
+        for k, v in t["_verdicts"].items():
+            keys.setdefault(k, v.get("question", k))
+    verdict_rows = [[t["run"]] + [(t["_verdicts"].get(k) or {}).get("text") for k in keys] for t in table]
+    diff = differences(table)
+    same = [k for k in SETTINGS if k not in diff and any(t["_settings"].get(k) is not None for t in table)]
+    unlike = "<p>The runs share every setting recorded below.</p>"
+    if diff:
+        unlike = (f'<p class="why">These runs differ in <b>{html.escape(", ".join(diff))}</b>: a column compares their '
+                  f'policies only where nothing else differs.</p><div class="scroll">'
+                  + _grid(["setting", *names], [[k, *[_plain(t["_settings"].get(k)) for t in table]] for k in diff])
+                  + "</div>")
+    shared = _grid(["setting", "all runs"], [[k, _plain(table[0]["_settings"].get(k))] for k in same]) if same else ""
+    galleries = "".join(f'<div class="col"><h3>{html.escape(n)}</h3>{gallery(r, _last_step(r))}</div>'
+                        for n, r in zip(names, runs) if r.rollouts)
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
-<title>aquarelle compare: {html.escape(", ".join(r.name for r in runs))}</title><style>{CSS}
-.cols{{display:flex;gap:1em;align-items:flex-start}}.col{{flex:1;min-width:0}}</style></head><body>
+<title>aquarelle compare: {html.escape(", ".join(names))}</title><style>{CSS}
+.cols{{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}}.col{{flex:1 1 380px;min-width:0;max-width:100%}}
+</style></head><body>
 <h1>aquarelle compare</h1><p class="sub">{len(runs)} runs. The reward terms are the <b>judge</b> (pairwise against the
 pool's references) and the <b>preference</b> scorer; presets weight them differently.</p>
+<h2 id="settings">What differs</h2>{unlike}{shared}
 <h2 id="table">Side by side</h2><div class="scroll">{_grid(list(COLUMNS), [[t[c] for c in COLUMNS] for t in table])}</div>
+<p class="sub">An interval is Student's t over prompts (95%), given from 5 prompts; below that a held-out number rests
+on too few paintings to rank runs by.</p>
 <div class="plots">{_img(curves, "reward per step, all runs")}</div>
-<h2 id="verdicts">Verdicts</h2>{_grid(["run"] + qs, verdict_rows)}
+<h2 id="verdicts">Verdicts</h2>{_grid(["run"] + list(keys.values()), verdict_rows)}
 <h2 id="gallery">Last step of each run</h2><div class="cols">{galleries}</div>
 </body></html>"""
 
 
-def write_compare(run_dirs: list[str | Path], out: str | Path, table: list[dict[str, Any]] | None = None) -> Path:
+def write_compare(run_dirs: list[str | Path], out: str | Path, table: list[dict[str, Any]] | None = None,
+                  runs: list[Run] | None = None) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build(run_dirs, table), encoding="utf-8")
+    out.write_text(build(run_dirs, table, runs), encoding="utf-8")
     return out
 
 

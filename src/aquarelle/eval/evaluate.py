@@ -15,7 +15,8 @@ from typing import Any, Iterable
 
 from ..provenance import provenance
 from . import images, metrics, verdicts
-from .run import Rollout, Run, RunError, load_run, load_samples
+from .run import PRESET_WEIGHTS, Rollout, Run, RunError, load_run, load_samples
+from .sampling import run_temperature
 
 EVAL_JSON = "eval.json"
 SAMPLES_JSONL = "eval_samples.jsonl"
@@ -160,11 +161,15 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
     sampling["unscored"] = sum(r.reward is None for r in sampled)
     sampling["n"] = len(sampled)
     sampling["temperature"] = temperature_of(sampled)
+    sampling["run_temperature"] = run_temperature(run)  # the training rollouts' own, which the held-out gap reads
     sampling["seed"] = recorded(sampled, "eval_seed", int)  # the --seed the samples were drawn with
     ev["sampling"] = sampling
     ev["provenance"] = provenance()  # the code and packages that computed this eval
     ev["heldout"] = heldout_section(run, sampled)
-    ev["sampled_checks"] = metrics.sampled_checks(ev["heldout"].get("heldout"), ev["heldout"].get("start"))
+    ev["sampled_checks"] = metrics.sampled_checks(
+        ev["heldout"].get("heldout"), ev["heldout"].get("start"),
+        paired=[[r for r in not_trained_on(sampled, ev["heldout"]["trained_on"]) if r.policy == pol and r.split == "heldout"]
+                for pol in ("trained", "start")])
     ev["policies"] = policies_section(run, sampled)
     trained = [r for r in sampled if r.policy == "trained"]
     ev["tool_adherence_samples"] = metrics.tool_adherence(trained, run.action_space) if trained else None
@@ -297,6 +302,48 @@ def problem(run_dir: str | Path) -> str | None:
     missing = [k for k in REQUIRED_KEYS if k not in data]
     if missing:
         return f"{path} lacks {', '.join(missing[:3])} (damaged, or written by another version)"
+    bad = _misshapen(data)
+    if bad:
+        return f"{path} has {bad} (damaged, or written by another version)"
+    return None
+
+
+def _section_keys() -> dict[str, frozenset[str]]:
+    """The keys each training section holds, as this version writes them (its metrics on no rollouts)."""
+    global _SECTION_KEYS
+    if _SECTION_KEYS is None:
+        w = dict(PRESET_WEIGHTS["judge-led"])
+        _SECTION_KEYS = {
+            "reward_trend": frozenset(metrics.reward_trend([])), "term_attribution": frozenset(metrics.term_attribution([], w)),
+            "scorer_agreement": frozenset(metrics.scorer_agreement([], 4)), "diversity": frozenset(metrics.diversity([], None)),
+            "tool_adherence": frozenset(metrics.tool_adherence([], "hf10")), "bad_rollouts": frozenset(metrics.bad_rollouts([])),
+            "coverage": frozenset(metrics.coverage_stats([])),
+        }
+    return _SECTION_KEYS
+
+
+_SECTION_KEYS: dict[str, frozenset[str]] | None = None
+
+
+def _misshapen(data: dict[str, Any]) -> str | None:
+    """What in an eval.json is not of the shape the report and compare read, or None: only its top-level keys were
+    checked, so `"heldout": null`, a `reward_trend` without `thirds` or `"verdicts": []` reached them and ended in a
+    traceback instead of a rebuild from the rollouts."""
+    for name, keys in _section_keys().items():
+        sec = data[name]
+        if not isinstance(sec, dict):
+            return f"{name} of type {type(sec).__name__}"
+        lacking = sorted(keys - sec.keys())
+        if lacking:
+            return f"{name} without {', '.join(lacking[:3])}"
+    if not isinstance(data["reward_trend"]["trend"], dict):
+        return "reward_trend.trend that is not an object"
+    for name in ("heldout", "sampling", "weights"):
+        if not isinstance(data[name], dict):
+            return f"{name} of type {type(data[name]).__name__}"
+    v = data["verdicts"]
+    if not isinstance(v, dict) or not all(isinstance(x, dict) and {"question", "text"} <= x.keys() for x in v.values()):
+        return "verdicts that are not question/text objects"
     return None
 
 
@@ -305,8 +352,13 @@ def refreshed(run: Run, ev: dict[str, Any]) -> dict[str, Any]:
     it (``train --resume``): the report did so, and ``compare`` showed the eval's old step count and verdicts beside
     it. The sampled policies' numbers stay as eval measured them."""
     if ev.get("rollouts") != len(run.rollouts):
+        old_steps = ev.get("steps")
         ev.update(finite(training_metrics(run)), rollouts=len(run.rollouts), steps=run.trained_steps,
                   rollout_steps=len(metrics.steps_of(run.rollouts)))
+        if isinstance(ev.get("sampling"), dict) and ev["sampling"].get("source"):
+            # the held-out numbers beside the refreshed trend were of the earlier policy, unmarked
+            ev["sampling"]["stale"] = (f"its samples are of the policy after {old_steps} steps and the run has "
+                                       f"trained to {ev['steps']} since (`aquarelle eval` samples it again)")
         ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev
 
@@ -320,6 +372,16 @@ def steps_text(ev: dict[str, Any]) -> str:
     return verdicts._plural(n, "step") + (f" ({k} with rollouts)" if isinstance(k, int) and k != n else "")
 
 
+def preset_text(ev: dict[str, Any]) -> str:
+    """The run's preset and the terms its config overrode ("judge-led, judge 0, preference 0.9"): a run that
+    stated its own weights read as its bare preset in compare's column, eval's title and the report's header."""
+    name = ev.get("preset")
+    w = ev.get("weights") if isinstance(ev.get("weights"), dict) else {}
+    base = PRESET_WEIGHTS.get(name or "judge-led", {})
+    changed = [f"{t} {w[t]:g}" for t in base if isinstance(w.get(t), (int, float)) and abs(w[t] - base[t]) > 1e-9]
+    return ", ".join([name or "custom", *changed])
+
+
 def print_table(ev: dict[str, Any], console=None) -> None:
     """The eval object as a short rich table: the verdicts and the numbers behind them."""
     from rich.console import Console
@@ -327,7 +389,7 @@ def print_table(ev: dict[str, Any], console=None) -> None:
     from rich.table import Table
 
     console = console or Console()
-    head = Table(title=f"aquarelle eval: {escape(ev['run'])} ({ev.get('preset') or 'custom'}, {steps_text(ev)}, "
+    head = Table(title=f"aquarelle eval: {escape(ev['run'])} ({preset_text(ev)}, {steps_text(ev)}, "
                        f"{ev['rollouts']} rollouts)", show_lines=True)
     head.add_column("question", style="bold", max_width=28)
     head.add_column("answer")

@@ -39,6 +39,9 @@ COLLAPSE_WITHIN = 0.02
 COLLAPSE_ACROSS = 0.03
 #: Held-out reward may trail training prompts by this much and still "hold".
 HOLD_MARGIN = 0.05
+#: Fewest prompts an improvement's interval is given for: with fewer, its width rests on too few differences.
+CI_MIN_PROMPTS = 5
+CI_LEVEL = 0.95
 #: A slope t-statistic above this counts as a real trend (above Student's one-sided 5% point when that is higher:
 #: with 3-6 steps t = 2 is far from significant).
 T_SIGNIFICANT = 2.0
@@ -644,6 +647,16 @@ def _prompt_mean(rollouts: Sequence[Rollout], value: Callable[[Rollout], float |
     return _mean(float(np.mean(v)) for v in by.values())
 
 
+def _prompt_means(rollouts: Sequence[Rollout], value: Callable[[Rollout], float | None]) -> dict[str, float]:
+    """Each prompt's mean value (None values left out), by prompt id."""
+    by: dict[str, list[float]] = defaultdict(list)
+    for r in rollouts:
+        v = value(r)
+        if v is not None:
+            by[r.prompt_id].append(v)
+    return {p: float(np.mean(v)) for p, v in by.items()}
+
+
 def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action_space: Any = "hf10") -> dict[str, Any]:
     """The headline measures of one set of rollouts (one policy on one prompt split)."""
     scored = [r for r in rollouts if r.reward is not None]
@@ -696,15 +709,50 @@ def gap(train: dict[str, Any], heldout_: dict[str, Any]) -> dict[str, float | No
 
 def heldout(train_rollouts: Sequence[Rollout], heldout_rollouts: Sequence[Rollout], load: ImageLoader | None = None,
             action_space: Any = "hf10") -> dict[str, Any]:
-    """The same measures on held-out and training prompts, the gap, and whether the policy holds on new prompts."""
+    """The same measures on held-out and training prompts, the gap, and whether the policy holds on new prompts.
+
+    Whether it holds is read from the gap's interval over prompts (``gap_interval``), not from the gap alone: with
+    held-out rewards drawn from the training ones' own distribution, a fixed margin said "does worse" in ~30% of
+    evals of 2 prompts x 2 samples and ~20% of 8 x 8. It does worse (False) when the whole interval lies past the
+    margin; it holds (True) when the gap is within the margin; a gap past it that the interval cannot tell from noise,
+    or fewer than ``CI_MIN_PROMPTS`` held-out prompts, is None with the reason."""
     tr = summary(train_rollouts, load, action_space)
     ho = summary(heldout_rollouts, load, action_space)
     g = gap(tr, ho)
+    ci = gap_interval(list(_prompt_means(train_rollouts, lambda r: r.reward).values()),
+                      list(_prompt_means(heldout_rollouts, lambda r: r.reward).values()))
     if tr["reward"] is None or ho["reward"] is None:
         holds, reason = None, "no scored rollouts on " + ("training" if tr["reward"] is None else "held-out") + " prompts"
+    elif ci is None:
+        holds, reason = None, (f"{ho['prompts']} held-out prompt{'' if ho['prompts'] == 1 else 's'} cannot tell a gap from "
+                               f"noise (an interval needs {CI_MIN_PROMPTS} held-out prompts with a scored sample, and "
+                               f"2 training prompts)")
+    elif ci[0] > HOLD_MARGIN:
+        holds, reason = False, None
+    elif tr["reward"] - ho["reward"] <= HOLD_MARGIN:
+        holds, reason = True, None
     else:
-        holds, reason = bool(ho["reward"] >= tr["reward"] - HOLD_MARGIN), None
-    return {"train": tr, "heldout": ho, "gap": g, "holds": holds, "margin": HOLD_MARGIN, "reason": reason}
+        holds, reason = None, "the gap is past the margin but within its noise"
+    return {"train": tr, "heldout": ho, "gap": g, "gap_ci": ci, "holds": holds, "margin": HOLD_MARGIN,
+            "reason": reason}
+
+
+def gap_interval(train_means: Sequence[float], heldout_means: Sequence[float], level: float = CI_LEVEL
+                 ) -> list[float] | None:
+    """Welch's t interval for mean(training) - mean(held-out) over per-prompt means (prompts are what a held-out
+    set samples); None with fewer than ``CI_MIN_PROMPTS`` held-out or 2 training prompts."""
+    from scipy import stats
+
+    a, b = np.asarray(train_means, dtype=np.float64), np.asarray(heldout_means, dtype=np.float64)
+    if len(b) < CI_MIN_PROMPTS or len(a) < 2 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return None
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if se > 0 else len(a) + len(b) - 2
+    half = float(stats.t.ppf((1 + level) / 2, df) * se)
+    d = float(a.mean() - b.mean())
+    lo, hi = _round(d - half), _round(d + half)
+    return None if lo is None or hi is None else [lo, hi]
 
 
 def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> dict[str, Any]:
@@ -733,9 +781,6 @@ def policy_comparison(trained: Sequence[Rollout], start: Sequence[Rollout]) -> d
             "reason": None if common else "no prompt has scored samples from both policies"}
 
 
-#: Fewest prompts an improvement's interval is given for: with fewer, its width rests on too few differences.
-CI_MIN_PROMPTS = 5
-CI_LEVEL = 0.95
 
 
 def improvement_interval(diffs: Sequence[float], level: float = CI_LEVEL) -> list[float] | None:
@@ -756,21 +801,43 @@ def improvement_interval(diffs: Sequence[float], level: float = CI_LEVEL) -> lis
     return None if lo is None or hi is None else [lo, hi]
 
 
-def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None) -> dict[str, Any]:
+def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None,
+                   paired: Sequence[Sequence[Rollout]] | None = None) -> dict[str, Any]:
     """Gaming and collapse in the sampled trained policy (``summary`` of its held-out samples, and of the starting
     policy's): the training-rollout checks (``scorer_agreement``, ``diversity``) never look at the policy being
     evaluated, so a policy whose samples scored 0.75 against the start's 0.45 with the judge at 0.05 against 0.5, all
-    twelve paintings one image, passed both. No p-value here (a few prompts): the thresholds are the training
-    checks' own (``RISE``, ``COLLAPSE_WITHIN``, ``COLLAPSE_ACROSS``)."""
+    twelve paintings one image, passed both. The thresholds are the training checks' own (``RISE``,
+    ``COLLAPSE_WITHIN``, ``COLLAPSE_ACROSS``).
+
+    With ``paired`` (the trained and the starting policy's held-out samples), scorers moving apart is a flag only
+    where each move's interval over prompts (``improvement_interval``) excludes 0; otherwise it is a hint (the
+    verdict: cannot rule it out). From the means alone, one pair of paintings moving by 0.1 said "Likely", and
+    identical policies under scorer noise were flagged in 30% of evals of 2 prompts x 2 samples."""
     flags: list[str] = []
+    hints: list[str] = []
     collapse: list[str] = []
     if trained and start:
         d = {t: _delta(start.get(t), trained.get(t)) for t in ("judge", "preference")}
         if d["judge"] is not None and d["preference"] is not None:
-            flags = [f"on held-out samples the trained policy's {up} is {d[up]:+.2f} against the starting policy's "
-                     f"while its {down} is {d[down]:+.2f}: it may be gaming {up}"
-                     for up, down in (("preference", "judge"), ("judge", "preference"))
-                     if d[up] > RISE and d[down] < -RISE]
+            for up, down in (("preference", "judge"), ("judge", "preference")):
+                if not (d[up] > RISE and d[down] < -RISE):
+                    continue
+                text = (f"on held-out samples the trained policy's {up} is {d[up]:+.2f} against the starting policy's "
+                        f"while its {down} is {d[down]:+.2f}")
+                if paired is None:
+                    flags.append(text + f": it may be gaming {up}")
+                    continue
+                ci = {t: improvement_interval(_paired_diffs(paired, t)) for t in (up, down)}
+                n = len(_paired_diffs(paired, up))
+                if ci[up] is None or ci[down] is None:
+                    hints.append(text + f", over {n} prompt{'' if n == 1 else 's'}: too few to tell from noise "
+                                        f"(an interval needs {CI_MIN_PROMPTS})")
+                elif ci[up][0] > 0 and ci[down][1] < 0:
+                    flags.append(text + f" (95% intervals over {n} prompts: {up} {ci[up][0]:+.2f} to {ci[up][1]:+.2f}, "
+                                        f"{down} {ci[down][0]:+.2f} to {ci[down][1]:+.2f}): it may be gaming {up}")
+                else:
+                    hints.append(text + f", but within their noise over {n} prompts ({up} {ci[up][0]:+.2f} to "
+                                        f"{ci[up][1]:+.2f}, {down} {ci[down][0]:+.2f} to {ci[down][1]:+.2f})")
     if trained:  # over the paintings that show paint, as ``diversity`` judges training
         within, across = trained.get("painted_within_prompt"), trained.get("painted_across_prompts")
         if within is not None and within < COLLAPSE_WITHIN:
@@ -779,4 +846,11 @@ def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None)
         if across is not None and across < COLLAPSE_ACROSS:
             collapse.append(f"different held-out prompts get the same painting from the trained policy (distance "
                             f"{across:.3f} < {COLLAPSE_ACROSS})")
-    return {"gaming_flags": flags, "collapse_reasons": collapse}
+    return {"gaming_flags": flags, "gaming_hints": hints, "collapse_reasons": collapse}
+
+
+def _paired_diffs(paired: Sequence[Sequence[Rollout]], term: str) -> list[float]:
+    """Per prompt, the trained policy's mean ``term`` less the starting policy's (prompts both scored)."""
+    t = _prompt_means(paired[0], lambda r: r.breakdown.get(term))
+    s0 = _prompt_means(paired[1], lambda r: r.breakdown.get(term))
+    return [t[p] - s0[p] for p in sorted(set(t) & set(s0))]

@@ -74,7 +74,7 @@ def reward_curve(rollouts: Sequence[Rollout], title: str = "reward per step") ->
                           lambda r: float(r.reward < metrics.BAD_REWARD))
     ax.plot(s2, bad, "--", color="#e67e22", label="share of bad paintings (< 0.3)")
     ax.set_xlabel("training step (shaded: middle third)")
-    ax.set_ylim(-0.02, 1.02)
+    _reward_ylim(ax, [a + b for a, b in zip(m, sd)] + [a - b for a, b in zip(m, sd)])
     ax.set_title(title)
     _legend(ax, fontsize=7, loc="best")
     return _png(fig)
@@ -181,15 +181,26 @@ def policy_bars(groups: dict[str, dict[str, Any] | None], title: str) -> bytes:
     return _png(fig)
 
 
+def _reward_ylim(ax, values: Sequence[float]) -> None:
+    """0-1, the presets' range, widened to what is plotted: a run with its own weights (four terms at 1 each)
+    rewards up to 4, and its curve was drawn off the chart."""
+    lo, hi = min([0.0, *values]), max([1.0, *values])
+    pad = 0.02 * (hi - lo)
+    ax.set_ylim(lo - pad, hi + pad)
+
+
 def overlay_rewards(runs: dict[str, Sequence[Rollout]]) -> bytes:
-    """Mean reward per step of several runs on one axis (the compare page)."""
+    """Mean reward per step of several runs on one axis (the compare page); the legend right of the axes (over
+    them it hid most curves of ten runs), and a line style per ten runs (the colour cycle repeats after ten)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
-    for name, rs in runs.items():
+    seen: list[float] = []
+    for i, (name, rs) in enumerate(runs.items()):
         s, m, _ = _by_step(rs, lambda r: r.reward)
-        ax.plot(s, m, "-o", ms=3, label=name)
-    ax.set_ylim(-0.02, 1.02)
+        ax.plot(s, m, ("-o", "--s", ":^", "-.v")[i // 10 % 4], ms=3, label=name)
+        seen += m
+    _reward_ylim(ax, seen)
     ax.set_xlabel("training step")
     ax.set_title("reward per step")
-    _legend(ax, fontsize=7)
+    _legend(ax, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return _png(fig)

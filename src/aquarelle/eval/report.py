@@ -286,7 +286,7 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>aquarelle report: {html.escape(run.name)}</title><style>{CSS}</style></head><body>
 <h1>aquarelle report: {html.escape(run.name)}</h1>
-<p class="sub">preset <b>{_fmt(ev.get('preset') or 'custom')}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
+<p class="sub">preset <b>{_fmt(evaluate.preset_text(ev))}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
 {_fmt(ev.get('action_space'))} &middot; {html.escape(evaluate.steps_text(ev))} &middot; {_fmt(ev['rollouts'])} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
 <p>Reward = {formula}. The <b>judge</b> compares each painting with reference paintings from the pool (each pair in
 both orders); the <b>preference</b> scorer rates it alone. A gate failure scores 0.</p>

@@ -288,21 +288,22 @@ def setting(config: dict[str, Any], *keys: str) -> Any:
 
 
 def weights_of(config: dict[str, Any]) -> dict[str, float]:
-    """The reward weights a run trained with: stated weights, else its preset, else judge-led."""
-    w = setting(config, "weights", "reward.weights")
-    if isinstance(w, dict) and all(_num(w.get(t)) is not None for t in TERMS):
-        return {t: float(w[t]) for t in TERMS}
+    """The reward weights a run trained with: its preset (else judge-led) with the terms its config states
+    overriding it, as training resolves them (docs/config.md: `{judge: 0.5}` keeps the preset's other three)."""
     preset = setting(config, "preset", "reward.preset")
+    base = dict(PRESET_WEIGHTS["judge-led"])
     try:  # the rewards package is the source of truth once it exists
         from aquarelle.rewards import PRESETS  # type: ignore
 
         if preset in PRESETS:
-            return {t: float(getattr(PRESETS[preset], t)) for t in TERMS}
+            base = {t: float(getattr(PRESETS[preset], t)) for t in TERMS}
     except Exception:  # noqa: BLE001 - fall back to the published table below
-        pass
-    if isinstance(preset, str) and preset in PRESET_WEIGHTS:  # a hand-edited config may hold anything here
-        return dict(PRESET_WEIGHTS[preset])
-    return dict(PRESET_WEIGHTS["judge-led"])
+        if isinstance(preset, str) and preset in PRESET_WEIGHTS:  # a hand-edited config may hold anything here
+            base = dict(PRESET_WEIGHTS[preset])
+    w = setting(config, "weights", "reward.weights")
+    if isinstance(w, dict):
+        base.update({t: float(w[t]) for t in TERMS if _num(w.get(t)) is not None})
+    return base
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:

@@ -146,6 +146,12 @@ def gamed(ev: dict[str, Any]) -> dict[str, str]:
     if flags:
         return {"answer": "yes", "text": "Likely, in the samples: " + "; ".join(flags) + ". In training: "
                 + v["text"][0].lower() + v["text"][1:]}
+    hints = (ev.get("sampled_checks") or {}).get("gaming_hints") or []
+    if hints and v["answer"] == "no":
+        return {"answer": "unclear", "text": "Cannot rule it out, in the samples: " + "; ".join(hints)
+                + ". In training: " + v["text"][0].lower() + v["text"][1:]}
+    if hints:
+        return {**v, "text": v["text"] + " In the samples: " + "; ".join(hints) + "."}
     return v
 
 
@@ -226,6 +232,8 @@ def heldout(ev: dict[str, Any]) -> dict[str, str]:
     v = _heldout(ev)
     s = ev.get("sampling") or {}
     h = ev.get("heldout") or {}
+    if s.get("stale") and h.get("heldout"):  # ``evaluate.refreshed``: training went on after the samples
+        v = {"answer": "unclear", "text": f"Out of date: {s['stale']}. As sampled then: " + v["text"]}
     if h.get("holds") is not None:  # (when unmeasured, the reasons are already the text)
         v["text"] += _unscored(s.get("unscored") or 0, s.get("n") or 0, s.get("unscored_reasons"), "samples")
     if h.get("trained_on"):
@@ -248,19 +256,36 @@ def _heldout(ev: dict[str, Any]) -> dict[str, str]:
                   if ci else f"; too few prompts ({vs.get('prompts', 0)}) for an interval")
         cmp_ = (f" Against the untrained starting policy on held-out prompts: {_f(vs['start_reward'])} -> "
                 f"{_f(vs['trained_reward'])} ({vs['improvement']:+.2f}{spread}), {wins_text(vs)}.")
-    if h.get("holds") is None:
+    g = (h.get("gap") or {}).get("reward")
+    measured = g is not None and (h.get("train") or {}).get("reward") is not None
+    if h.get("holds") is None and not measured:
         why = _reasons((ev.get("sampling") or {}).get("unscored_reasons"))
         why = f" Unscored samples: {why}." if why else ""
         return {"answer": "unclear", "text": f"Not measured: {h.get('reason') or 'no held-out samples'}.{cmp_}{why}"}
-    g = h["gap"].get("reward")
+    ci = h.get("gap_ci")
+    spread = (f", 95% interval {_f(ci[0])} to {_f(ci[1])} over {(h.get('heldout') or {}).get('prompts')} held-out "
+              f"prompts" if ci and None not in ci else "")
     base = (f"reward {_f(h['train']['reward'])} on training prompts vs {_f(h['heldout']['reward'])} on held-out "
-            f"(gap {_f(g)}; it holds if the gap is at most {h['margin']}).")
+            f"(gap {_f(g)}{spread}; it holds if the gap is at most {h['margin']}{_temperatures(ev)}).")
+    if h.get("holds") is None:
+        return {"answer": "unclear", "text": f"Cannot tell: {h.get('reason') or 'not enough data'}: " + base + cmp_}
     if h["holds"] and (h["train"]["reward"] or 0) < 0.3:
         return {"answer": "unclear", "text": "Nothing to carry over yet: it paints as poorly on training prompts "
                                              "(reward below 0.3) as on new ones; " + base + cmp_}
     if h["holds"]:
         return {"answer": "yes", "text": "Yes: " + base + cmp_}
     return {"answer": "no", "text": "No, it does worse on new prompts: " + base + cmp_}
+
+
+def _temperatures(ev: dict[str, Any]) -> str:
+    """Where the training side is the run's own rollouts and the samples were drawn at another temperature, the gap
+    compares two samplers as well as two prompt sets: said beside it."""
+    h, s = ev.get("heldout") or {}, ev.get("sampling") or {}
+    t_run, t_eval = s.get("run_temperature"), s.get("temperature")
+    if not str(h.get("train_source") or "").startswith("training rollouts") or None in (t_run, t_eval) \
+            or abs(float(t_run) - float(t_eval)) < 1e-9:
+        return ""
+    return f"; training rollouts at temperature {t_run:g}, held-out samples at {t_eval:g}"
 
 
 def _tools_text(ta: dict[str, Any]) -> tuple[bool, str]:
@@ -282,7 +307,7 @@ def _tools_text(ta: dict[str, Any]) -> tuple[bool, str]:
             f"({_pct(ta['episodes_with_errors'])} of episodes had one){infra}{tried}; most used: {top}")
     bad = (ta["outside_rate"] or 0) + (ta["invented_rate"] or 0) + (ta.get("malformed_rate") or 0) \
         + (ta.get("failed_rate") or 0)
-    return bad > 0.05 or (ta["errors_per_episode"] or 0) > 1, text
+    return bad > 0.05 or (ta["errors_per_episode"] or 0) >= 1, text
 
 
 def tools(ev: dict[str, Any]) -> dict[str, str]:
