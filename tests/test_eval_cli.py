@@ -171,6 +171,31 @@ def test_a_run_with_its_own_prompt_file_uses_it(tmp_path):
     assert [p.prompt for p in select(load_run(path), "heldout")] == ["an owl at night"]
 
 
+def test_eval_reads_the_prompt_file_training_read_and_names_one_that_is_gone(tmp_path, monkeypatch):
+    """Training read the repository's prompts (or its config's file) while eval read AQUARELLE_POOL's, and a run whose
+    prompt file had moved was evaluated on another prompt set without a word."""
+    from aquarelle.eval.prompts import PromptError, select
+    from aquarelle.train.data import load_prompts
+
+    path = make_run(tmp_path / "r", steps=2)
+    mypool = tmp_path / "mypool"
+    mypool.mkdir()
+    (mypool / "prompts.json").write_text(json.dumps([{"id": "q", "prompt": "a harbour", "split": "heldout"},
+                                                     {"id": "t", "prompt": "a tree", "split": "train"}]))
+    monkeypatch.setenv("AQUARELLE_POOL", str(mypool))
+    repo_held = [r.prompt for r in load_prompts(None, "heldout")]  # what training's default split holds out
+    assert [p.prompt for p in select(load_run(path), "heldout")] == repo_held
+    gone = tmp_path / "gone.json"
+    cfg = json.loads((path / "config.json").read_text())
+    cfg["prompt_file"] = str(gone)  # as training records it
+    (path / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(PromptError, match=r"cannot read the prompt set: prompt file .*gone\.json does not exist"):
+        select(load_run(path), "heldout")
+    gone.write_text(json.dumps([{"id": "v", "prompt": "a blue moon", "split": "validation"},
+                                {"id": "w", "prompt": "a red sun", "split": "train"}]))
+    assert [p.prompt for p in select(load_run(path), "heldout")] == ["a blue moon"]
+
+
 def test_samples_are_spread_over_the_prompt_list():
     from aquarelle.eval.prompts import EvalPrompt
     from aquarelle.eval.sampling import spread

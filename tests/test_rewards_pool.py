@@ -201,7 +201,7 @@ def test_a_prompt_id_naming_two_prompts_is_refused_by_the_pool_and_by_eval(tmp_p
     (root / "prompts.json").write_text(json.dumps({"prompts": rows}))
     with pytest.raises(RewardError, match=r"prompts\.json: prompt id 'a' names two prompts \('red tulips' and 'a fox"):
         Pool(root).prompts()
-    with pytest.raises(PromptError, match=r"cannot read the prompt set .*prompts\.json: prompt id 'a' names two"):
+    with pytest.raises(PromptError, match=r"cannot read the prompt set: prompt file .*prompts\.json: prompt id 'a' names two"):
         pool_prompts(root)
     rows[1]["prompt"] = "red tulips"  # the same prompt trained and held out
     (root / "prompts.json").write_text(json.dumps({"prompts": rows}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -291,6 +292,55 @@ def test_empty_names_and_an_infinite_temperature_are_refused_before_training(tmp
                            timeout=120, env=env)
         assert r.returncode == 2 and r.stderr.strip() == said, (args, r.stderr[-2000:])
     assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists() and not cache.exists()
+
+
+@pytest.mark.parametrize("data, words", [
+    ([None, "a blue moon"], "prompt 0 must be a string or an object with a 'prompt', got NoneType"),
+    ([1, "a blue moon"], "prompt 0 must be a string or an object with a 'prompt', got int"),
+    ({"train": None, "heldout": ["x"]}, "split 'train' must hold a list of prompts, got NoneType"),
+    ({"train": "a red sun", "heldout": ["x"]}, "split 'train' must hold a list of prompts, got str"),
+    (["", "a blue moon"], "prompt 0 is empty"),
+    (["   ", "a blue moon"], "prompt 0 is empty"),
+    ({"train": [{"id": "a"}], "heldout": ["x"]}, "prompt 0 of 'train' has no 'prompt' text"),
+    ([{"id": "a", "prompt": ["x"]}], "prompt 0: the prompt must be a string, got list"),
+    ([{"id": "a", "prompt": "a red sun", "split": "tran"}], "prompt 0: split 'tran' is neither training"),
+])
+def test_a_malformed_prompt_row_is_named_not_trained_on(tmp_path, data, words):
+    """Each was a traceback or trained on (the prompt '', 'None', one prompt per character, "['x']", a misspelt split)."""
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(data))
+    with pytest.raises(DataError) as e:
+        load_prompts(f)
+    assert words in str(e.value) and str(f) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_held_out_split_names_are_one_rule_and_other_formats_read(tmp_path):
+    rows = [{"id": "a", "prompt": "a red sun", "split": "Train"}, {"id": "b", "prompt": "a blue moon", "split": "validation"},
+            {"id": "c", "prompt": "a green hill", "split": "held_out"}, {"id": "d", "prompt": "a grey sea"}]
+    f = tmp_path / "p.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [r.id for r in load_prompts(f)] == ["a", "d"]
+    assert [(r.id, r.split) for r in load_prompts(f, "heldout")] == [("b", "heldout"), ("c", "heldout")]
+    y = tmp_path / "p.yaml"
+    y.write_text("train: [a red sun, a grey sea]\nheldout: [a blue moon]\n")
+    assert [r.prompt for r in load_prompts(y, "heldout")] == ["a blue moon"]
+
+
+def test_sft_tiers_are_pool_tiers_and_demonstrations_left_out_are_named():
+    """`sft.tiers: [great]` (or [] or [Love]) said "no demonstration fits mode 'tools'", and a love demonstration with
+    a syntax error was dropped without a word ("sft: 6 demonstrations" of 7)."""
+    from aquarelle.train.data import Demo, require_fitting
+
+    for tiers, words in ((["great"], "sft.tiers.0: Input should be 'love', 'okay' or 'reject'"),
+                         ([], "sft.tiers: List should have at least 1 item")):
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            load_config(None, {"sft.tiers": tiers})
+    good = (Path(__file__).resolve().parents[1] / "pool" / "sketches" / "fruit_pears.js").read_text()
+    demos = [Demo("pears", "pears", "love", sketch=good), Demo("broken", "x", "love", sketch="function setup( {")]
+    assert require_fitting(demos, "sketch", "full") == ["broken"]
+    assert require_fitting(demos[:1], "sketch", "full") == []
+    with pytest.raises(DataError, match="no demonstration fits"):
+        require_fitting(demos[1:], "sketch", "full")
 
 
 def test_a_prompt_file_that_is_not_utf8_is_named(tmp_path):

@@ -228,6 +228,35 @@ def test_the_warm_start_cache_is_shared_by_in_process_and_server_envs_but_not_ot
     assert where() != local  # the pool's sketches make other programs, so other transcripts
 
 
+def test_the_warm_start_cache_is_one_per_set_of_demonstrations(tmp_path, monkeypatch):
+    """The key named the SFT settings but not what the warm start learns from: another pool, other ``sft.tiers``,
+    ``--demos`` or ``sft.max_length`` found the repository pool's warm start cached and started GRPO from it."""
+    import shutil
+    from pathlib import Path
+
+    from aquarelle.train.config import load_config
+    from aquarelle.train.sft import warm_start_dir
+
+    def where(demos=None, **over):
+        cfg = load_config(None, over)
+        return warm_start_dir("smollm2", "sketch", "hf10", cfg.sft, 640, None, demos_source=demos)
+
+    base = where()
+    assert where() == base
+    assert where(**{"sft.tiers": ["love"]}) != base
+    assert where(**{"sft.max_length": 4096}) != base
+    assert where(demos="tests/data/train_demos") != base
+    pool = Path(__file__).resolve().parents[1] / "pool"
+    mine = tmp_path / "pool"
+    shutil.copytree(pool, mine, ignore=shutil.ignore_patterns("images"))
+    monkeypatch.setenv("AQUARELLE_POOL", str(mine))
+    assert where() == base  # the same paintings in another folder: the same warm start
+    entry = json.loads((mine / "pool.json").read_text())["paintings"][0]
+    sketch = mine / "sketches" / f"{entry['id']}.js"
+    sketch.write_text(sketch.read_text() + "\n// edited\n")
+    assert where() != base
+
+
 def test_a_tools_demonstration_paints_in_as_many_turns_as_a_rollout_runs():
     """GRPO runs the calls of ``generation.max_tool_calling_iterations`` turns (2) and no more. A warm start taught
     one shape per turn painted at most two shapes and wrote the rest in a third turn that never ran (14 of the

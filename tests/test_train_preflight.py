@@ -105,6 +105,40 @@ def test_a_judge_without_its_pool_is_refused_before_a_run_or_a_server_starts(tmp
     server_reward_config(None)  # the repository's pool
 
 
+def test_a_pool_whose_reference_sketch_is_broken_or_badly_named_is_refused_before_a_start(tmp_path, monkeypatch):
+    """A love painting's sketch with a syntax error passed the start-up check (it drew references but rendered none):
+    `aquarelle serve` said healthy and the episodes whose seed drew it were scored None mid-run. An id "../../x"
+    read and wrote files outside the pool, and hf10 "yes" was taken as true."""
+    import json
+    import shutil
+
+    from aquarelle.env.scoring import server_reward_config
+    from aquarelle.rewards.config import RewardError
+    from aquarelle.rewards.pool import Pool
+    from aquarelle.train.preflight import check_reward
+
+    mine = tmp_path / "pool"
+    shutil.copytree(Pool().root, mine)
+    monkeypatch.setenv("AQUARELLE_POOL", str(mine))
+    check_reward(config_from({}))  # the repository's paintings (renders cached): passes
+    data = json.loads((mine / "pool.json").read_text())
+    love = next(e["id"] for e in data["paintings"] if e["tier"] == "love" and e["split"] == "design")
+    (mine / "sketches" / f"{love}.js").write_text("function setup( {")
+    with pytest.raises(ConfigError, match=rf"^AQUARELLE_POOL: pool sketch {love}: .*yntax.*\(a love reference the "
+                                          r"judge draws\)$"):
+        check_reward(config_from({}))
+    with pytest.raises(RewardError, match=rf"^AQUARELLE_POOL: pool sketch {love}: "):
+        server_reward_config(None)
+    check_reward(config_from({"reward": {"preset": "hps-only"}}))  # no judge, no pool needed
+    for field, bad in (("id", "../../evil"), ("id", ""), ("hf10", "yes")):
+        broken = json.loads(json.dumps(data))
+        broken["paintings"][0][field] = bad
+        (mine / "pool.json").write_text(json.dumps(broken))
+        with pytest.raises(ConfigError, match=r"^AQUARELLE_POOL: .*pool\.json.*" + field) as e:
+            check_reward(config_from({}))
+        assert "\n" not in str(e.value)
+
+
 def test_an_env_server_that_is_not_up_is_started_with_the_runs_config_file():
     """docs/config.md: start each of a run's env.urls servers with the run's file. The fix the error names says
     so: a bare `aquarelle serve` would score with the embedded defaults, and the next try would be refused."""

@@ -157,7 +157,7 @@ def scorers_check(
 @pool_app.command("render")
 def pool_render(
     force: bool = typer.Option(False, "--force", help="Re-render even when the cache is fresh."),
-    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: the repo's pool/)."),
+    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/)."),
     only: Optional[List[str]] = typer.Option(None, "--id", help="Render only these painting ids."),
 ) -> None:
     """Render the pool's sketches into pool/images/ (cached by sketch hash)."""
@@ -194,7 +194,7 @@ def pool_render(
 @pool_app.command("validate")
 def pool_validate(
     split: str = typer.Option("heldout", "--split", help="heldout | design | all."),
-    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: the repo's pool/)."),
+    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config: validates its backends."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
 ) -> None:

@@ -262,9 +262,22 @@ def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
     if not index.is_file():
         return field, f"no pool at {index} (set AQUARELLE_POOL or pool_dir): the judge's references come from it"
     try:  # a malformed pool.json, or one without the references the judge draws: a server started healthy with it
-        Pool(index.parent).sample_references(0, config.references.model_dump(), config.reference_split)
+        pool = Pool(index.parent)
+        pool.sample_references(0, config.references.model_dump(), config.reference_split)
     except RewardError as e:
         return field, str(e)
+    from .pool import PoolRenderError
+
+    # every reference it may draw renders (cached after the first time): a broken or missing sketch passed, and the
+    # episodes whose seed drew it were scored None in the middle of a run
+    for tier, n in config.references.model_dump().items():
+        for e in pool.select(tier, config.reference_split) if n else []:
+            try:
+                pool.render(e)
+            except PoolRenderError as err:
+                return field, f"{err} (a {tier} reference the judge draws)"
+            except OSError as err:  # the renders are cached in POOL/images/
+                return field, f"cannot cache the render of pool sketch {e.id}: {err.strerror or err}"
     return None
 
 

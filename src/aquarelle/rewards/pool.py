@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from ..brush.sandbox import PROGRAM_VERSION
 from ..render import NATIVE_LOOK
@@ -58,11 +58,13 @@ def pool_digest(root: str | Path | None = None) -> str | None:
 
 class PoolEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str
+    #: a file stem: the sketch is sketches/ID.js and its render images/ID.png ("../../x" read and wrote outside the
+    #: pool, "" was a traceback in `pool render`, "sub/x" escaped ``pool_digest``'s glob)
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     subject: str
     tier: Tier
     why: str
-    hf10: bool
+    hf10: StrictBool  # "yes" was read as true
     split: Literal["design", "heldout"]
     prompt: str = ""  # what the painting shows (used when it serves as a demonstration)
 

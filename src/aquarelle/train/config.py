@@ -84,7 +84,8 @@ class SFTSection(_Section):
     batch_size: WholeNumber = Field(1, ge=1, description="warm-start examples per step")
     train_layers: WholeNumber | None = Field(6, ge=1, description="train only the top N decoder layers (None: all)")
     max_length: WholeNumber = Field(2048, ge=64, description="warm-start sequence cap (tokens)")
-    tiers: list[str] = Field(["love", "okay"], description="pool tiers used as demonstrations")
+    tiers: list[Literal["love", "okay", "reject"]] = Field(["love", "okay"], min_length=1,
+                                                         description="pool tiers used as demonstrations")
     auto: StrictBool = Field(True, description="run the warm start first when the policy cannot call tools yet")
 
 

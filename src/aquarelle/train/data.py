@@ -17,7 +17,10 @@ from aquarelle.brush.action_space import ALWAYS
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 POOL_DIR = REPO_ROOT / "pool"
-HELDOUT_SPLITS = ("heldout", "held-out", "test", "eval")
+#: The split names a prompt file may use (case aside), one rule for training and eval: eval held out "validation"
+#: and "held_out" prompts that training had trained on, and a misspelt split ("tran") was trained on unsaid.
+HELDOUT_SPLITS = ("heldout", "held-out", "held_out", "test", "eval", "validation", "val")
+TRAIN_SPLITS = ("train", "training")
 
 
 class DataError(ValueError):
@@ -47,55 +50,100 @@ class Demo:
 # ------------------------------------------------------------------ prompts
 
 
+def split_of(value: Any, where: str) -> str:
+    """"train" or "heldout" for a prompt's split (missing: train); DataError naming ``where`` for any other."""
+    if value is None:
+        return "train"
+    v = str(value).strip().lower()
+    if v in TRAIN_SPLITS:
+        return "train"
+    if v in HELDOUT_SPLITS:
+        return "heldout"
+    raise DataError(f"{where}: split {value!r} is neither training ({', '.join(TRAIN_SPLITS)}) nor held out "
+                    f"({', '.join(HELDOUT_SPLITS)})")
+
+
+def _prompt_row(it: Any, i: int | str, split: Any, pid: str, source: str) -> PromptRow:
+    """One prompt of a file: a string, or an object with a non-empty "prompt" (or "text") string."""
+    where = f"{source}: prompt {i}"
+    if isinstance(it, str):
+        text, subj = it, ""
+    elif isinstance(it, dict):
+        text = it.get("prompt", it.get("text"))
+        if text is None:
+            raise DataError(f"{where} has no 'prompt' text")
+        if not isinstance(text, str):
+            raise DataError(f"{where}: the prompt must be a string, got {type(text).__name__}")
+        pid, subj = str(it.get("id", pid)), str(it.get("subject", ""))
+        split = it.get("split", split)
+    else:
+        raise DataError(f"{where} must be a string or an object with a 'prompt', got {type(it).__name__}")
+    if not text.strip():
+        raise DataError(f"{where} is empty")
+    return PromptRow(pid, text, split_of(split, where), subj)
+
+
 def _prompt_rows(data: Any, source: str) -> list[PromptRow]:
+    """Rows of a prompt file: a list (strings or objects), ``{"prompts": [...]}``, or ``{split: [...]}``. Every row
+    is checked: ``[null, ...]`` and ``{"train": null}`` were tracebacks, and "", a row with no text ('None'), a
+    string where a list goes (one prompt per character) and a list as a prompt ("['x']") were trained on."""
     if isinstance(data, dict) and "prompts" in data:
         data = data["prompts"]
     rows: list[PromptRow] = []
     if isinstance(data, dict):  # {"train": [...], "heldout": [...]}
         for split, items in data.items():
+            if not isinstance(items, list):
+                raise DataError(f"{source}: split {split!r} must hold a list of prompts, got {type(items).__name__}")
             for i, it in enumerate(items):
-                text = it if isinstance(it, str) else (it.get("prompt") or it.get("text"))
-                pid = f"{split}-{i}" if isinstance(it, str) else str(it.get("id", f"{split}-{i}"))
-                subj = "" if isinstance(it, str) else str(it.get("subject", ""))
-                rows.append(PromptRow(pid, str(text), split, subj))
+                rows.append(_prompt_row(it, f"{i} of {split!r}", split, f"{split}-{i}", source))
     elif isinstance(data, list):
         for i, it in enumerate(data):
-            if isinstance(it, str):
-                rows.append(PromptRow(str(i), it))
-                continue
-            text = it.get("prompt") or it.get("text")
-            if not text:
-                raise DataError(f"{source}: prompt {i} has no 'prompt' text")
-            rows.append(PromptRow(str(it.get("id", i)), str(text), str(it.get("split", "train")),
-                                  str(it.get("subject", ""))))
+            rows.append(_prompt_row(it, i, None, str(i), source))
     else:
         raise DataError(f"{source}: expected a list of prompts or a mapping of split -> prompts")
     return rows
 
 
+def prompt_file(path: str | Path | None) -> Path:
+    """The prompt file a run reads: the given one (relative to the working directory), else the repository's."""
+    return (Path(path) if path else POOL_DIR / "prompts.json").resolve()
+
+
+def _parse_prompt_file(p: Path) -> Any:
+    """JSON, JSON lines (``.jsonl``) or YAML (``.yaml``/``.yml``), by suffix."""
+    text = p.read_text(encoding="utf-8")
+    if p.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    if p.suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise DataError(f"prompt file {p} is not valid YAML: {str(e).splitlines()[0]}") from None
+    return json.loads(text)
+
+
 def load_prompts(path: str | Path | None = None, split: str = "train") -> list[PromptRow]:
-    """Prompts of one split ('train' = everything not held out; 'heldout'; 'all')."""
-    p = Path(path) if path else POOL_DIR / "prompts.json"
+    """Prompts of one split ('train' = everything not held out; 'heldout'; 'all'); ``split`` of each row is
+    "train" or "heldout". Eval reads the held-out prompts with this too."""
+    p = prompt_file(path)
     if not p.is_file():
         raise DataError(f"prompt file {p} does not exist (the pool's prompts.json, or pass --config prompts: FILE)")
     try:
-        rows = _prompt_rows(json.loads(p.read_text(encoding="utf-8")), str(p))
+        rows = _prompt_rows(_parse_prompt_file(p), str(p))
     except json.JSONDecodeError as e:
         raise DataError(f"prompt file {p} is not valid JSON: {e.msg} at line {e.lineno}") from None
     except UnicodeDecodeError as e:  # a bare "'utf-8' codec can't decode..." did not say which file
         raise DataError(f"prompt file {p} is not UTF-8 text ({e})") from None
     from aquarelle.rewards.pool import prompt_id_clash
 
-    held = lambda r: "heldout" if r.split.lower() in HELDOUT_SPLITS else "train"  # noqa: E731
-    clash = prompt_id_clash((r.id, r.prompt, held(r)) for r in rows)
+    clash = prompt_id_clash((r.id, r.prompt, r.split) for r in rows)
     if clash:
         raise DataError(f"prompt file {p}: {clash}")
     if split == "all":
         return rows
-    if split == "train":
-        out = [r for r in rows if r.split.lower() not in HELDOUT_SPLITS]
-    else:
-        out = [r for r in rows if r.split.lower() in HELDOUT_SPLITS]
+    out = [r for r in rows if r.split == ("heldout" if split == "heldout" else "train")]
     if not out:
         raise DataError(f"prompt file {p} has no {split!r} prompts")
     return out
@@ -181,11 +229,20 @@ def _demo_file(f: Path) -> Demo:
     return Demo(str(d.get("id", f.stem)), d["prompt"], str(d.get("tier", "love")), prog, d.get("sketch"))
 
 
-def require_fitting(demos: list[Demo], mode: str, action_space: str) -> None:
-    """DataError unless some demonstration fits the mode and action space: checked before the model loads."""
+def require_fitting(demos: list[Demo], mode: str, action_space: str) -> list[str]:
+    """The ids of the demonstrations that do not fit the mode and action space (they fail in the sandbox or call
+    methods outside it: left out, and said by the caller, where they were dropped unsaid); DataError when none fits.
+    Checked before the model loads."""
     fits = program_of if mode == "tools" else sketch_of  # revise submits the sketch whole
-    if not any(fits(d, action_space) is not None for d in demos):
+    out = [d.id for d in demos if fits(d, action_space) is None]
+    if len(out) == len(demos):
         raise DataError(f"no demonstration fits mode {mode!r} and action space {action_space!r}")
+    return out
+
+
+def left_out_text(ids: list[str], of: int, action_space: str) -> str:
+    return (f"{len(ids)} of {of} demonstrations left out (they fail in the sandbox or call methods outside "
+            f"{action_space}): {', '.join(ids[:8])}{f' and {len(ids) - 8} more' if len(ids) > 8 else ''}")
 
 
 def _pool_demos(tiers: tuple[str, ...]) -> list[Demo]:

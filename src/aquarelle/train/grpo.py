@@ -21,7 +21,7 @@ from ..provenance import provenance
 from . import TRAIN_COMPLETION_CHARS, read_summary
 from .completion import prompt_opens_thinking, unrun_calls
 from .config import TrainConfig
-from .data import load_prompts, prompt_dataset
+from .data import load_prompts, prompt_dataset, prompt_file
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
 from .model import SMOLLM2, SYSTEMS, TINY, can_call_tools, load_policy, one_call_per_turn
 from .preflight import grpo_config, preflight
@@ -480,7 +480,7 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         from .sft import rollout_budget, warm_start_lock
 
         lock = warm_start_lock(model_name, mode=mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                               env_cls=sft_env, **rollout_budget(cfg))
+                               env_cls=sft_env, demos_source=demos, **rollout_budget(cfg))
         if procs.main:
             _acquire(lock, log)
     # several processes: the others wait here until the main one has checked and made the run directory (and holds
@@ -525,7 +525,8 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
     made_by = provenance()  # versions, commit, and whether the package's sources differ from it
     config_out = {"config": cfg.model_dump(), "policy": policy_src, "start_policy": policy_src,
                   "warm_start": str(warm) if warm else None, **made_by, "argv": sys.argv,
-                  "n_train_prompts": len(rows), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                  "n_train_prompts": len(rows), "prompt_file": str(prompt_file(cfg.prompts)),  # eval's held-out set
+                  "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     if not resume and procs.main:
         (run / "config.json").write_text(json.dumps(config_out, indent=1))
     elif procs.main:  # which code and command trained the steps after each checkpoint, beside the first run's
@@ -548,7 +549,7 @@ def _warm_start_apart(cfg: TrainConfig, demos: str | None, sft_env: type | None,
     from .sft import cached_warm_start, rollout_budget
 
     cached = cached_warm_start(cfg.model.name, mode=cfg.mode, action_space=cfg.env.action_space, cfg=cfg.sft,
-                               env_cls=sft_env, **rollout_budget(cfg))
+                               env_cls=sft_env, demos_source=demos, **rollout_budget(cfg))
     if cached is not None:
         log(f"warm start: using cached {cached}")
         return cached

@@ -209,8 +209,11 @@ def check_env_scoring(url: str, reward: Any, *, config_file: str | None = None, 
     described = _scoring_of(url, timeout_s)
     diffs = scoring_differences(described, reward)
     if diffs:
+        # the pool is no config key: the server's is its AQUARELLE_POOL's (or pool_dir's) as it was when it started
+        pool = (" with the same AQUARELLE_POOL (a server reads its pool once, at its start)"
+                if any(d.startswith("pool") for d in diffs) else "")
         raise ConfigError(f"environment server {url} scores differently from this run ({'; '.join(diffs)}): "
-                          f"{_serve_fix(config_file)}")
+                          f"{_serve_fix(config_file)}{pool}")
 
 
 def _scoring_of(url: str, timeout_s: float) -> dict:

@@ -17,8 +17,8 @@ from typing import Any
 
 from ..brush.sandbox import PROGRAM_VERSION
 from .config import ConfigError, SFTSection
-from .data import (MARKUP_TOKENS, TRANSCRIPT_VERSION, DataError, load_demos, program_of, require_fitting, reset_row,
-                   revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
+from .data import (MARKUP_TOKENS, TRANSCRIPT_VERSION, DataError, left_out_text, load_demos, program_of, require_fitting,
+                   reset_row, revise_transcript, sketch_of, task_text, tool_schemas, tools_transcript)
 from .model import SYSTEMS, Policy, cache_dir, load_policy, load_tokenizer, missing_part
 
 
@@ -204,17 +204,33 @@ def rollout_budget(cfg: Any) -> dict[str, int]:
             "turns": cfg.generation.max_tool_calling_iterations}
 
 
+def demos_signature(demos_source: str | None, tiers: Any) -> str:
+    """What the warm start learns from, as text for its cache key: each demonstration's id, tier, prompt and code.
+    The key named the SFT settings but not the demonstrations, so a run over another pool (``AQUARELLE_POOL``), other
+    ``sft.tiers`` or ``--demos`` started GRPO from the cached warm start of the repository's 17 paintings. Demos that
+    cannot be read give their error here; ``ensure_warm_start`` then raises it."""
+
+    try:
+        demos = load_demos(demos_source, tiers=tuple(tiers))
+    except DataError as e:
+        return f"unreadable: {e}"
+    return json.dumps([[d.id, d.tier, d.prompt, d.sketch, d.program.to_json() if d.program is not None else None]
+                       for d in demos], sort_keys=True, default=str)
+
+
 def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, budget_tokens: int | None,
-                   env_cls: type | None = None, turns: int | None = None) -> Path:
-    """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget) and, in tools mode,
-    per tool set, tool text and turns (what the transcripts it learns from show)."""
+                   env_cls: type | None = None, turns: int | None = None, demos_source: str | None = None) -> Path:
+    """Cache location of a warm start: one per (model, mode, space, SFT settings, token budget, demonstrations) and,
+    in tools mode, per tool set, tool text and turns (what the transcripts it learns from show)."""
     safe = model.replace("/", "__").replace(os.sep, "__")
     out = cache_dir() / "warm" / (f"{safe}-{mode}-{action_space.replace(',', '+')}-s{cfg.steps}-b{cfg.batch_size}"
                                   f"-lr{cfg.learning_rate:g}-l{cfg.train_layers}-t{budget_tokens}")
     import hashlib
 
+    # the sequence cap leaves out the demonstrations it does not fit, and they are whatever pool/--demos/tiers give
+    learns = f"-max{cfg.max_length}-" + demos_signature(demos_source, cfg.tiers)
     if env_cls is None:  # (sketch mode) what it learns from: the system prompt, the pool's sketches
-        sig = SYSTEMS.get(mode, "") + f"programs-v{PROGRAM_VERSION}"
+        sig = SYSTEMS.get(mode, "") + f"programs-v{PROGRAM_VERSION}" + learns
         return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
     sig = (json.dumps(tool_schemas(env_cls), sort_keys=True)
            # where the env runs (and how long a dropped server is retried) changes no text it shows: env
@@ -223,7 +239,8 @@ def warm_start_dir(model: str, mode: str, action_space: str, cfg: SFTSection, bu
                          if k not in ("env_urls", "reconnect_s")}, sort_keys=True, default=str)
            + f"transcripts-v{TRANSCRIPT_VERSION}-programs-v{PROGRAM_VERSION}"  # the pool's sketches' programs
            + (f"-turns{turns}" if turns is not None and mode == "tools" else "")
-           + SYSTEMS.get(mode, ""))  # every transcript opens with it
+           + SYSTEMS.get(mode, "")  # every transcript opens with it
+           + learns)
     return out.with_name(out.name + "-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
 
 
@@ -231,7 +248,7 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
                       demos_source: str | None = None, seed: int = 0, budget_tokens: int | None = None,
                       turns: int | None = None, log=print) -> Path:
     """Return a cached warm-started checkpoint for the model, training it first if it is missing."""
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns, demos_source)
     why = missing_part(out) if out.exists() else None
     if out.exists() and why is None:
         log(f"warm start: using cached {out}")
@@ -239,7 +256,9 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
     if why is not None:  # trained again below and swapped in whole (sft_into), under the launch's lock if it has one
         log(f"warm start: cached {out} is incomplete ({why}); training it again")
     demos = load_demos(demos_source, tiers=tuple(cfg.tiers))
-    require_fitting(demos, mode, action_space)
+    skipped = require_fitting(demos, mode, action_space)
+    if skipped:
+        log("warm start: " + left_out_text(skipped, len(demos), action_space))
     examples = demo_examples(model, demos, mode=mode, action_space=action_space, env_cls=env_cls,
                              budget_tokens=budget_tokens, cfg=cfg, turns=turns)
     policy = load_policy(model)
@@ -250,20 +269,21 @@ def ensure_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSecti
 
 
 def cached_warm_start(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
-                      budget_tokens: int | None = None, turns: int | None = None) -> Path | None:
+                      budget_tokens: int | None = None, turns: int | None = None,
+                      demos_source: str | None = None) -> Path | None:
     """The warm start ensure_warm_start would return without training, or None when it would train one."""
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns, demos_source)
     return out if out.exists() and missing_part(out) is None else None
 
 
 def warm_start_lock(model: str, *, mode: str, action_space: str, cfg: SFTSection, env_cls: type | None,
-                    budget_tokens: int | None = None, turns: int | None = None) -> Any:
+                    budget_tokens: int | None = None, turns: int | None = None, demos_source: str | None = None) -> Any:
     """The lock of one warm start's cache entry (``DIR.lock`` beside it, a ``filelock.FileLock``: an flock the OS
     drops if its holder dies): the processes of a multi-process launch take it in turn, so the first trains the
     warm start and the rest find it cached."""
     from filelock import FileLock
 
-    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns)
+    out = warm_start_dir(model, mode, action_space, cfg, budget_tokens, env_cls, turns, demos_source)
     out.parent.mkdir(parents=True, exist_ok=True)
     return FileLock(str(out.with_name(out.name + ".lock")))
 
@@ -290,7 +310,9 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
     get_space(action_space)
     env_cls = env_class(mode, action_space, cfg) if mode != "sketch" else None
     demo_list = load_demos(demos, tiers=tuple(cfg.sft.tiers))
-    require_fitting(demo_list, mode, action_space)
+    skipped = require_fitting(demo_list, mode, action_space)
+    if skipped:
+        print("sft: " + left_out_text(skipped, len(demo_list), action_space), file=sys.stderr)
     examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls, cfg=cfg.sft,
                              **rollout_budget(cfg))
     policy = load_policy(model, dtype=cfg.model.dtype)
