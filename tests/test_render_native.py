@@ -804,3 +804,39 @@ def test_cli_never_writes_over_an_input_or_into_a_folder(tmp_path: Path):
     r = _cli(str(huge), "-o", str(tmp_path / "huge.png"))
     assert r.returncode == 1 and r.stderr.strip() == \
         f"{huge}: program JSON holds a number too large (5000 digits) at line 1 column 41"
+
+
+def test_a_worker_compiling_its_kernels_gets_longer_than_its_start_and_says_so(monkeypatch, capsys):
+    """The first `aquarelle render` after an install or an update compiles numba's kernels (124 s of CPU on a 2-core
+    machine): the worker's 120 s start limit killed it, and every sketch failed "render worker did not start within
+    120 s". Once the worker says it is loading its kernels it gets ``kernel_timeout``, and the command says why it
+    waits. A real pipe; the peer a thread that answers as the worker does."""
+    import multiprocessing as mp
+    import threading
+    import time
+
+    from aquarelle.render import worker as wk
+
+    monkeypatch.setattr(wk, "KERNEL_NOTE_S", 0.2)
+
+    def answer(conn, kernel_s):
+        conn.send({"phase": "kernels"})
+        time.sleep(kernel_s)
+        try:
+            conn.send({"ready": True})
+        except OSError:  # the parent gave up and closed its end
+            pass
+
+    w = wk.Worker("native", start_timeout=0.5, kernel_timeout=5.0)
+    w.conn, peer = mp.Pipe()
+    t = threading.Thread(target=answer, args=(peer, 1.0))
+    t.start()
+    assert w._await_ready() is None  # 1 s of kernels past a 0.5 s start limit
+    t.join()
+    assert "compiling the native renderer's kernels" in capsys.readouterr().err
+    w = wk.Worker("native", start_timeout=0.5, kernel_timeout=0.6)
+    w.conn, peer = mp.Pipe()
+    t = threading.Thread(target=answer, args=(peer, 1.5))
+    t.start()
+    assert w._await_ready() == "render worker did not load its kernels within 0.6 s"
+    t.join()

@@ -10,6 +10,7 @@ and are not counted in a job's ``ms``.
 from __future__ import annotations
 
 import multiprocessing as mp
+import sys
 import time
 from pathlib import Path
 
@@ -87,7 +88,7 @@ def _warm_sandbox() -> None:
     run_sketch(_WARM_SKETCH)
 
 
-def _make_renderer(backend: str):
+def _make_renderer(backend: str, conn=None):
     _warm_sandbox()
     if backend == "browser":
         from .browser import BrowserRenderer
@@ -103,6 +104,8 @@ def _make_renderer(backend: str):
     from .native import render as native_render
     from .warm import warm_up
 
+    if conn is not None:  # alive, and now loading the kernels: compiling them takes minutes once (``Worker.start``)
+        conn.send({"phase": "kernels"})
     warm_up()  # every kernel loaded now, so no sketch's ms holds another's first-call cost
 
     def render(program, size, seed):
@@ -113,7 +116,7 @@ def _make_renderer(backend: str):
 
 def _main(conn, backend: str) -> None:
     try:
-        renderer = _make_renderer(backend)
+        renderer = _make_renderer(backend, conn)
         conn.send({"ready": True})
     except Exception as e:  # report start failure to the parent, which prints one line
         conn.send({"ready": False, "error": f"{e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''}"})
@@ -131,12 +134,19 @@ def _main(conn, backend: str) -> None:
             conn.send({"ok": False, "error": f"internal error: {e.__class__.__name__}: {e}"})
 
 
+#: How long a render worker may take to load the native kernels (numba compiles them when its cache is cold), and
+#: after how long the render command says it is compiling.
+KERNEL_TIMEOUT_S = 900.0
+KERNEL_NOTE_S = 10.0
+
+
 class Worker:
     """A render worker process; ``run`` returns the job's result or a timeout error."""
 
-    def __init__(self, backend: str, start_timeout: float = 120.0):
+    def __init__(self, backend: str, start_timeout: float = 120.0, kernel_timeout: float = KERNEL_TIMEOUT_S):
         self.backend = backend
         self.start_timeout = start_timeout
+        self.kernel_timeout = kernel_timeout
         self.proc = None
         self.conn = None
         #: why the worker could not start, once it could not: ``run`` answers every later job with it instead of
@@ -150,11 +160,25 @@ class Worker:
         self.proc = ctx.Process(target=_main, args=(child, self.backend), daemon=False)  # it runs its own sandbox worker
         self.proc.start()
         child.close()
+        return self._await_ready()
+
+    def _await_ready(self) -> str | None:
+        """None once the worker says it is ready; else why it did not start (it is killed)."""
         if not self.conn.poll(self.start_timeout):
             self.kill()
             return f"render worker did not start within {self.start_timeout:g} s"
         try:
             msg = self.conn.recv()
+            if msg.get("phase") == "kernels":  # the native kernels load, or compile: a first run after an install or
+                # an update compiles them (124 s of CPU on a 2-core machine, past the start limit), so they get longer
+                if not self.conn.poll(KERNEL_NOTE_S):
+                    print("render worker: compiling the native renderer's kernels (once after an install or an "
+                          "update; minutes on a slow machine; `python -m aquarelle.render.warm` does it ahead)",
+                          file=sys.stderr, flush=True)
+                    if not self.conn.poll(self.kernel_timeout - KERNEL_NOTE_S):
+                        self.kill()
+                        return f"render worker did not load its kernels within {self.kernel_timeout:g} s"
+                msg = self.conn.recv()
         except EOFError:
             self.kill()
             return "render worker exited during start-up"
