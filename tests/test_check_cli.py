@@ -119,3 +119,18 @@ def test_check_says_when_render_will_refuse_a_program_before_painting_it(tmp_pat
     want = "render: program is over the render budget: 601 watercolour fills (at most 600)"
     assert rows[0]["reason"] == rows[1]["reason"] == want and rows[0]["summary"] is not None
     assert r.stderr.strip().splitlines() == [f"{fills}: {want}", f"{sketch}: {want}"]
+
+
+def test_a_command_whose_extra_is_not_installed_says_which_in_one_line(tmp_path):
+    """Installed without the train extra, `paint`, `sft` and `train` ended in a 48-line traceback ("No module named
+    'torch'"). The modules are blocked in the process (``sys.modules[m] = None``), as an install without them has."""
+    import os
+
+    code = ("import sys\nfor m in ('torch', 'transformers', 'trl', 'peft', 'accelerate', 'datasets'): sys.modules[m] = None\n"
+            "sys.argv = ['aquarelle'] + sys.argv[1:]\nfrom aquarelle.cli import main\nmain()")
+    for args in (["paint", "tiny", "a cat", "-o", str(tmp_path / "x.png")], ["sft", "--model", "tiny", "--out", str(tmp_path / "s")]):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert r.returncode == 2, r.stderr[-2000:]
+        last = r.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: this command needs the train extra (no module ") and "Traceback" not in r.stderr

@@ -69,7 +69,20 @@ def main() -> None:
     except (KeyboardInterrupt, typer.Abort):
         print("interrupted", file=sys.stderr)
         sys.exit(130)
-    sys.exit(rv if type(rv) is int else 0)  # a typer.Exit's code; a command's own return value is not one
+    except ModuleNotFoundError as e:
+        extra = _EXTRAS.get((e.name or "").split(".")[0])
+        if extra is None:
+            raise
+        # an install without the extra (`pip install aquarelle`): `paint`, `sft`, `train` ended in 48 lines of traceback
+        print(f"error: this command needs the {extra} extra (no module {e.name!r}): pip install -e '.[{extra}]' "
+              f"-c constraints.txt (the constraints keep torch the CPU build)", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(rv if type(rv) is int else 0)
+
+
+#: Top-level modules of the optional extras (pyproject.toml), and the extra that brings each.
+_EXTRAS = {**dict.fromkeys(("torch", "transformers", "trl", "peft", "accelerate", "datasets", "gguf", "tokenizers",
+                            "safetensors", "huggingface_hub"), "train"), "playwright": "browser"}  # a typer.Exit's code; a command's own return value is not one
 
 
 if __name__ == "__main__":

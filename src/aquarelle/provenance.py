@@ -33,17 +33,15 @@ def package_versions() -> dict[str, str]:
 
 
 def _npm_versions() -> dict[str, str]:
-    """p5 and p5.brush as the browser renderer loads them (the checkout's node_modules), when present."""
-    import json
+    """p5 and p5.brush as the browser renderer and the export load them (``find_node_modules``: the checkout's, the
+    working directory's or ``AQUARELLE_NODE_MODULES``), when there are any."""
+    from .render.browser import BrowserError, find_node_modules, node_module_versions
 
-    out = {}
-    for name in ("p5", "p5.brush"):
-        f = _PACKAGE_DIR.parents[1] / "node_modules" / name / "package.json"
-        try:
-            out[f"npm:{name}"] = str(json.loads(f.read_text())["version"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-    return out
+    try:
+        root = find_node_modules()
+    except BrowserError:
+        return {}
+    return {f"npm:{k}": v for k, v in node_module_versions(root).items() if v is not None}
 
 
 def _git(*args: str) -> str | None:
@@ -59,6 +57,10 @@ def git_state() -> dict[str, object]:
     files under the package) and ``git_diff_sha1`` (which difference, so two dirty runs can be told apart); all
     None outside a git checkout (an installed wheel)."""
     commit = (_git("rev-parse", "HEAD") or "").strip() or None
+    # a wheel installed in a virtualenv inside some other repository is in that repository's work tree, not tracked
+    # by it: its commit is not this package's (it was recorded as aquarelle's, git_dirty False)
+    if commit is not None and not (_git("ls-files", "--", "__init__.py") or "").strip():
+        commit = None
     if commit is None:
         return {"git_commit": None, "git_dirty": None, "git_diff_sha1": None}
     diff = _git("diff", "HEAD", "--", ".") or ""

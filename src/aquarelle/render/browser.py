@@ -75,21 +75,48 @@ P5_FILE = ("p5", "lib", "p5.min.js")
 BRUSH_FILE = ("p5.brush", "dist", "p5.brush.js")
 
 
+def node_module_versions(root: Path) -> dict[str, str | None]:
+    """The p5 and p5.brush versions a node_modules holds (None where it has none)."""
+    import json
+
+    out: dict[str, str | None] = {}
+    for name in ("p5", "p5.brush"):
+        try:
+            out[name] = str(json.loads((root / name / "package.json").read_text(encoding="utf-8"))["version"])
+        except (OSError, ValueError, KeyError, TypeError):
+            out[name] = None
+    return out
+
+
+def _pinned(root: Path) -> str | None:
+    """Why ``root`` is not a node_modules of the pinned p5 and p5.brush, or None when it is."""
+    from ..brush.export import BRUSH_VERSION, P5_VERSION
+
+    if not ((root.joinpath(*P5_FILE)).is_file() and (root.joinpath(*BRUSH_FILE)).is_file()):
+        return "holds no p5 and p5.brush"
+    v = node_module_versions(root)
+    if (v["p5"], v["p5.brush"]) != (P5_VERSION, BRUSH_VERSION):
+        return (f"holds p5 {v['p5']} and p5.brush {v['p5.brush']}, not the pinned {P5_VERSION} and "
+                f"{BRUSH_VERSION}")
+    return None
+
+
 def find_node_modules(start: Path | None = None) -> Path:
     """The node_modules holding the pinned p5 and p5.brush: ``AQUARELLE_NODE_MODULES`` when set (only it: a
     folder named on purpose is not silently swapped for another), else the nearest beside the working directory
-    or the package."""
+    or the package that holds the pinned versions: a project's own node_modules (p5 1.x, p5.brush 1.x) beside the
+    working directory was taken, and `export` wrote a page that painted nothing, labelled p5.brush 2.2.2."""
     env = os.environ.get("AQUARELLE_NODE_MODULES")
     if env:
-        c = Path(env)
-        if (c.joinpath(*P5_FILE)).is_file() and (c.joinpath(*BRUSH_FILE)).is_file():
-            return c
-        raise BrowserError(f"AQUARELLE_NODE_MODULES={env} holds no p5 and p5.brush: point it at a node_modules "
-                           "made by `npm ci` in the repository, or unset it")
+        why = _pinned(Path(env))
+        if why is None:
+            return Path(env)
+        raise BrowserError(f"AQUARELLE_NODE_MODULES={env} {why}: point it at a node_modules made by `npm ci` in the "
+                           "repository, or unset it")
     here = (start or Path(__file__)).resolve()
     candidates = [p / "node_modules" for p in [Path.cwd(), *here.parents]]
     for c in candidates:
-        if (c.joinpath(*P5_FILE)).is_file() and (c.joinpath(*BRUSH_FILE)).is_file():
+        if _pinned(c) is None:
             return c
     raise BrowserError("p5 and p5.brush are not installed: run `npm ci` in the repository (make setup does it)")
 
