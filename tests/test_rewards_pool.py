@@ -129,6 +129,9 @@ def test_pool_cli_broken_pool_and_unknown_id_are_one_line(tmp_path):
         f"{empty / 'pool.json'} is malformed: painting id 'animals_butterfly' is listed twice"
     r = runner.invoke(app, ["pool", "render", "--pool", str(root), "--id", "bogus"])
     assert r.exit_code == 2 and r.output.strip() == "no painting 'bogus' in the pool"
+    (empty / "pool.json").write_text(json.dumps({**data, "paintings": []}))
+    r = runner.invoke(app, ["pool", "render", "--pool", str(empty)])  # "0 images ... 0 failed", exit 0 before
+    assert r.exit_code == 2 and r.output.strip() == f"pool {empty}: pool.json lists no paintings"
     (root / "sketches" / "animals_butterfly.js").unlink()
     r = runner.invoke(app, ["pool", "validate", "--pool", str(root)])
     assert r.exit_code == 2 and "Traceback" not in r.output

@@ -172,6 +172,8 @@ def pool_render(
         entries = [pool.get(i) for i in only] if only else pool.entries
     except RewardError as e:  # an unknown --id
         _fail(str(e))
+    if not entries:  # "0 images ... (0 rendered, 0 cached, 0 failed)", exit 0, where validate, score and serve refuse it
+        _fail(f"pool {pool.root}: pool.json lists no paintings")
     from rich.progress import Progress
 
     fresh = failed = 0
