@@ -123,12 +123,18 @@ def test_samples_of_an_earlier_policy_are_marked_out_of_date(evaluated, tmp_path
     assert compare.rows([evaluated])[0]["_verdicts"]["heldout"]["text"].startswith("Out of date") is False
 
 
-def test_an_error_in_every_episode_is_not_said_yes():
+def test_tool_errors_are_weighed_per_call():
+    """"Yes" with an error in every episode of 2 calls; and per episode, 40 calls with one error read "Not
+    consistently" while 4 calls with 0.9 read "Yes"."""
     ta = {"episodes": 4, "method_usage": {"circle": 1.0}, "calls": 8, "calls_per_episode": 2.0, "action_space": "hf10",
           "outside_rate": 0.0, "invented_rate": 0.0, "errors_per_episode": 1.0, "episodes_with_errors": 1.0}
     assert verdicts.tools({"tool_adherence": ta})["answer"] == "no"
-    assert verdicts.tools({"tool_adherence": {**ta, "errors_per_episode": 0.5, "episodes_with_errors": 0.5}})["answer"] \
-        == "yes"
+    many = {**ta, "calls": 160, "calls_per_episode": 40.0}
+    assert verdicts.tools({"tool_adherence": many})["answer"] == "yes"
+    few = {**ta, "calls": 16, "calls_per_episode": 4.0, "errors_per_episode": 0.9, "episodes_with_errors": 0.9}
+    assert verdicts.tools({"tool_adherence": few})["answer"] == "no"
+    sketch = {**ta, "calls": 0, "calls_per_episode": 0.0, "method_usage": {}}  # no call to weigh: per episode
+    assert verdicts.tools({"tool_adherence": sketch})["answer"] == "no"
 
 
 def test_a_reward_past_1_stays_on_the_chart():

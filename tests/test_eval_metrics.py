@@ -638,29 +638,47 @@ def test_well_formed_calls_after_the_last_turn_are_unanswered_not_malformed():
 
 
 def test_the_gaming_flag_needs_more_than_chance_divergence():
-    # judge and preference with independent noise (sd 0.2), 3 steps of 8 paintings: the size of the moves alone
-    # flagged 30% of such pure-noise runs as gamed; a real opposite drift must still be flagged
+    # judge and preference with independent noise (sd 0.2) and each its own view of a group's prompt (sd 0.1), 3 steps
+    # of 4 groups of 4: the size of the moves alone flagged 30% of such pure-noise runs as gamed, and a test per
+    # painting (a group's paintings share the prompt) 8-10%; a real opposite drift must still be flagged
     import random
 
     def run(seed, drift):
         rng = random.Random(seed)
         rs = []
         for st in range(3):
-            for i in range(8):
-                j = min(1.0, max(0.0, 0.5 + rng.gauss(0, 0.2) - drift * st / 2))
-                p = min(1.0, max(0.0, 0.3 + rng.gauss(0, 0.2) + drift * st / 2))
-                rs.append(Rollout.from_dict({"step": st, "prompt": "x", "group": 2 * st + i // 4,
-                                             "reward": 0.6 * j + 0.3 * p,
-                                             "breakdown": {"judge": j, "preference": p, "gate": 1.0, "length": 0.5}}))
+            for g in range(4):
+                oj, op = rng.gauss(0, 0.1), rng.gauss(0, 0.1)
+                for i in range(4):
+                    j = min(1.0, max(0.0, 0.5 + oj + rng.gauss(0, 0.2) - drift * st / 2))
+                    p = min(1.0, max(0.0, 0.3 + op + rng.gauss(0, 0.2) + drift * st / 2))
+                    rs.append(Rollout.from_dict({"step": st, "prompt": f"p{st}-{g}", "group": 4 * st + g,
+                                                 "reward": 0.6 * j + 0.3 * p,
+                                                 "breakdown": {"judge": j, "preference": p, "gate": 1.0,
+                                                               "length": 0.5}}))
         return metrics.scorer_agreement(rs)
 
-    noise = [run(s, 0.0) for s in range(200)]
-    assert sum(r["gamed"] is True for r in noise) / len(noise) <= 0.08
-    unclear = next(r for r in noise if r["gamed"] is None)
+    noise = [run(s, 0.0) for s in range(300)]
+    assert sum(r["gamed"] is True for r in noise) / len(noise) <= 0.06
+    unclear = next(r for r in noise if r["gamed"] is None and not r.get("alone"))
     assert "within chance" in unclear["reason"] and unclear["divergence_p"] >= 0.05
     drifted = [run(s, 0.3) for s in range(100)]
     assert sum(r["gamed"] is True for r in drifted) / len(drifted) >= 0.9
     assert all("p = " in f for r in drifted for f in r["flags"])
+
+
+def test_one_scorer_rising_alone_beyond_chance_is_not_said_to_move_together():
+    """Judge +0.01, preference +0.21, p = 0.0001 read "No sign of it: the scorers move together"."""
+    from aquarelle.eval import verdicts
+
+    rs = [Rollout.from_dict({"step": st, "prompt": f"p{g}", "group": 4 * st + g, "reward": 0.5,
+                             "breakdown": {"judge": 0.5 + 0.01 * (g % 2), "preference": 0.3 + 0.1 * st + 0.01 * g,
+                                           "gate": 1.0, "length": 0.5}})
+          for st in range(3) for g in range(4) for _ in range(2)]
+    sa = metrics.scorer_agreement(rs)
+    assert sa["gamed"] is None and "the preference rose (+0.200) while the judge stayed level" in sa["alone"]
+    v = verdicts.gamed({"scorer_agreement": sa, "weights": {"judge": 0.6, "preference": 0.3}})
+    assert v["answer"] == "unclear" and v["text"].startswith("Cannot rule it out: the preference rose")
 
 
 def test_the_interval_is_students_t_and_says_chance_at_the_rate_it_claims():
@@ -882,11 +900,14 @@ def test_a_steady_rise_with_no_quality_scorer_weighed_cannot_say_quality_improve
 
 
 def test_a_preference_rising_with_painted_coverage_while_the_judge_stays_flat_is_named(tmp_path):
-    # the scorers do not move apart (the judge does not fall), so the divergence check alone said "No sign of it"
+    # the scorers do not move apart (the judge does not fall), so the divergence check alone said "No sign of it";
+    # the preference rising alone beyond chance cannot rule gaming out, and painted coverage rising with it is named
     path = make_run(tmp_path / "r", steps=9, judge=(0.5, 0.5), preference=(0.4, 0.8), gate_fail=(0.0, 0.0),
                     noise=0.03, seed=5)
     plain = evaluate(path, samples=0, progress=False)
-    assert plain["verdicts"]["gamed"]["answer"] == "no", plain["verdicts"]["gamed"]
+    assert plain["verdicts"]["gamed"]["answer"] == "unclear", plain["verdicts"]["gamed"]
+    assert "while the judge stayed level" in plain["verdicts"]["gamed"]["text"]
+    assert "flooding" not in plain["verdicts"]["gamed"]["text"]
     rows = [json.loads(x) for x in (path / "rollouts.jsonl").read_text().splitlines()]
     for r in rows:  # paint for its own sake: coverage follows the preference
         r["coverage"] = round(r["breakdown"]["preference"] - 0.2, 4)
@@ -895,7 +916,7 @@ def test_a_preference_rising_with_painted_coverage_while_the_judge_stays_flat_is
     assert ev["coverage"]["change"] > 0.3 and ev["coverage"]["corr_preference"] > 0.9
     v = ev["verdicts"]["gamed"]
     assert v["answer"] == "unclear" and v["text"].startswith("Cannot rule it out: the preference rose (+0.")
-    assert "the policy may be flooding the canvas for the preference. Otherwise no sign of it" in v["text"]
+    assert "Also: the preference rose" in v["text"] and "the policy may be flooding the canvas" in v["text"]
 
 
 def test_evaluate_checks_its_arguments_as_the_command_line_does(tmp_path):
@@ -905,3 +926,57 @@ def test_evaluate_checks_its_arguments_as_the_command_line_does(tmp_path):
     for bad in (-1, 1001, 2.5, True):
         with pytest.raises(ValueError, match="^samples must be a whole number 0-1000, not "):
             evaluate(path, samples=bad, progress=False)
+
+
+def test_a_rise_the_steps_cannot_tell_from_noise_is_unclear_not_no():
+    """At the demo's 3 steps (t must pass 6.31) a true rise of +0.2 read "No" in 77% of simulated runs."""
+    from aquarelle.eval import verdicts
+
+    rt = {"n_rollouts": 12, "n_scored": 12, "thirds": {"total": [0.2, 0.3, 0.4], "judge": [0.2, 0.3, 0.4],
+                                                        "preference": [0.2, 0.3, 0.4]},
+          "trend": {"t_stat": 3.0}, "t_threshold": 6.314, "steady": False, "change": 0.2}
+    ev = {"reward_trend": rt, "bad_rollouts": {"thirds": [0.5, 0.4, 0.3]}}
+    v = verdicts.improves(ev)
+    assert v["answer"] == "unclear" and v["text"].startswith("It rose, but not significantly")
+    rt.update(trend={"t_stat": 8.0}, thirds={**rt["thirds"], "total": [0.2, 0.5, 0.4]})  # significant, not steady
+    assert verdicts.improves(ev)["answer"] == "no" and verdicts.improves(ev)["text"].startswith("It rose, but not steadily")
+
+
+def test_a_rise_from_fewer_failed_paintings_alone_is_said_so(tmp_path):
+    """Crashes 50% -> 0% with the painted paintings' judge and preference flat read "Yes, steadily" (81%)."""
+    import random
+
+    rng = random.Random(0)
+    rs = []
+    for st in range(9):
+        for i in range(8):
+            ok = rng.random() >= 0.5 * (1 - st / 8)
+            j, p = (0.5 + rng.gauss(0, 0.02), 0.5 + rng.gauss(0, 0.02)) if ok else (0.0, 0.0)
+            rs.append(Rollout.from_dict({"step": st, "prompt": f"p{i % 2}", "group": 2 * st + i // 4,
+                                         "reward": (0.05 + 0.05 * 0.5 + 0.6 * j + 0.3 * p) if ok else 0.0,
+                                         "breakdown": {"gate": float(ok), "length": 0.5 if ok else 0.0,
+                                                       "judge": j, "preference": p}}))
+    w = {"gate": 0.05, "length": 0.05, "judge": 0.6, "preference": 0.3}
+    ev = {"weights": w, "reward_trend": metrics.reward_trend(rs), "term_attribution": metrics.term_attribution(rs, w),
+          "bad_rollouts": metrics.bad_rollouts(rs)}
+    assert ev["reward_trend"]["steady"] is True
+    from aquarelle.eval import verdicts
+
+    v = verdicts.improves(ev)
+    assert v["answer"] == "yes" and v["text"].startswith("Yes, steadily, through fewer failed paintings"), v
+
+
+def test_small_paintings_are_not_called_collapsed_by_their_distance_and_one_program_is(tmp_path):
+    """Diverse random blobs over 3.5% of the canvas are 0.0195 apart (under COLLAPSE_WITHIN) and were "collapsed";
+    eval paints each sample with its own seed, so one program for every sample drew apart and was not flagged."""
+    assert "median 3.0% of the canvas" in metrics._too_small_to_compare(
+        [Rollout.from_dict({"step": 0, "prompt": "a", "coverage": c}) for c in (0.02, 0.03, 0.04)])
+    assert metrics._too_small_to_compare([Rollout.from_dict({"step": 0, "prompt": "a", "coverage": 0.3})]) is None
+    same = [Rollout.from_dict({"step": 0, "prompt": f"h{i // 2}", "code": "function setup() {}  draw()", "policy":
+                               "trained", "split": "heldout"}) for i in range(4)]
+    checks = metrics.sampled_checks({"reward": 0.5}, None, paired=[same, []])
+    assert any("one program for every sample of a held-out prompt (2 of 2" in c for c in checks["collapse_reasons"])
+    assert any("the same program for all 2 held-out prompts" in c for c in checks["collapse_reasons"])
+    apart = [Rollout.from_dict({"step": 0, "prompt": r.prompt_id, "code": f"draw{i}()", "policy": "trained",
+                                "split": "heldout"}) for i, r in enumerate(same)]
+    assert metrics.sampled_checks({"reward": 0.5}, None, paired=[apart, []])["collapse_reasons"] == []

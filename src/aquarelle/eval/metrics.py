@@ -260,6 +260,12 @@ def term_attribution(rollouts: Sequence[Rollout], weights: dict[str, float]) -> 
     out["residual"] = _round(d_total - sum(known)) if d_total is not None else None
     out["dominant"] = max(TERMS, key=lambda t: abs(term_change[t] or 0.0)) if known else None
     out["reason"] = None if d_total is not None else "the first or last third of training has no scored rollout"
+    # the quality scorers' own change over the paintings that passed the gate: a gated painting counts 0 in every term,
+    # so a policy that only stops crashing raises the weighted judge and preference with them flat (told "Yes,
+    # steadily" in 81% of simulated runs)
+    ran = [[r for r in p if (r.breakdown.get("gate") or 0) > 0] for p in (first, last)]
+    out["passing_change"] = {t: _round(_delta(_mean(r.breakdown.get(t) for r in ran[0]),
+                                              _mean(r.breakdown.get(t) for r in ran[1]))) for t in ("judge", "preference")}
     return out
 
 
@@ -288,10 +294,19 @@ GAMING_P = 0.05
 
 
 def divergence_p(first: Sequence[Rollout], last: Sequence[Rollout]) -> float | None:
-    """Welch's two-sided p that judge minus preference, per painting, has the same mean in the first and last third:
-    a scorer gamed moves it; scorers that agree do not. None with fewer than two paintings a side or no spread."""
-    a = [r.breakdown["judge"] - r.breakdown["preference"] for r in first]
-    b = [r.breakdown["judge"] - r.breakdown["preference"] for r in last]
+    """Welch's two-sided p that judge minus preference, per GRPO group, has the same mean in the first and last third:
+    a scorer gamed moves it; scorers that agree do not. None with fewer than two groups a side or no spread.
+
+    Why per group: a group's paintings share a prompt, and the scorers disagree prompt by prompt; counted per
+    painting, honest scorers with no trend were called gamed in 13-19% of simulated runs (3-12 steps x 2 groups x
+    4-8), per group in 0.5-4%."""
+    def by_group(rs: Sequence[Rollout]) -> list[float]:
+        g: dict[tuple[int, int], list[float]] = defaultdict(list)
+        for r in rs:
+            g[r.group_key].append(r.breakdown["judge"] - r.breakdown["preference"])
+        return [float(np.mean(v)) for v in g.values()]
+
+    a, b = by_group(first), by_group(last)
     if len(a) < 2 or len(b) < 2:
         return None
     if np.ptp(a) == 0 and np.ptp(b) == 0:  # no spread: a difference of means is certain
@@ -337,7 +352,17 @@ def scorer_agreement(rollouts: Sequence[Rollout], references: int = 4) -> dict[s
             out["divergence_p"] = p = _round(divergence_p(first, last))
             apart = [(up, down) for up, down in (("preference", "judge"), ("judge", "preference"))
                      if d[up] > RISE and d[down] < -RISE]
-            if apart and (p is None or p >= GAMING_P):  # apart, but no further than chance takes them
+            # one scorer rising while the other stays level is what gaming looks like before the other falls: such a
+            # run (judge +0.01, preference +0.21, p = 0.0001) read "No sign of it: the scorers move together"
+            alone = [(up, down) for up, down in (("preference", "judge"), ("judge", "preference"))
+                     if d[up] > RISE and abs(d[down]) <= RISE]
+            if not apart and alone and p is not None and p < GAMING_P:
+                up, down = alone[0]
+                out["gamed"] = None
+                out["alone"] = (f"the {up} rose ({d[up]:+.3f}) while the {down} stayed level ({d[down]:+.3f}), and "
+                                f"the two moved apart beyond chance (p = {_f3(p)})")
+                out["reason"] = out["alone"]
+            elif apart and (p is None or p >= GAMING_P):  # apart, but no further than chance takes them
                 out["gamed"] = None
                 out["reason"] = (f"the scorers move apart (judge {d['judge']:+.3f}, preference "
                                  f"{d['preference']:+.3f}), but over {len(first)} and {len(last)} paintings that is "
@@ -479,15 +504,35 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
         reasons.append(f"paintings inside a GRPO group are near-identical (distance {late_within:.3f} < {COLLAPSE_WITHIN})")
     if late_across is not None and late_across < COLLAPSE_ACROSS:
         reasons.append(f"different prompts get the same painting (distance {late_across:.3f} < {COLLAPSE_ACROSS})")
+    small = _too_small_to_compare([r for r, _ in painted if r.step in late_steps])
+    late_groups = [g for k, g in groups.items() if k[0] in late_steps and len(g) > 1]
+    same_code = sum(c - 1 for g in late_groups for c in Counter(g).values() if c > 1) / max(1, sum(map(len, late_groups)))
     if late_within is None and late_across is None:
         out["collapsed"] = None
         out["reason"] = ("no pair of painted images to compare late in training"
                          if len(painted) < len(items) else "no pair of readable images to compare")
+    elif reasons and small and same_code < 0.5:  # identical code says collapse whatever the size
+        out["collapsed"] = None
+        out["reason"] = small
     else:
         out["collapsed"] = bool(reasons)
         out["reason"] = None
     out["collapse_reasons"] = reasons
     return out
+
+
+#: Below this median painted coverage image distances say little: different small paintings are close on a canvas of
+#: paper (random blobs over 3.5% of the canvas: 0.0195 apart, under ``COLLAPSE_WITHIN``, and called collapsed).
+COLLAPSE_MIN_COVERAGE = 0.10
+
+
+def _too_small_to_compare(rollouts: Sequence[Rollout]) -> str | None:
+    """Why the paintings are too small for the collapse thresholds, or None."""
+    cov = [r.coverage for r in rollouts if r.coverage is not None]
+    if not cov or float(np.median(cov)) >= COLLAPSE_MIN_COVERAGE:
+        return None
+    return (f"the paintings cover a median {float(np.median(cov)):.1%} of the canvas, too little for image distance to "
+            f"tell a collapse from small paintings (it is judged from {COLLAPSE_MIN_COVERAGE:.0%})")
 
 
 # ---------------------------------------------------------------- tool adherence
@@ -838,7 +883,10 @@ def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None,
                 else:
                     hints.append(text + f", but within their noise over {n} prompts ({up} {ci[up][0]:+.2f} to "
                                         f"{ci[up][1]:+.2f}, {down} {ci[down][0]:+.2f} to {ci[down][1]:+.2f})")
-    if trained:  # over the paintings that show paint, as ``diversity`` judges training
+    if paired is not None:  # eval paints sample i with its own seed, so one program drew apart and was not flagged
+        collapse += _same_code(paired[0])
+    small = _too_small_to_compare(paired[0]) if paired is not None else None
+    if trained and not small:  # over the paintings that show paint, as ``diversity`` judges training
         within, across = trained.get("painted_within_prompt"), trained.get("painted_across_prompts")
         if within is not None and within < COLLAPSE_WITHIN:
             collapse.append(f"the trained policy's samples of one held-out prompt are near-identical (distance "
@@ -847,6 +895,23 @@ def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None,
             collapse.append(f"different held-out prompts get the same painting from the trained policy (distance "
                             f"{across:.3f} < {COLLAPSE_ACROSS})")
     return {"gaming_flags": flags, "gaming_hints": hints, "collapse_reasons": collapse}
+
+
+def _same_code(samples: Sequence[Rollout]) -> list[str]:
+    """Collapse read from the code: every sample of most held-out prompts the same program, or one program for all."""
+    by: dict[str, list[str]] = defaultdict(list)
+    for r in samples:
+        if r.code and r.code.strip():
+            by[r.prompt_id].append(" ".join(r.code.split()))
+    multi = [v for v in by.values() if len(v) > 1]
+    out = []
+    same = sum(len(set(v)) == 1 for v in multi)
+    if multi and same * 2 > len(multi):
+        out.append(f"the trained policy writes one program for every sample of a held-out prompt ({same} of "
+                   f"{len(multi)} prompts)")
+    if len(by) > 1 and len({c for v in by.values() for c in v}) == 1:
+        out.append(f"the trained policy writes the same program for all {len(by)} held-out prompts")
+    return out
 
 
 def _paired_diffs(paired: Sequence[Sequence[Rollout]], term: str) -> list[float]:

@@ -94,8 +94,12 @@ def _improves(ev: dict[str, Any]) -> dict[str, str]:
         return {"answer": "unclear", "text": f"Cannot tell ({rt.get('reason')}): " + detail}
     if rt["steady"]:
         return _steady(ev, detail)
+    if (rt["change"] or 0) > 0 and (t is None or t <= (rt.get("t_threshold") or 0)):
+        # a rise the steps cannot tell from noise is no answer either way: at the demo's 3 steps (t must pass 6.31)
+        # a true rise of +0.2 read "No" in 77% of simulated runs
+        return {"answer": "unclear", "text": "It rose, but not significantly: " + detail}
     if (rt["change"] or 0) > 0:
-        return {"answer": "no", "text": "It rose, but not steadily or not significantly: " + detail}
+        return {"answer": "no", "text": "It rose, but not steadily: " + detail}
     return {"answer": "no", "text": "No, reward did not rise: " + detail}
 
 
@@ -127,6 +131,12 @@ def _steady(ev: dict[str, Any], detail: str) -> dict[str, str]:
     if a > q:
         return {"answer": "yes", "text": f"Yes, steadily, but mostly through the gate and length terms ({parts}): "
                                          + detail}
+    pc = (ev.get("term_attribution") or {}).get("passing_change") or {}
+    if all(pc.get(t) is not None and pc[t] <= RISE for t in QUALITY):
+        # the weighted quality terms rose only because fewer paintings were gated (each counts 0 in every term)
+        return {"answer": "yes", "text": f"Yes, steadily, through fewer failed paintings: the paintings that passed the "
+                                         f"gate did not score better (judge {pc['judge']:+.3f}, preference "
+                                         f"{pc['preference']:+.3f}, first to last third): " + detail}
     return {"answer": "yes", "text": "Yes, steadily: " + detail}
 
 
@@ -182,6 +192,8 @@ def _gamed(ev: dict[str, Any]) -> dict[str, str]:
             return {"answer": "unclear", "text": f"Cannot tell: the {off[0]} has weight 0 in this run's weights, so "
                                                  f"it was never run and no second scorer checks the "
                                                  f"{'preference' if off[0] == 'judge' else 'judge'}; {rho}{bias}."}
+        if sa.get("alone"):
+            return {"answer": "unclear", "text": f"Cannot rule it out: {sa['alone']} ({rho}{bias})."}
         return {"answer": "unclear", "text": f"Cannot tell yet ({sa.get('reason') or 'not enough data'}); {rho}{bias}."}
     moves = f"judge {sa['judge_change']:+.2f}, preference {sa['preference_change']:+.2f} from first to last third"
     if sa["gamed"]:
@@ -307,7 +319,10 @@ def _tools_text(ta: dict[str, Any]) -> tuple[bool, str]:
             f"({_pct(ta['episodes_with_errors'])} of episodes had one){infra}{tried}; most used: {top}")
     bad = (ta["outside_rate"] or 0) + (ta["invented_rate"] or 0) + (ta.get("malformed_rate") or 0) \
         + (ta.get("failed_rate") or 0)
-    return bad > 0.05 or (ta["errors_per_episode"] or 0) >= 1, text
+    # errors weighed per call where the episodes made calls: per episode, 40 calls with one error read "Not
+    # consistently" and 4 calls with 0.9 "Yes"
+    epe, cpe = ta["errors_per_episode"] or 0, ta.get("calls_per_episode") or 0
+    return bad > 0.05 or (epe / cpe > 0.05 if cpe else epe >= 1), text
 
 
 def tools(ev: dict[str, Any]) -> dict[str, str]:
