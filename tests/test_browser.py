@@ -1419,6 +1419,19 @@ def test_exported_html_opens_offline_and_paints(renderer):
     assert _painted(img).mean() > 0.05
 
 
+def test_an_exported_painting_without_background_shows_the_white_paper_it_was_scored_on(renderer):
+    """hf10 has no background(), so no tools-mode painting has one: its export showed the page's grey (233, 230, 223)
+    through the unpainted canvas, where both renderers (and the scores) see white."""
+    from aquarelle.brush.export import to_sketch
+
+    calls = [("fill", ["#3d5a80", 150]), ("circle", [300, 300, 80])]
+    prog = Program.from_calls(calls, seed=3)
+    img = renderer.render_html(to_html(prog))
+    assert tuple(int(v) for v in img[5, 5]) == (255, 255, 255) and _painted(img).mean() > 0.01
+    assert "// No background(): the canvas is transparent" in to_sketch(prog)
+    assert "// No background()" not in to_sketch(Program.from_calls([("background", ["#fffceb"]), *calls]))
+
+
 def test_missing_chromium_is_a_browser_error_in_one_line():
     with BrowserRenderer(executable_path="/nonexistent/chromium", launch_timeout_s=5) as r:
         with pytest.raises(BrowserError) as e:

@@ -292,6 +292,23 @@ def test_resume_with_a_damaged_config_json_is_one_line(tmp_path):
     _one_line(_train(tmp_path, "--out", str(run), "--resume"), "no checkpoint")
 
 
+def test_a_resume_that_would_train_the_run_otherwise_is_one_line(tmp_path):
+    """`train --resume --mode tools --preset judge-led` on a sketch-mode hps-only run trained tools-mode steps under
+    judge-led, exit 0, while config.json (and eval, and the report) went on saying sketch and hps-only."""
+    from aquarelle.train.grpo import record_resume
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"config": config_from(
+        {"mode": "sketch", "reward": {"preset": "hps-only"}, "optim": {"max_steps": 2}}).model_dump()}))
+    _one_line(_train(tmp_path, "--out", str(run), "--resume", "--mode", "tools", "--preset", "judge-led"),
+              "--resume continues the run as its config.json says: mode would be 'tools', the run trained with "
+              "'sketch' (and 1 more: reward.preset)")
+    _one_line(_train(tmp_path, "--out", str(run), "--resume", "--max-steps", "4"), "no checkpoint")  # allowed
+    record_resume(run, {"from": "checkpoint-2"}, max_steps=4)  # the steps it now trains to
+    assert json.loads((run / "config.json").read_text())["config"]["optim"]["max_steps"] == 4
+
+
 def test_a_model_that_will_not_load_leaves_no_run_directory(tmp_path):
     """`train --model /no/such/model` (or a Hub id it could not fetch) said so in one line but left an empty --out
     behind (and its new parents). A local path is checked in the preflight, before --out is made; a start that

@@ -254,6 +254,10 @@ def to_sketch(program: Program, *, seed: int | str | None = None) -> str:
         f"// p5.brush {BRUSH_VERSION} sketch exported by aquarelle: {summary['commands']} commands, "
         f"{summary['shapes']} shapes. Needs p5 {P5_VERSION} and p5.brush {BRUSH_VERSION}.",
     ]
+    if not any(c.method == "background" for c in program.commands):
+        # (hf10, the environment's default space, has no background: every tools-mode painting)
+        lines.append("// No background(): the canvas is transparent. aquarelle renders and scores it on white paper "
+                     "(a page behind it of another colour shows through).")
     for h in sorted(w.helpers):
         lines += ["", h.rstrip()]
     for d in w.data:
@@ -325,7 +329,10 @@ def to_html(program: Program, *, seed: int | str | None = None, title: str = "aq
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc_title}</title>",
         "<style>html, body { margin: 0; min-height: 100vh; background: #e9e6df; display: flex; "
-        "align-items: center; justify-content: center; } canvas { box-shadow: 0 2px 12px rgba(0,0,0,.15); }</style>",
+        "align-items: center; justify-content: center; } canvas { box-shadow: 0 2px 12px rgba(0,0,0,.15); "
+        # white behind the canvas, as both renderers paint a program without background(): the page's colour showed
+        # through a tools-mode painting's unpainted paper (and a wash's white bleed edge as white spikes)
+        "background: #ffffff; }</style>",
         f"<script>\n/* p5.js {P5_VERSION} (LGPL-2.1) https://p5js.org */\n{_inline_script(p5_src)}\n</script>",
         f"<script>\n/* p5.brush {BRUSH_VERSION} (MIT) https://github.com/acamposuribe/p5.brush */\n"
         f"{_inline_script(brush_src)}\n</script>",

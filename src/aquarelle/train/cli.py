@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -99,6 +99,8 @@ def register(app: typer.Typer) -> None:
                 config = os.path.join(out, "config.json")
             else:
                 cfg = load_config(config, overrides)
+            if resume and os.path.isfile(os.path.join(out, "config.json")):
+                _check_resume(out, cfg)
             summary = run_train(cfg, out, resume=resume, demos=demos, config_file=config)
         except Exception as e:  # noqa: BLE001
             if _user_error(e):
@@ -206,6 +208,36 @@ def _check_outputs(out_png: Optional[str], export: Optional[str]) -> None:
 def _is_run(path: str) -> bool:
     """A training run directory (its config.json is the run's settings, which paint then uses like eval does)."""
     return os.path.isfile(os.path.join(path, "config.json")) and os.path.isfile(os.path.join(path, "rollouts.jsonl"))
+
+
+#: What a resume may change: how far it trains, where its env servers run, where it logs, how often it saves.
+RESUME_MAY_CHANGE = ("optim.max_steps", "env.urls", "optim.trackio", "optim.save_steps")
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _check_resume(run: str, cfg: Any) -> None:
+    """--resume continues the run config.json describes: a flag (or --config) that would train it otherwise is one
+    line. `--resume --mode tools --preset judge-led` on a sketch-mode hps-only run trained tools-mode steps under
+    judge-led while config.json, eval and the report went on saying sketch and hps-only."""
+    from .config import ConfigError, config_from
+
+    own, new = _flat(config_from(_run_config(run)).model_dump()), _flat(cfg.model_dump())
+    diff = [k for k in sorted(set(own) | set(new)) if own.get(k) != new.get(k) and not k.startswith(RESUME_MAY_CHANGE)]
+    if diff:
+        k = diff[0]
+        more = f" (and {len(diff) - 1} more: {', '.join(diff[1:4])})" if len(diff) > 1 else ""
+        raise ConfigError(f"--resume continues the run as its config.json says: {k} would be {new.get(k)!r}, the run "
+                          f"trained with {own.get(k)!r}{more}; a resume may change only "
+                          f"{', '.join(RESUME_MAY_CHANGE)} (another --out starts a new run)")
 
 
 def _run_config(run: str) -> dict:

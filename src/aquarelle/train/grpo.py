@@ -266,14 +266,18 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
     return painting_reward
 
 
-def record_resume(run: Path, entry: dict) -> None:
-    """Append ``entry`` to config.json's ``resumes`` (written whole, then swapped in)."""
+def record_resume(run: Path, entry: dict, max_steps: int | None = None) -> None:
+    """Append ``entry`` to config.json's ``resumes`` and record the steps the run now trains to (written whole,
+    then swapped in). Without it, config.json said `optim.max_steps: 2` of a run resumed to 5, and a later bare
+    `--resume` said "nothing to resume: the run has trained its optim.max_steps (2) steps" at checkpoint 4."""
     path = run / "config.json"
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return  # preflight checked it; a run without one has nothing to add to
     data.setdefault("resumes", []).append(entry)
+    if max_steps is not None and isinstance(data.get("config"), dict):
+        data["config"].setdefault("optim", {})["max_steps"] = max_steps
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=1))
     tmp.replace(path)
@@ -531,7 +535,7 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         (run / "config.json").write_text(json.dumps(config_out, indent=1))
     elif procs.main:  # which code and command trained the steps after each checkpoint, beside the first run's
         record_resume(run, {"started": config_out["started"], "from": Path(resume_from).name if resume_from else None,
-                            "argv": sys.argv, **made_by})
+                            "argv": sys.argv, **made_by}, max_steps=cfg.optim.max_steps)
     return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log, grpo_args, procs)
 
 
