@@ -183,6 +183,23 @@ def test_sketch_and_revise_modes_score_every_rollout(mode, sun_prompts, tmp_path
     assert json.loads((run / "config.json").read_text())["config"]["mode"] == mode
 
 
+def test_a_lora_run_of_a_model_built_in_memory_loads_for_paint_and_eval(sun_prompts, tmp_path):
+    """`train --model tiny --lora` saved an adapter whose base model was "None", and `paint`/`eval` asked the Hub for
+    it (30 s of retries, then "couldn't connect"). It is saved merged into its base."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+    from aquarelle.train.model import load_policy
+
+    cfg = load_config(None, {"model.name": "tiny", "mode": "sketch", "model.lora": True, "prompts": sun_prompts,
+                             "optim.max_steps": 1, "generation.num_generations": 2,
+                             "generation.max_completion_length": 16, "env.image_size": 64})
+    run = tmp_path / "run"
+    train(cfg, run)
+    assert not (run / "checkpoint" / "adapter_config.json").exists()
+    policy = load_policy(str(run))
+    assert policy.model.config.vocab_size > 0
+
+
 def test_resume_after_a_lost_step_records_each_step_once(sun_prompts, tmp_path):
     """A run killed after step 2 was logged but before its checkpoint resumes from step 1 and runs step 2 again:
     metrics.jsonl and rollouts.jsonl must hold step 2 once (the rerun), not twice."""

@@ -539,6 +539,23 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
     return _fit(cfg, run, policy, ds, env_cls, env_timer, resume_from, config_out, log, grpo_args, procs)
 
 
+def _adapter_with_a_base(model: Any, ck: Path) -> None:
+    """A LoRA adapter names its base model, which ``load_policy`` loads it onto; a base built in memory (the ``tiny``
+    test model) has no name, and `paint`/`eval` then asked the Hub for "None" (30 s of retries). Such an adapter is
+    saved merged into its base instead."""
+    cfg_path = ck / "adapter_config.json"
+    try:
+        base = json.loads(cfg_path.read_text()).get("base_model_name_or_path")
+    except (OSError, ValueError):
+        return
+    if base:
+        return
+    merged = model.merge_and_unload()
+    for f in ck.glob("adapter_*"):
+        f.unlink()
+    merged.save_pretrained(str(ck))
+
+
 def _prefixed(log: Any, prefix: str) -> Any:
     return lambda m: log(prefix + m)
 
@@ -630,6 +647,7 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     trainer.save_model(str(ck))  # every process (a collective when the model is sharded); the main one writes
     if not procs.main:
         return procs.broadcast(None)  # the main process's summary, once it has written the run's last files
+    _adapter_with_a_base(trainer.model, ck)
     policy.tokenizer.save_pretrained(str(ck))
     (ck / "aquarelle.json").write_text(json.dumps({"can_call_tools": cfg.mode != "sketch", "run": str(run),
                                                    "mode": cfg.mode}))
