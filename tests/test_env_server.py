@@ -690,3 +690,19 @@ def test_a_pool_worker_that_died_idle_does_not_fail_the_next_step(short_idle):
                                                           {"method": "circle", "args": [300, 300, 90]}]}})
         obs = r["data"]["observation"]
         assert obs["errors"] == [] and obs["coverage"] > 0.05, obs["errors"]
+
+
+def test_the_readmes_client_example_runs_as_written(server):
+    """The README had no client example (a new user had to guess the class, that it is async and what it returns):
+    its example is run here against a live server, with only the URL changed."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "WatercolourEnv" in b)
+    code = code.replace("http://127.0.0.1:8000", server.url)
+    printed: list = []
+    exec(compile(code, "README.md", "exec"), {"print": lambda *a: printed.append(a)})
+    assert printed[0][0].startswith("Painted circle(300, 260, 90, 0)") and "39 steps left" in printed[0][0]
+    reward, breakdown = printed[1]
+    assert 0 < reward <= 1 and breakdown["gate"] == 1.0

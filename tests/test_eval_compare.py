@@ -120,6 +120,9 @@ def test_samples_of_an_earlier_policy_are_marked_out_of_date(evaluated, tmp_path
     v = row["_verdicts"]["heldout"]
     assert v["answer"] == "unclear" and v["text"].startswith("Out of date: its samples are of the policy after 3 steps")
     assert row["held-out prompts x samples"] == "2 x 1 (of an earlier policy)"
+    # the other verdicts' sample parts say it too
+    assert "Sampled trained policy" in row["_verdicts"]["tools"]["text"]
+    assert "(Those samples are out of date: its samples are of the policy after 3 steps" in row["_verdicts"]["tools"]["text"]
     assert compare.rows([evaluated])[0]["_verdicts"]["heldout"]["text"].startswith("Out of date") is False
 
 

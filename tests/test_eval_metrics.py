@@ -290,7 +290,10 @@ def test_the_heldout_verdict_reads_the_gap_against_its_noise():
     assert "95% interval" in v["text"] and "over 6 held-out prompts" in v["text"]
     one = metrics.heldout(train, _by_prompt({"h0": [0.4]}, "heldout"))
     v = verdicts.heldout({"heldout": one})
-    assert one["holds"] is None and v["answer"] == "unclear" and "1 held-out prompt cannot tell" in v["text"]
+    assert one["holds"] is None and v["answer"] == "unclear" and "1 held-out prompt with a scored sample cannot" in v["text"]
+    # enough held-out prompts, one training prompt (a short run's last third): the training side is named
+    short = metrics.heldout(_by_prompt({"t0": [0.6, 0.5]}), same)
+    assert short["holds"] is None and short["reason"].startswith("the training side has 1 prompt with a scored rollout")
     # the Welch interval by hand
     a, b = [0.5, 0.7, 0.6], [0.2, 0.4, 0.3, 0.1, 0.5]
     va, vb = np.var(a, ddof=1) / 3, np.var(b, ddof=1) / 5

@@ -322,6 +322,10 @@ def test_a_gallery_card_says_why_a_painting_scored_nothing():
     assert _why_not_scored(down) == "unscored: infrastructure: judge: connection refused"
     fine = Rollout.from_dict({**base, "reward": 0.4, "breakdown": {"gate": 1.0}, "errors": []})
     assert _why_not_scored(fine) is None
+    # a tools painting under the gate has no error: the gate's reason is in its feedback
+    empty = Rollout.from_dict({**base, "reward": 0.0, "errors": [], "feedback": "Finished. Reward 0.000 (gate 0.00, "
+                               "length 0.00). Gate failed: nothing painted: the program has no drawing call"})
+    assert _why_not_scored(empty) == "Gate failed: nothing painted: the program has no drawing call"
 
 
 def test_the_report_shows_the_reason_on_a_failed_paintings_card(tmp_path):

@@ -150,4 +150,6 @@ def register(app: typer.Typer) -> None:
             output.write_text(out, encoding="utf-8")
         except OSError as e:
             _fail(f"{output}: cannot write it ({e.strerror or e.__class__.__name__})")
-        typer.echo(f"wrote {output} ({fmt}, {len(program.commands)} commands, {len(out.encode('utf-8')) // 1024} KiB)", err=True)
+        n = len(out.encode("utf-8"))  # (an 880-byte sketch read "0 KiB")
+        size = f"{n} bytes" if n < 1024 else f"{n / 1024:.0f} KiB"
+        typer.echo(f"wrote {output} ({fmt}, {len(program.commands)} commands, {size})", err=True)

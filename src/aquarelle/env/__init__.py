@@ -23,3 +23,8 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazy names too: ``dir(aquarelle.env)`` listed only ``Any`` and ``annotations``."""
+    return sorted([*globals(), *__all__])

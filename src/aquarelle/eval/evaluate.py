@@ -72,7 +72,11 @@ def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
     if trained_tr:
         train_side, source = trained_tr, "trained policy sampled on training prompts"
     else:
-        train_side, source = _late_training(run), "training rollouts (last third of steps)"
+        train_side = _late_training(run)
+        n = len(metrics.steps_of([r for r in run.rollouts if r.policy is None]))
+        # (a run under 3 steps has no thirds: all its rollouts, which the label said were its last third)
+        source = "training rollouts (last third of steps)" if n >= 3 else \
+            f"training rollouts (all {n} step{'' if n == 1 else 's'}: too few for thirds)"
     if trained_ho:
         out = metrics.heldout(train_side, trained_ho, load, space)
     else:

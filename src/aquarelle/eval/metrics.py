@@ -764,14 +764,17 @@ def heldout(train_rollouts: Sequence[Rollout], heldout_rollouts: Sequence[Rollou
     tr = summary(train_rollouts, load, action_space)
     ho = summary(heldout_rollouts, load, action_space)
     g = gap(tr, ho)
-    ci = gap_interval(list(_prompt_means(train_rollouts, lambda r: r.reward).values()),
-                      list(_prompt_means(heldout_rollouts, lambda r: r.reward).values()))
+    tm = list(_prompt_means(train_rollouts, lambda r: r.reward).values())
+    hm = list(_prompt_means(heldout_rollouts, lambda r: r.reward).values())
+    ci = gap_interval(tm, hm)
     if tr["reward"] is None or ho["reward"] is None:
         holds, reason = None, "no scored rollouts on " + ("training" if tr["reward"] is None else "held-out") + " prompts"
-    elif ci is None:
-        holds, reason = None, (f"{ho['prompts']} held-out prompt{'' if ho['prompts'] == 1 else 's'} cannot tell a gap from "
-                               f"noise (an interval needs {CI_MIN_PROMPTS} held-out prompts with a scored sample, and "
-                               f"2 training prompts)")
+    elif ci is None and len(hm) < CI_MIN_PROMPTS:
+        holds, reason = None, (f"{len(hm)} held-out prompt{'' if len(hm) == 1 else 's'} with a scored sample cannot "
+                               f"tell a gap from noise (an interval needs {CI_MIN_PROMPTS})")
+    elif ci is None:  # the held-out side had enough: the training side had one prompt (a short run's last third)
+        holds, reason = None, (f"the training side has {len(tm)} prompt{'' if len(tm) == 1 else 's'} with a scored "
+                               f"rollout, too few for an interval (it needs 2)")
     elif ci[0] > HOLD_MARGIN:
         holds, reason = False, None
     elif tr["reward"] - ho["reward"] <= HOLD_MARGIN:

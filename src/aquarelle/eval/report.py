@@ -78,7 +78,12 @@ def _why_not_scored(r: Rollout, n: int = 140) -> str | None:
         return f"unscored: {metrics.unscored_reason(r)[:n]}"
     if r.breakdown.get("gate") == 0:
         errs = metrics.policy_errors(r)
-        return errs[0][:n] if errs else None
+        if errs:
+            return errs[0][:n]
+        # a tools painting under the gate has no error, only the gate's reason in its feedback (a blank tile said
+        # nothing: "Gate failed: nothing painted: the program has no drawing call")
+        fb = str(r.extra.get("feedback") or "")
+        return fb[fb.index("Gate failed:"):][:n] if "Gate failed:" in fb else None
     return None
 
 

@@ -151,18 +151,26 @@ def gamed(ev: dict[str, Any]) -> dict[str, str]:
     elif flood:
         v = {**v, "text": v["text"] + f" Also: {flood}."}
     flags = (ev.get("sampled_checks") or {}).get("gaming_flags") or []
+    old = _stale(ev)
     if flags and v["answer"] == "yes":
-        return {"answer": "yes", "text": v["text"] + " In the samples too: " + "; ".join(flags) + "."}
+        return {"answer": "yes", "text": v["text"] + " In the samples too: " + "; ".join(flags) + "." + old}
     if flags:
-        return {"answer": "yes", "text": "Likely, in the samples: " + "; ".join(flags) + ". In training: "
+        return {"answer": "yes", "text": "Likely, in the samples: " + "; ".join(flags) + "." + old + " In training: "
                 + v["text"][0].lower() + v["text"][1:]}
     hints = (ev.get("sampled_checks") or {}).get("gaming_hints") or []
     if hints and v["answer"] == "no":
-        return {"answer": "unclear", "text": "Cannot rule it out, in the samples: " + "; ".join(hints)
-                + ". In training: " + v["text"][0].lower() + v["text"][1:]}
+        return {"answer": "unclear", "text": "Cannot rule it out, in the samples: " + "; ".join(hints) + "." + old
+                + " In training: " + v["text"][0].lower() + v["text"][1:]}
     if hints:
-        return {**v, "text": v["text"] + " In the samples: " + "; ".join(hints) + "."}
+        return {**v, "text": v["text"] + " In the samples: " + "; ".join(hints) + "." + old}
     return v
+
+
+def _stale(ev: dict[str, Any]) -> str:
+    """" (Those samples are of an earlier policy: ...)" after a verdict's sample part, when training went on after
+    them (``evaluate.refreshed``): only the held-out verdict said so."""
+    why = (ev.get("sampling") or {}).get("stale")
+    return f" (Those samples are out of date: {why}.)" if why else ""
 
 
 def _flood(ev: dict[str, Any]) -> str | None:
@@ -207,10 +215,10 @@ def diverse(ev: dict[str, Any]) -> dict[str, str]:
     v = _diverse(ev)
     reasons = (ev.get("sampled_checks") or {}).get("collapse_reasons") or []
     if reasons and v["answer"] != "no":
-        return {"answer": "no", "text": "No, in the samples: " + "; ".join(reasons) + ". In training: "
-                + v["text"][0].lower() + v["text"][1:]}
+        return {"answer": "no", "text": "No, in the samples: " + "; ".join(reasons) + "." + _stale(ev)
+                + " In training: " + v["text"][0].lower() + v["text"][1:]}
     if reasons:
-        return {"answer": "no", "text": v["text"] + " In the samples too: " + "; ".join(reasons) + "."}
+        return {"answer": "no", "text": v["text"] + " In the samples too: " + "; ".join(reasons) + "." + _stale(ev)}
     return v
 
 
@@ -335,7 +343,7 @@ def tools(ev: dict[str, Any]) -> dict[str, str]:
     if sa and sa["episodes"]:
         bad_s, text_s = _tools_text(sa)
         bad = bad or bad_s
-        text += " Sampled trained policy: " + text_s + "."
+        text += " Sampled trained policy: " + text_s + "." + _stale(ev)
     return {"answer": "no" if bad else "yes", "text": ("Not consistently. " if bad else "Yes. ") + text}
 
 

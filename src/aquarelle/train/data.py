@@ -129,7 +129,8 @@ def load_prompts(path: str | Path | None = None, split: str = "train") -> list[P
     "train" or "heldout". Eval reads the held-out prompts with this too."""
     p = prompt_file(path)
     if not p.is_file():
-        raise DataError(f"prompt file {p} does not exist (the pool's prompts.json, or pass --config prompts: FILE)")
+        rel = " (a relative path is read from the working directory)" if path and not Path(path).is_absolute() else ""
+        raise DataError(f"prompt file {p} does not exist{rel} (the pool's prompts.json, or pass --config prompts: FILE)")
     try:
         rows = _prompt_rows(_parse_prompt_file(p), str(p))
     except json.JSONDecodeError as e:
