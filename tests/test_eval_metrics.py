@@ -931,6 +931,13 @@ def test_evaluate_checks_its_arguments_as_the_command_line_does(tmp_path):
             evaluate(path, samples=bad, progress=False)
 
 
+def test_repeated_code_counts_every_painting_that_shares_its_program():
+    """Two paintings of one program in every group of two read "identical code in a group 50%"."""
+    assert metrics._repeated_code([["a", "a"], ["b", "b"]]) == 1.0
+    assert metrics._repeated_code([["a", "a", "b", "c"]]) == 0.5
+    assert metrics._repeated_code([["a"], []]) is None
+
+
 def test_a_rise_the_steps_cannot_tell_from_noise_is_unclear_not_no():
     """At the demo's 3 steps (t must pass 6.31) a true rise of +0.2 read "No" in 77% of simulated runs."""
     from aquarelle.eval import verdicts

@@ -484,9 +484,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     groups: dict[tuple[int, int], list[str]] = defaultdict(list)
     for r in rollouts:
         groups[r.group_key].append(r.code)
-    dup = sum(c - 1 for g in groups.values() for c in Counter(g).values() if c > 1)
-    in_groups = sum(len(g) for g in groups.values() if len(g) > 1)
-    out["duplicate_code_rate"] = _round(dup / in_groups) if in_groups else None
+    out["duplicate_code_rate"] = _round(_repeated_code(list(groups.values())))
 
     # judge collapse on the late part of training (all of it when there are no thirds), over the paintings that
     # show paint: two blank canvases are alike because nothing was painted (blank_rate and the gate say so), and
@@ -505,8 +503,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     if late_across is not None and late_across < COLLAPSE_ACROSS:
         reasons.append(f"different prompts get the same painting (distance {late_across:.3f} < {COLLAPSE_ACROSS})")
     small = _too_small_to_compare([r for r, _ in painted if r.step in late_steps])
-    late_groups = [g for k, g in groups.items() if k[0] in late_steps and len(g) > 1]
-    same_code = sum(c - 1 for g in late_groups for c in Counter(g).values() if c > 1) / max(1, sum(map(len, late_groups)))
+    same_code = _repeated_code([g for k, g in groups.items() if k[0] in late_steps]) or 0.0
     if late_within is None and late_across is None:
         out["collapsed"] = None
         out["reason"] = ("no pair of painted images to compare late in training"
@@ -519,6 +516,15 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
         out["reason"] = None
     out["collapse_reasons"] = reasons
     return out
+
+
+def _repeated_code(groups: list[list[str]]) -> float | None:
+    """The share of paintings (in groups of two or more) whose code another painting of their group also has.
+    Counting the repeats after the first, a group of two with one program read 50%, never 100%."""
+    in_groups = sum(len(g) for g in groups if len(g) > 1)
+    if not in_groups:
+        return None
+    return sum(c for g in groups if len(g) > 1 for c in Counter(g).values() if c > 1) / in_groups
 
 
 #: Below this median painted coverage image distances say little: different small paintings are close on a canvas of

@@ -314,7 +314,7 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 <h2 id="diversity">Diversity</h2><div class="plots">{_img(plots.diversity_curve(dv), "diversity per step")}
 {_table([("image distance within a GRPO group", dv['within_group']), ("... by thirds", dv['within_group_thirds']),
          ("image distance across prompts", dv['across_prompts']), ("... by thirds", dv['across_prompts_thirds']),
-         ("palette entropy (bits)", dv['palette_entropy']), ("identical code inside a group", dv['duplicate_code_rate']),
+         ("palette entropy (bits)", dv['palette_entropy']), ("paintings whose code another of their group repeats", dv['duplicate_code_rate']),
          ("collapsed", dv['collapsed']), ("why", "; ".join(dv['collapse_reasons']) or "none")])}</div>
 <h2 id="tools">Tool adherence</h2>
 {_table([("action space", tool['action_space']), ("episodes", tool['episodes']), ("calls per episode", tool['calls_per_episode']),

@@ -226,8 +226,8 @@ def _diverse(ev: dict[str, Any]) -> dict[str, str]:
     d = ev["diversity"]
     nums = (f"image distance within GRPO groups {_f(d['within_group'], 3)} (by thirds "
             f"{_arrow(d['within_group_thirds']) if d['within_group_thirds'] else 'n/a'}), across prompts "
-            f"{_f(d['across_prompts'], 3)}, palette entropy {_f(d['palette_entropy'])} bits, identical code in a group "
-            f"{_pct(d['duplicate_code_rate'])}")
+            f"{_f(d['across_prompts'], 3)}, palette entropy {_f(d['palette_entropy'])} bits, paintings whose code repeats "
+            f"in their group {_pct(d['duplicate_code_rate'])}")
     if (d.get("blank_rate") or 0) >= 0.9:
         return {"answer": "no", "text": f"No: {_pct(d['blank_rate'])} of the canvases are blank paper, so there is "
                                         f"nothing diverse to see ({nums})."}
