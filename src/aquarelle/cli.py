@@ -77,12 +77,12 @@ def main() -> None:
         print(f"error: this command needs the {extra} extra (no module {e.name!r}): pip install -e '.[{extra}]' "
               f"-c constraints.txt (the constraints keep torch the CPU build)", file=sys.stderr)
         sys.exit(2)
-    sys.exit(rv if type(rv) is int else 0)
+    sys.exit(rv if type(rv) is int else 0)  # a typer.Exit's code; a command's own return value is not one
 
 
 #: Top-level modules of the optional extras (pyproject.toml), and the extra that brings each.
 _EXTRAS = {**dict.fromkeys(("torch", "transformers", "trl", "peft", "accelerate", "datasets", "gguf", "tokenizers",
-                            "safetensors", "huggingface_hub"), "train"), "playwright": "browser"}  # a typer.Exit's code; a command's own return value is not one
+                            "safetensors", "huggingface_hub"), "train"), "playwright": "browser"}
 
 
 if __name__ == "__main__":

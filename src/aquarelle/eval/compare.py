@@ -27,7 +27,7 @@ def labels(runs: list[Run]) -> list[str]:
     "(2)" when one run is given twice."""
     parts = [r.path.resolve().parts for r in runs]
     out = []
-    for i, p in enumerate(parts):
+    for p in parts:
         k = 1
         while k < len(p) and any(q != p and q[-k:] == p[-k:] for q in parts):
             k += 1

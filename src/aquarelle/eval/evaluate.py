@@ -8,6 +8,7 @@ show comes from this one object.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -312,21 +313,16 @@ def problem(run_dir: str | Path) -> str | None:
     return None
 
 
+@functools.cache
 def _section_keys() -> dict[str, frozenset[str]]:
     """The keys each training section holds, as this version writes them (its metrics on no rollouts)."""
-    global _SECTION_KEYS
-    if _SECTION_KEYS is None:
-        w = dict(PRESET_WEIGHTS["judge-led"])
-        _SECTION_KEYS = {
-            "reward_trend": frozenset(metrics.reward_trend([])), "term_attribution": frozenset(metrics.term_attribution([], w)),
-            "scorer_agreement": frozenset(metrics.scorer_agreement([], 4)), "diversity": frozenset(metrics.diversity([], None)),
-            "tool_adherence": frozenset(metrics.tool_adherence([], "hf10")), "bad_rollouts": frozenset(metrics.bad_rollouts([])),
-            "coverage": frozenset(metrics.coverage_stats([])),
-        }
-    return _SECTION_KEYS
-
-
-_SECTION_KEYS: dict[str, frozenset[str]] | None = None
+    w = dict(PRESET_WEIGHTS["judge-led"])
+    return {
+        "reward_trend": frozenset(metrics.reward_trend([])), "term_attribution": frozenset(metrics.term_attribution([], w)),
+        "scorer_agreement": frozenset(metrics.scorer_agreement([], 4)), "diversity": frozenset(metrics.diversity([], None)),
+        "tool_adherence": frozenset(metrics.tool_adherence([], "hf10")), "bad_rollouts": frozenset(metrics.bad_rollouts([])),
+        "coverage": frozenset(metrics.coverage_stats([])),
+    }
 
 
 def _misshapen(data: dict[str, Any]) -> str | None:

@@ -690,12 +690,7 @@ def _prompt_mean(rollouts: Sequence[Rollout], value: Callable[[Rollout], float |
     """The mean over prompts of each prompt's mean value (None values left out): every prompt weighs the same, as in
     ``policy_comparison``. Pooled, a verdict said "0.63 on held-out" and, in the same sentence, "0.50" for the same
     samples, where unscored samples left some prompts with fewer."""
-    by: dict[str, list[float]] = defaultdict(list)
-    for r in rollouts:
-        v = value(r)
-        if v is not None:
-            by[r.prompt_id].append(v)
-    return _mean(float(np.mean(v)) for v in by.values())
+    return _mean(_prompt_means(rollouts, value).values())
 
 
 def _prompt_means(rollouts: Sequence[Rollout], value: Callable[[Rollout], float | None]) -> dict[str, float]:
@@ -881,8 +876,9 @@ def sampled_checks(trained: dict[str, Any] | None, start: dict[str, Any] | None,
                 if paired is None:
                     flags.append(text + f": it may be gaming {up}")
                     continue
-                ci = {t: improvement_interval(_paired_diffs(paired, t)) for t in (up, down)}
-                n = len(_paired_diffs(paired, up))
+                diffs = {t: _paired_diffs(paired, t) for t in (up, down)}
+                ci = {t: improvement_interval(v) for t, v in diffs.items()}
+                n = len(diffs[up])
                 if ci[up] is None or ci[down] is None:
                     hints.append(text + f", over {n} prompt{'' if n == 1 else 's'}: too few to tell from noise "
                                         f"(an interval needs {CI_MIN_PROMPTS})")

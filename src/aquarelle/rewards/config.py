@@ -57,6 +57,11 @@ class RewardError(ValueError):
     """Bad reward configuration (unknown preset, bad weights): a one-line message."""
 
 
+#: The pool's rating tiers (``pool.PoolEntry.tier``, and ``sft.tiers`` in a training config).
+TIERS = ("love", "okay", "reject")
+Tier = Literal["love", "okay", "reject"]
+
+
 def resolve_weights(preset: str | None = None, weights: dict | Weights | None = None, *,
                     base: Weights | None = None) -> Weights:
     """A preset (else ``base``, the weights a scorer was configured with, else judge-led), with any keys of

@@ -22,10 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from ..brush.sandbox import PROGRAM_VERSION
 from ..render import NATIVE_LOOK
-from .config import RewardError
-
-TIERS = ("love", "okay", "reject")
-Tier = Literal["love", "okay", "reject"]
+from .config import TIERS, RewardError, Tier  # noqa: F401 - TIERS and Tier are this module's names too
 RENDER_SIZE = 600  # pool images are cached at the sketches' native size
 
 

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, V
 from pydantic_core import PydanticCustomError
 
 from ..configfile import RealNumber, WholeNumber, read_mapping
+from ..rewards.config import Tier
 
 Mode = Literal["tools", "sketch", "revise"]
 Preset = Literal["judge-led", "hps-led", "hps-only"]
@@ -84,8 +85,7 @@ class SFTSection(_Section):
     batch_size: WholeNumber = Field(1, ge=1, description="warm-start examples per step")
     train_layers: WholeNumber | None = Field(6, ge=1, description="train only the top N decoder layers (None: all)")
     max_length: WholeNumber = Field(2048, ge=64, description="warm-start sequence cap (tokens)")
-    tiers: list[Literal["love", "okay", "reject"]] = Field(["love", "okay"], min_length=1,
-                                                         description="pool tiers used as demonstrations")
+    tiers: list[Tier] = Field(["love", "okay"], min_length=1, description="pool tiers used as demonstrations")
     auto: StrictBool = Field(True, description="run the warm start first when the policy cannot call tools yet")
 
 

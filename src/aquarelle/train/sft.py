@@ -209,7 +209,6 @@ def demos_signature(demos_source: str | None, tiers: Any) -> str:
     The key named the SFT settings but not the demonstrations, so a run over another pool (``AQUARELLE_POOL``), other
     ``sft.tiers`` or ``--demos`` started GRPO from the cached warm start of the repository's 17 paintings. Demos that
     cannot be read give their error here; ``ensure_warm_start`` then raises it."""
-
     try:
         demos = load_demos(demos_source, tiers=tuple(tiers))
     except DataError as e:
