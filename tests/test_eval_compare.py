@@ -97,6 +97,9 @@ def test_compare_says_what_differs_and_what_a_heldout_number_rests_on(evaluated,
     assert r.returncode == 0, r.stderr
     assert "note: these runs differ in image size, seed" in r.stderr
     assert "unreadable lines" in r.stderr and str(other) in r.stderr
+    # the terminal table, like the page, says what the held-out gap rests on and how far it can be trusted
+    out = " ".join(r.stdout.split())
+    assert "held-out prompts x samples" in out and "2 x 1" in out and "n/a: too few prompts" in out
     page = (tmp_path / "c.html").read_text()
     assert "These runs differ in <b>image size, seed</b>" in page
     table = compare.rows([evaluated, other])

@@ -189,7 +189,7 @@ def print_table(table: list[dict[str, Any]], console=None) -> None:
     console = console or Console()
     t = Table(title="aquarelle compare")
     cols = ("run", "preset", "steps", "reward by thirds", "t-statistic", "bad paintings by thirds", "scorer gamed",
-            "collapsed", "held-out gap")
+            "collapsed", "held-out gap", "held-out gap 95% interval", "held-out prompts x samples")
     for c in cols:
         t.add_column(c, overflow="fold")
     for row in table:
