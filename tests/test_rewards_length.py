@@ -19,6 +19,23 @@ def test_sketch_mode_counts_characters_over_four():
     assert length_score(mode="revise", source="x" * 12000) == 1.0
 
 
+def test_comments_and_whitespace_pad_nothing():
+    """A one-circle sketch padded with a 12,000-character comment (or 400 comment lines, or blank lines) earned the
+    whole term under the published count, beating every love painting of the pool with the local scorers."""
+    sketch = ("function setup() { createCanvas(600, 600, WEBGL); }\n"
+              "function draw() { brush.fill('#5b8fd6', 120); brush.circle(300, 300, 200); }\n")
+    padded = [sketch + "/* " + "watercolour " * 1000 + "*/",
+              sketch + "// soft wash layer\n" * 400,
+              "\n".join(sketch) + "\n" * 12000 + " " * 12000]
+    for p in padded:
+        assert length_score(source=p) == length_score(source=sketch) == 0.0
+    # code and the strings in it still count, once each run of spaces is one
+    code = "brush.circle(300, 300, 200);\n        " * 100  # each newline and the next indent: one space
+    assert length_score(source=code) == pytest.approx(ramp((len(code) - 8 * 100) / 4))
+    for src in ("s('" + "#" * 8000 + "');", "f('//" + "x" * 8000 + "');"):  # '//' in a string is no comment
+        assert length_score(source=src) == pytest.approx(ramp(len(src) / 4))
+
+
 def test_tools_mode_counts_brush_calls():
     assert calls_to_tokens(0) == 60
     assert length_score(mode="tools", n_calls=12) == 0.0

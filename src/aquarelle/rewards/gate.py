@@ -47,11 +47,13 @@ class GateResult:
         return 1.0 if self.passed else 0.0
 
 
-def strip_code(source: str) -> tuple[str, str | None]:
+def strip_code(source: str, *, keep_strings: bool = False, drop_comments: bool = False) -> tuple[str, str | None]:
     """Source with comments and string contents blanked, plus why it looks truncated (or None).
 
     Truncation = an unterminated string or comment, or unbalanced brackets: the
-    signature of generation that hit its token limit.
+    signature of generation that hit its token limit. ``keep_strings`` leaves string
+    literals as written and ``drop_comments`` removes comments instead of blanking them
+    (the length term's reading: the code a sketch really holds).
     """
     out: list[str] = []
     stack: list[str] = []
@@ -64,14 +66,14 @@ def strip_code(source: str) -> tuple[str, str | None]:
         if c == "/" and nxt == "/":
             j = source.find("\n", i)
             j = n if j < 0 else j
-            out.append(" " * (j - i))
+            out.append("" if drop_comments else " " * (j - i))
             i = j
             continue
         if c == "/" and nxt == "*":
             j = source.find("*/", i + 2)
             if j < 0:
                 return "".join(out), "the code ends inside a /* comment"
-            out.append(" " * (j + 2 - i))
+            out.append(" " if drop_comments else " " * (j + 2 - i))  # a comment between tokens still parts them
             i = j + 2
             continue
         if c in "'\"`":
@@ -84,7 +86,7 @@ def strip_code(source: str) -> tuple[str, str | None]:
                 j += 1
             if j >= n or source[j] != c:
                 return "".join(out), "the code ends inside an unterminated string"
-            out.append(c + " " * (j - i - 1) + c)
+            out.append(source[i:j + 1] if keep_strings else c + " " * (j - i - 1) + c)
             i = j + 1
             continue
         if c in "([{":

@@ -1,7 +1,10 @@
 """The length term: rewards a sketch for being substantial, not for padding.
 
 Sketch mode follows the published ramp over estimated tokens (characters / 4):
-0 below 150, linear up to 1 at 3,000, flat to 6,000, 0 above 6,000.
+0 below 150, linear up to 1 at 3,000, flat to 6,000, 0 above 6,000. The characters
+are the code's, not its padding: comments are left out and a run of whitespace
+counts once (the published count took them all, so a 12,000-character comment
+earned the whole term for a one-circle sketch).
 
 Tools mode has no source text, so it uses the same ramp over the number of brush
 calls, converted with what one call costs in a sketch: a published-skeleton sketch
@@ -12,13 +15,22 @@ gives 0 up to 12 calls, 1 from 420 to 848 calls, 0 from 849 calls.
 
 from __future__ import annotations
 
+import re
+
+from .gate import strip_code
+
 TOKENS_LOW, TOKENS_FULL, TOKENS_MAX = 150, 3000, 6000
 CHARS_PER_TOKEN = 4
 SKELETON_TOKENS, TOKENS_PER_CALL = 60, 7
 
 
+_SPACE_RE = re.compile(r"\s+")
+
+
 def estimated_tokens(source: str) -> float:
-    return len(source) / CHARS_PER_TOKEN
+    """Characters / 4 of the code without its comments, each run of whitespace one character."""
+    code = strip_code(source, keep_strings=True, drop_comments=True)[0]
+    return len(_SPACE_RE.sub(" ", code)) / CHARS_PER_TOKEN
 
 
 def ramp(tokens: float) -> float:
