@@ -176,11 +176,46 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         paired=[[r for r in not_trained_on(sampled, ev["heldout"]["trained_on"]) if r.policy == pol and r.split == "heldout"]
                 for pol in ("trained", "start")])
     ev["policies"] = policies_section(run, sampled)
+    ev["scorer_probes"] = scorer_probes(run)
     trained = [r for r in sampled if r.policy == "trained"]
     ev["tool_adherence_samples"] = metrics.tool_adherence(trained, run.action_space) if trained else None
     ev = finite(ev)
     ev["verdicts"] = verdicts.all_verdicts(ev)
     return ev
+
+
+def scorer_probes(run: Run) -> dict[str, Any]:
+    """The run's own scorers and weights on ``rewards.probes`` (paintings of nothing) against the pool's love
+    paintings, or ``{"skipped": why}``: measured when every scorer the weights count runs here (the local ones, a
+    few seconds); a service's are probed by ``aquarelle pool validate --config RUN/config.json``."""
+    from ..rewards.config import RewardError, load_config
+    from ..rewards.pool import pool_digest
+
+    path = run.path / "config.json"
+    try:
+        cfg = load_config(path)
+    except (OSError, RewardError) as e:
+        return {"skipped": f"the run's reward config cannot be read: {str(e).splitlines()[0]}"}
+    w = cfg.weights_resolved()
+    remote = [f"{t} ({b})" for t, b in (("judge", cfg.judge_backend), ("preference", cfg.preference_backend))
+              if getattr(w, t) > 0 and b != "local"]
+    if remote:
+        return {"skipped": f"the run's {' and '.join(remote)} is a service: `aquarelle pool validate --config "
+                           f"{path}` probes it"}
+    return _probes_of(cfg.model_dump_json(), pool_digest(cfg.pool_dir))
+
+
+@functools.lru_cache(maxsize=8)
+def _probes_of(config_json: str, digest: str | None) -> dict[str, Any]:
+    """Probes of one reward config and pool (``digest``: the key only), once a process (compare and report
+    evaluate several runs of one config)."""
+    from ..rewards.config import RewardConfig, RewardError
+    from ..rewards.probes import probe_scorers
+
+    try:
+        return probe_scorers(RewardConfig.model_validate_json(config_json)).as_dict()
+    except RewardError as e:
+        return {"skipped": str(e).splitlines()[0]}
 
 
 def recorded(samples: list[Rollout], key: str, kind: type = float) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..rewards.probes import fooled_text
 from .metrics import FLOOD_CORR, FLOOD_RISE, RISE
 
 QUESTIONS = {
@@ -141,6 +142,20 @@ def _steady(ev: dict[str, Any], detail: str) -> dict[str, str]:
 
 
 def gamed(ev: dict[str, Any]) -> dict[str, str]:
+    """From training and the samples (``_gamed_by_policy``), then the scorers' own probes (``scorer_probes``):
+    scorers that rate a painting of nothing above the pool's loved paintings can be gamed together, which the
+    divergence checks cannot see."""
+    v = _gamed_by_policy(ev)
+    fooled = fooled_text(ev.get("scorer_probes"))
+    if fooled and v["answer"] == "no":
+        return {"answer": "unclear", "text": f"Cannot rule it out: {fooled}. Otherwise "
+                                             + v["text"][0].lower() + v["text"][1:]}
+    if fooled:
+        return {**v, "text": v["text"] + f" Also: {fooled}."}
+    return v
+
+
+def _gamed_by_policy(ev: dict[str, Any]) -> dict[str, str]:
     """From training (``scorer_agreement``) and from the sampled trained policy (``sampled_checks``): a policy
     that games a scorer in its samples is gaming it, whatever its training rollouts said."""
     v = _gamed(ev)

@@ -210,9 +210,14 @@ def pool_validate(
     from .pool import Pool, PoolRenderError
     from .validate import validate_pool
 
+    from .probes import fooled_text, probe_scorers
+
+    if pool_dir is not None:  # the probes score against the same pool's love paintings
+        cfg = cfg.model_copy(update={"pool_dir": str(pool_dir)})
     try:
         pool = Pool(pool_dir)
         report = validate_pool(pool, cfg, split=split)
+        report["probes"] = probe_scorers(cfg).as_dict()
     except (RewardError, PoolRenderError) as e:
         _fail(str(e))
     except JudgeBackendError as e:  # the configured scorer did not answer: infrastructure, like scorers check
@@ -226,6 +231,15 @@ def pool_validate(
     print(f"{'scorer':<24}{'love>reject':>12}{'okay>reject':>12}{'love>okay':>10}")
     for name, acc in report["scorers"].items():
         print(f"{name:<24}{acc['love>reject']:>12.3f}{acc['okay>reject']:>12.3f}{acc['love>okay']:>10.3f}")
+    pr = report["probes"]
+    print(f"probes (reward under {cfg.preset}{', custom weights' if cfg.weights else ''}, mean over group seeds "
+          f"{', '.join(map(str, pr['group_seeds']))}; the median of the pool's {pr['love_paintings']} love paintings "
+          f"{pr['love_median']:.3f}):")
+    for p in pr["probes"]:
+        print(f"  {p['name']:<28}{p['reward']:.3f}{'  at or above the love median' if p['name'] in pr['fooled'] else ''}")
+    fooled = fooled_text(pr)
+    if fooled:
+        print(f"warning: {fooled}; a gaming verdict of eval cannot rest on the scorers agreeing")
 
 
 def serve_hps(
