@@ -221,6 +221,23 @@ def test_resume_after_a_lost_step_records_each_step_once(sun_prompts, tmp_path):
     assert sorted(rollouts) == [1, 1, 2, 2]
 
 
+def test_only_the_newest_checkpoints_are_kept(sun_prompts, tmp_path):
+    """Every `save_steps` checkpoint stayed: 20 for a 1,000-step run, each the weights and the optimizer state."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+    from aquarelle.train.preflight import grpo_config
+
+    over = {"model.name": "tiny", "mode": "sketch", "prompts": sun_prompts, "optim.max_steps": 3,
+            "optim.save_steps": 1, "generation.num_generations": 2, "generation.max_completion_length": 16,
+            "env.image_size": 64}
+    run = tmp_path / "run"
+    train(load_config(None, over), run)
+    assert sorted(p.name for p in (run / "checkpoints").glob("checkpoint-*")) == ["checkpoint-2", "checkpoint-3"]
+    keep_all = load_config(None, over)
+    keep_all.optim.save_total_limit = None  # (`save_total_limit: null` in a config file)
+    assert grpo_config(keep_all, run, False).save_total_limit is None
+
+
 def test_rollout_steps_and_groups_under_generation_reuse(sun_prompts, tmp_path):
     """A rollout is labelled with the optimizer step during which it was generated (the policy that painted it).
 

@@ -72,6 +72,9 @@ class OptimSection(_Section):
     beta: RealNumber = Field(0.0, ge=0, description="KL coefficient (0 = no reference model, as TRL defaults)")
     seed: WholeNumber = Field(0, description="seed for sampling, prompt order and GRPO group seeds")
     save_steps: WholeNumber = Field(50, ge=1, description="checkpoint every N steps (and always at the end)")
+    # every checkpoint was kept: a 1,000-step full fine-tune of a 1.5B policy holds ~18 GB a checkpoint, 20 of them
+    save_total_limit: WholeNumber | None = Field(2, ge=1, description="checkpoints kept under RUN/checkpoints, the "
+                                                                      "newest (--resume needs the last); None: all")
     trackio: StrictBool = Field(False, description="also log to trackio (local)")
     extra_grpo_args: dict[str, Any] = Field(default_factory=dict,
                                             description="any other GRPOConfig keyword, passed through verbatim")

@@ -89,7 +89,8 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
         per_device_train_batch_size=gen.num_generations * gen.prompts_per_step, num_generations=gen.num_generations,
         max_completion_length=gen.max_completion_length, temperature=gen.temperature, top_p=gen.top_p,
         beta=cfg.optim.beta, seed=cfg.optim.seed, use_cpu=not cuda, bf16=cuda and cfg.model.dtype == "bfloat16",
-        logging_steps=1, save_steps=cfg.optim.save_steps, save_strategy="steps", report_to=[], disable_tqdm=False,
+        logging_steps=1, save_steps=cfg.optim.save_steps, save_strategy="steps",
+        save_total_limit=cfg.optim.save_total_limit, report_to=[], disable_tqdm=False,
         use_vllm=gen.use_vllm, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0,
     )
     if tools:
