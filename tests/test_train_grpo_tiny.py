@@ -403,3 +403,35 @@ def test_two_process_launch_writes_one_run_directory(tmp_path):
     report = json.loads((run / "eval.json").read_text())
     assert report["steps"] == steps and report["rollouts"] == steps * procs * per_device
     assert report["diversity"]["n_images"] == len(images) and report["diversity"]["missing_images"] == 0
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_says_where_it_stands(sun_prompts, tmp_path, sig):
+    """Ctrl-C exited 130 without a word (click returns 130 under standalone_mode=False) and SIGTERM (timeout, a
+    scheduler, docker stop) killed the run silently: both now name the last checkpoint and the resume command."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(f"model: {{name: tiny}}\nmode: sketch\nprompts: {sun_prompts}\n"
+                   "optim: {max_steps: 200, save_steps: 1}\n"
+                   "generation: {num_generations: 2, max_completion_length: 16}\nenv: {image_size: 64}\n")
+    run = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "aquarelle.cli", "train", "--config", str(cfg), "--out", str(run)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, OMP_NUM_THREADS="1"))
+    deadline = time.monotonic() + 240
+    while not list((run / "checkpoints").glob("checkpoint-*")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    line = next((x for x in err.splitlines() if x.startswith("interrupted during step")), None)
+    assert line is not None, err[-2000:]
+    assert "the last checkpoint is " + str(run / "checkpoints" / "checkpoint-") in line
+    assert f"aquarelle train --resume --out {run}" in line
+    assert err.rstrip().endswith("interrupted")

@@ -77,6 +77,8 @@ def main() -> None:
         print(f"error: this command needs the {extra} extra (no module {e.name!r}): pip install -e '.[{extra}]' "
               f"-c constraints.txt (the constraints keep torch the CPU build)", file=sys.stderr)
         sys.exit(2)
+    if rv == 130:  # click turns Ctrl-C into Exit(130) under standalone_mode=False: it exited without a word
+        print("interrupted", file=sys.stderr)
     sys.exit(rv if type(rv) is int else 0)  # a typer.Exit's code; a command's own return value is not one
 
 

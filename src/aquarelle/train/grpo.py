@@ -8,10 +8,13 @@ run directory's config.json is enough to reproduce the run.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -379,6 +382,24 @@ def _last_step_logs() -> Any:
     return LastStepLogs()
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM raises KeyboardInterrupt while training (in the main thread), so a run stopped by `timeout`, a
+    scheduler or `docker stop` says where it stands as Ctrl-C does, instead of dying without a word."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def _last_checkpoint(run: Path) -> str | None:
     ck = sorted((run / "checkpoints").glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
     return str(ck[-1]) if ck else None
@@ -641,7 +662,18 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
                           processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
                           callbacks=[callback, _last_step_logs()])
     t0 = time.perf_counter()
-    trainer.train(resume_from_checkpoint=resume_from)
+    try:
+        with _sigterm_as_interrupt():
+            trainer.train(resume_from_checkpoint=resume_from)
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (timeout, Slurm, docker stop): say where the run stands
+        if procs.main:
+            last = _last_checkpoint(run)
+            log(f"interrupted during step {trainer.state.global_step + 1}: "
+                + (f"the last checkpoint is {last}; `aquarelle train --resume --out {run}` (with the same config) "
+                   f"trains on from it" if last else
+                   f"no checkpoint was written yet (every optim.save_steps = {cfg.optim.save_steps} steps), so a "
+                   f"new run starts over"))
+        raise
     wall = time.perf_counter() - t0
     ck = run / "checkpoint"
     trainer.save_model(str(ck))  # every process (a collective when the model is sharded); the main one writes
