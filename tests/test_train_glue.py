@@ -43,6 +43,32 @@ def test_a_rollout_whose_env_server_went_away_is_none_and_recorded(tmp_path):
     assert recorder.take().n_none == 1
 
 
+def test_a_server_that_stays_down_is_waited_out_once_and_said(capsys):
+    """Each rollout of a step waited the reconnect window twice (finish, then its state: 2 x 180 s), one rollout
+    after another, without a line on stderr: a step of 8 rollouts spent 48 minutes before recording its Nones."""
+    import time
+
+    from aquarelle.train.envglue import finish_episode
+    from aquarelle.train.tool_env import make_tool_env
+
+    url = _dead_url()
+    cls = make_tool_env(env_urls=[url], reconnect_s=3.0)
+    envs = [cls(), cls()]
+    for env in envs:  # mid-episode when the server went away
+        env._backend._reset_kw, env._started, env._done = {"prompt": "a red sun"}, True, False
+    took = []
+    for env in envs:
+        t0 = time.monotonic()
+        out = finish_episode(env)
+        took.append(time.monotonic() - t0)
+        assert out.reward is None and out.error.startswith("environment failed: environment server unreachable")
+    assert took[0] < 6.5, took  # one window (3 s and its backoff), not two
+    assert took[1] < 3.0, took  # the next episode does not wait the window again
+    err = capsys.readouterr().err
+    assert err.count(f"environment server {url} unreachable") == 1, err
+    assert "retrying for up to 3 s" in err
+
+
 def test_paint_executes_as_many_tool_rounds_as_training(monkeypatch):
     """TRL runs max_tool_calling_iterations rounds of tools; the calls of the turn after the last round are never
     run. paint ran them too, so eval painted more than training ever could."""

@@ -130,10 +130,14 @@ def _get(obj: Any, *names: str) -> Any:
 
 def finish_episode(env: Any) -> Outcome:
     """Score the episode if the model never finished it, then read its outcome from the tool environment."""
+    from .tool_env import EnvUnreachable
+
     done = _get(env, "done")
     if not done and hasattr(env, "finish"):
         try:
             env.finish()
+        except EnvUnreachable as e:  # its server stayed away: reading its state would wait the whole window again
+            return Outcome(reward=None, error="environment failed: " + (str(e).splitlines() or ["unreachable"])[0])
         except Exception:  # noqa: BLE001 - already finished, or the env reports a reason in its state
             pass
     # The tool env keeps the last observation and the episode state (docs/CONTRACTS.md, issue 5).

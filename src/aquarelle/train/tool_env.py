@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import itertools
 import math
+import sys
 import threading
 from typing import Any, Iterable
 
@@ -29,6 +30,11 @@ __all__ = ["PaintingToolEnv", "ToolError", "make_tool_env", "tool_names"]
 
 class ToolError(ValueError):
     """A tool call the environment rejected; TRL passes the message to the model."""
+
+
+class EnvUnreachable(ToolError):
+    """The environment server stayed away past the reconnect window: the episode's reward is None (infrastructure),
+    and nothing more is asked of that episode."""
 
 
 #: Refused calls an episode keeps for its record (a policy stuck refusing every call fills its steps with them).
@@ -220,6 +226,10 @@ class _RemoteBackend:
 
     _counter = itertools.count()
     _lock = threading.Lock()
+    #: when a backend last gave up on a set of servers (monotonic s), and the outages already said on stderr: the
+    #: G rollouts of a step each waited the whole window, one after another (G x 3 min), without a word
+    _gave_up: dict[tuple[str, ...], float] = {}
+    _announced: set[tuple[str, ...]] = set()
 
     def __init__(self, urls: list[str], retries: int = 3, reconnect_s: float = 180.0) -> None:
         # A server restart takes seconds to tens of seconds: keep trying (with a backoff) for
@@ -246,7 +256,11 @@ class _RemoteBackend:
 
         last: Exception | None = None
         self.tried = set()
-        deadline = time.monotonic() + self.reconnect_s
+        key = tuple(self.urls)
+        start = time.monotonic()
+        # another episode waited the whole window for these servers a moment ago: try a few times, not 3 minutes more
+        given_up = start - self._gave_up.get(key, -math.inf) < self.reconnect_s
+        deadline = start + (0 if given_up else self.reconnect_s)
         attempt = 0
         while attempt < self.retries or time.monotonic() < deadline:
             if attempt:
@@ -260,7 +274,10 @@ class _RemoteBackend:
                         self._episode = obs.metadata.get("episode_id")
                         for a in self._log:  # tools mode is deterministic: replaying restores the canvas
                             self.client.step(a)
-                return fn()
+                out = fn()
+                if key in self._announced:
+                    self._say_back(key, attempt, time.monotonic() - start)
+                return out
             except (ConnectionError, OSError) as e:
                 last = e
             except Exception as e:  # noqa: BLE001 - websockets' ConnectionClosed and friends
@@ -268,10 +285,32 @@ class _RemoteBackend:
                     raise
                 last = e
             self.close()
+            self._say_down(key, last, deadline - time.monotonic())
+        with self._lock:
+            self._gave_up[key] = time.monotonic()
         many = len(self.tried) > 1  # (the last error names only the last server tried)
         where = f"s unreachable after {attempt} tries (tried {', '.join(sorted(self.tried))})" if many else \
             f" unreachable after {attempt} tries"
-        raise ToolError(f"environment server{where}: {last}")
+        raise EnvUnreachable(f"environment server{where}: {last}")
+
+    def _say_down(self, key: tuple[str, ...], err: Exception | None, left: float) -> None:
+        """One stderr line per outage (not per episode or try): what is unreachable and how long it is retried."""
+        with self._lock:
+            if key in self._announced:
+                return
+            self._announced.add(key)
+        first = (str(err).splitlines() or [type(err).__name__])[0] if err is not None else "no answer"
+        print(f"environment server {', '.join(key)} unreachable ({first}); retrying for up to {max(0, left):.0f} s "
+              f"(episodes that cannot reach it score None)", file=sys.stderr, flush=True)
+
+    def _say_back(self, key: tuple[str, ...], attempt: int, waited: float) -> None:
+        with self._lock:
+            said = key in self._announced
+            self._announced.discard(key)
+            self._gave_up.pop(key, None)
+        if said:  # (once, by the first episode through)
+            print(f"environment server {', '.join(key)} answers again (after {attempt} tries, {waited:.0f} s; "
+              f"the episode was replayed: {len(self._log)} steps)", file=sys.stderr, flush=True)
 
     def reset(self, **kw: Any) -> Any:
         self._reset_kw, self._log = dict(kw), []
