@@ -427,8 +427,12 @@ def _drop_steps_after(run: Path, step: int) -> None:
         f = run / name
         if f.is_file():  # written aside and swapped in: a second kill here leaves the file whole
             tmp = f.with_name(f.name + ".tmp")
-            tmp.write_text("".join(x if x.endswith("\n") else x + "\n"
-                                   for x in f.read_text().splitlines(keepends=True) if kept(x)))
+            # line by line: a long run's rollouts.jsonl (~1 GB at 2,000 steps) was read whole, 2.8 GB of memory
+            with f.open(encoding="utf-8", errors="replace", newline="\n") as src, \
+                    tmp.open("w", encoding="utf-8", newline="\n") as dst:
+                for x in src:
+                    if kept(x):
+                        dst.write(x if x.endswith("\n") else x + "\n")
             os.replace(tmp, f)
 
 
