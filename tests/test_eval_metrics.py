@@ -990,3 +990,29 @@ def test_small_paintings_are_not_called_collapsed_by_their_distance_and_one_prog
     apart = [Rollout.from_dict({"step": 0, "prompt": r.prompt_id, "code": f"draw{i}()", "policy": "trained",
                                 "split": "heldout"}) for i, r in enumerate(same)]
     assert metrics.sampled_checks({"reward": 0.5}, None, paired=[apart, []])["collapse_reasons"] == []
+
+
+def test_a_run_that_fell_back_at_its_end_is_not_steady():
+    """A 500-step run that rose to 0.8 and sank back to its start over its last 10% read "Yes, steadily" (thirds
+    0.46 -> 0.63 -> 0.70, slope t = 46.6): the last tenth is weighed against the best window of as many steps."""
+    from aquarelle.eval import verdicts
+
+    def run(shape, n=500, seed=0):
+        rng = random.Random(seed)
+        out = []
+        for s in range(1, n + 1):
+            mu = shape(s / n)
+            for g in range(4):
+                r = min(1.0, max(0.0, mu + rng.gauss(0, 0.1)))
+                out.append(Rollout.from_dict({"step": s, "group": s, "prompt_id": "p", "reward": r,
+                                              "breakdown": {"gate": 1.0, "length": 0.5, "judge": r, "preference": r}}))
+        return out
+
+    fell = metrics.reward_trend(run(lambda t: 0.3 + 0.5 * t / 0.9 if t < 0.9 else 0.8 - 5 * (t - 0.9)))
+    assert fell["steady"] and fell["end"]["fell"] and fell["end"]["window"] == 50
+    v = verdicts._improves({"reward_trend": fell, "bad_rollouts": {"thirds": [0, 0, 0]}, "weights": {}})
+    assert v["answer"] == "no" and v["text"].startswith("It rose, then fell back at the end: the last 50 steps")
+    for shape in (lambda t: 0.3 + 0.4 * t, lambda t: 0.3 + 0.4 * min(1.0, 2 * t)):  # rising, rising then level
+        rt = metrics.reward_trend(run(shape))
+        assert rt["steady"] and not rt["end"]["fell"], rt["end"]
+    assert metrics.reward_trend(run(lambda t: 0.3 + 0.4 * t, n=19))["end"] is None  # too short to have an end

@@ -171,8 +171,41 @@ SHORT_RUN = "fewer than 3 steps with rollouts: thirds need at least 3"  # (with 
 # ---------------------------------------------------------------- reward trend
 
 
+#: A run's end is judged from its last tenth of steps (at least ``END_MIN_STEPS``), once it has ``END_MIN_RUN``.
+END_MIN_STEPS, END_MIN_RUN = 3, 20
+#: how far the last window must lie under the best one: this many of its noise's standard errors, and ``END_DROP``
+END_SE, END_DROP = 6.0, 0.05
+
+
+def fell_back(steps: Sequence[int], means: Sequence[float]) -> dict[str, Any] | None:
+    """The last tenth of the steps against the best window of as many steps, or None for a run under
+    ``END_MIN_RUN`` steps. ``fell`` when the last lies more than ``END_DROP`` and ``END_SE`` standard errors of a
+    window's mean (per-step noise from successive differences, which a trend barely moves) under the best.
+
+    Why: thirds and a slope over every step average a late collapse away: a 500-step run that rose to 0.8 and sank
+    back to its start over its last 10% read "Yes, steadily" (slope t = 46.6)."""
+    n = len(means)
+    if n < END_MIN_RUN:
+        return None
+    k = max(END_MIN_STEPS, math.ceil(n / 10))
+    y = np.asarray(means, dtype=float)
+    win = np.convolve(y, np.ones(k) / k, mode="valid")  # the mean of every k consecutive steps
+    best = int(np.argmax(win))
+    # the noise of a k-step mean, from the k-step blocks' successive differences (a trend barely moves them, a
+    # reward that wanders step to step does: per-step differences missed that and flagged 50-80% of flat runs),
+    # by their median (the fall itself is one large difference)
+    blocks = y[n % k:].reshape(-1, k).mean(axis=1)
+    d = np.diff(blocks)
+    noise = float(np.median(np.abs(d - np.median(d))) * 1.4826 / math.sqrt(2)) if len(d) else 0.0
+    margin = max(END_DROP, END_SE * noise)
+    last, peak = float(win[-1]), float(win[best])
+    return {"window": k, "last": _round(last), "best": _round(peak), "best_steps": [steps[best], steps[best + k - 1]],
+            "margin": _round(margin), "fell": bool(peak - last > margin)}
+
+
 def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
-    """Total and per-term means by thirds of training, and the per-step slope's t-statistic."""
+    """Total and per-term means by thirds of training, the per-step slope's t-statistic, and whether the run's end
+    fell back from its best (``end``)."""
     parts = thirds(rollouts)
     out: dict[str, Any] = {"n_steps": len(steps_of(rollouts)), "n_rollouts": len(rollouts),
                            "n_scored": sum(r.reward is not None for r in rollouts)}
@@ -186,6 +219,7 @@ def reward_trend(rollouts: Sequence[Rollout]) -> dict[str, Any]:
         tot = out["thirds"]["total"]
         out["change"] = _round(_delta(tot[0], tot[2]))
     out["unscored_reasons"] = unscored_reasons(rollouts)
+    out["end"] = fell_back(steps, means)
     out["trend"] = trend_stat(steps, means)
     out["term_trends"] = {}
     for t in TERMS:

@@ -94,6 +94,13 @@ def _improves(ev: dict[str, Any]) -> dict[str, str]:
     if rt["steady"] is None:
         return {"answer": "unclear", "text": f"Cannot tell ({rt.get('reason')}): " + detail}
     if rt["steady"]:
+        end = rt.get("end") or {}
+        if end.get("fell"):  # thirds and the slope average a late fall away
+            a, b = end["best_steps"]
+            return {"answer": "no", "text": f"It rose, then fell back at the end: the last {end['window']} steps "
+                                            f"average {_f(end['last'])} against {_f(end['best'])} over steps {a}-{b}, "
+                                            f"the best {end['window']} (more than {_f(end['margin'])} apart, beyond "
+                                            f"their noise); " + detail}
         return _steady(ev, detail)
     if (rt["change"] or 0) > 0 and (t is None or t <= (rt.get("t_threshold") or 0)):
         # a rise the steps cannot tell from noise is no answer either way: at the demo's 3 steps (t must pass 6.31)
