@@ -1016,3 +1016,17 @@ def test_a_run_that_fell_back_at_its_end_is_not_steady():
         rt = metrics.reward_trend(run(shape))
         assert rt["steady"] and not rt["end"]["fell"], rt["end"]
     assert metrics.reward_trend(run(lambda t: 0.3 + 0.4 * t, n=19))["end"] is None  # too short to have an end
+
+
+def test_the_heldout_gap_weighs_the_runs_last_steps_not_its_last_third(tmp_path):
+    """The training side of the held-out gap was the last third of training: at 2,000 steps a policy hundreds of
+    steps older than the one sampled on held-out prompts, so a run still improving read "significantly better on
+    held-out prompts" with no true gap (-0.07, interval -0.09 to -0.06)."""
+    from aquarelle.eval.evaluate import heldout_section, late_steps
+
+    assert [late_steps(n) for n in (3, 9, 30, 100, 500, 2000)] == [1, 3, 10, 10, 50, 200]
+    run = make_run(tmp_path / "run", steps=40, group_size=2)
+    make_samples(run, trained=Synth(), start=Synth(), prompts=HELDOUT_PROMPTS, split="heldout", k=2)
+    h = heldout_section(load_run(run), load_samples(run / "eval_samples.jsonl"))
+    assert h["train_source"] == "training rollouts (last 10 of 40 steps)"
+    assert h["train"]["n"] == 10 * 4  # (two groups of two a step)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import math
 import json
 import shutil
 from pathlib import Path
@@ -45,10 +46,23 @@ def training_metrics(run: Run) -> dict[str, Any]:
     }
 
 
-def _late_training(run: Run) -> list[Rollout]:
+def late_steps(n: int) -> int:
+    """How many of a run's last steps stand for its trained policy on training prompts: its last third up to 30
+    steps, its last tenth past 100 (at least 10 between). Why: the last third of a long run is a policy hundreds of
+    steps older than the one sampled on held-out prompts; a run still improving then read "significantly better on
+    held-out prompts" with no true gap (-0.07, interval -0.09 to -0.06, at 2,000 steps)."""
+    return max(math.ceil(n / 10), min(math.ceil(n / 3), 10))
+
+
+def _late_training(run: Run) -> tuple[list[Rollout], int]:
+    """The training rollouts of the run's last ``late_steps`` steps, and that count."""
     rs = [r for r in run.rollouts if r.policy is None and r.split != "heldout"]
-    parts = metrics.thirds(rs)
-    return parts[2] if parts else rs
+    steps = metrics.steps_of(rs)
+    if len(steps) < 3:
+        return rs, len(steps)
+    k = late_steps(len(steps))
+    keep = set(steps[-k:])
+    return [r for r in rs if r.step in keep], k
 
 
 def not_trained_on(samples: list[Rollout], prompts: Iterable[str]) -> list[Rollout]:
@@ -73,11 +87,11 @@ def heldout_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
     if trained_tr:
         train_side, source = trained_tr, "trained policy sampled on training prompts"
     else:
-        train_side = _late_training(run)
+        train_side, k = _late_training(run)
         n = len(metrics.steps_of([r for r in run.rollouts if r.policy is None]))
-        # (a run under 3 steps has no thirds: all its rollouts, which the label said were its last third)
-        source = "training rollouts (last third of steps)" if n >= 3 else \
-            f"training rollouts (all {n} step{'' if n == 1 else 's'}: too few for thirds)"
+        # (a run under 3 steps: all its rollouts, which the label said were its last third)
+        source = f"training rollouts (last {k} of {n} steps)" if n >= 3 else \
+            f"training rollouts (all {n} step{'' if n == 1 else 's'}: too few to take the last ones)"
     if trained_ho:
         out = metrics.heldout(train_side, trained_ho, load, space)
     else:
