@@ -12,6 +12,7 @@ import functools
 import math
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -137,6 +138,9 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         "steps": run.trained_steps, "rollout_steps": len(metrics.steps_of(run.rollouts)), "rollouts": len(run.rollouts),
         "skipped_lines": run.skipped_lines,
     }
+    if progress and len(run.rollouts) > metrics.MAX_IMAGES:  # (a long run: say what eval is doing, not sit silent)
+        print(f"eval: measuring {len(run.rollouts):,} training rollouts of {run.name} (the image measures from at most "
+              f"{metrics.MAX_IMAGES:,} of their paintings)", file=sys.stderr, flush=True)
     ev.update(training_metrics(run))
 
     sampled: list[Rollout] = []
