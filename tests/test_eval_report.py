@@ -357,3 +357,28 @@ def test_report_writes_into_the_run_by_default(evaluated_run, tmp_path, monkeypa
     assert str((evaluated_run / "report.html").resolve()) in res.output
     res = CliRunner().invoke(app, ["report", str(tmp_path / "nope")])
     assert res.exit_code == 1 and "nope" in res.output and "does not exist" in res.output, res.output
+
+
+def test_the_report_says_a_run_has_not_finished_and_was_resumed(tmp_path):
+    """A run stopped at step 3 of 6 read "4 steps · 8 rollouts" with no word that it had not finished, and a
+    resumed run's report said nothing of its resumes."""
+    import json
+
+    from aquarelle.eval.report import build
+
+    run = make_run(tmp_path / "run", steps=3)
+    (run / "checkpoints" / "checkpoint-2").mkdir(parents=True)
+    (run / "checkpoints" / "checkpoint-10").mkdir()
+    page = build(run)
+    assert ('<p class="status">Training has not finished (still running, or stopped): no summary.json yet; 3 steps '
+            'so far of optim.max_steps 3, the last checkpoint checkpoint-10') in page
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["resumes"] = [{"from": "checkpoint-2", "started": "2026-12-06T20:00:00"}]
+    (run / "config.json").write_text(json.dumps(cfg))
+    (run / "summary.json").write_text(json.dumps({"steps": 3}))
+    page = build(run)
+    assert "Training has not finished" not in page
+    assert "Resumed 1 time (from checkpoint-2)" in page
+    cfg.pop("resumes")
+    (run / "config.json").write_text(json.dumps(cfg))
+    assert 'class="status"' not in build(run)

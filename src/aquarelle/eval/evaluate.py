@@ -33,8 +33,12 @@ def loader(run: Run):
 
 
 def training_metrics(run: Run) -> dict[str, Any]:
-    """Every metric computed from the run's own rollouts (no sampling)."""
+    """Every metric computed from the run's own rollouts (no sampling). A long run's (eval, and report and compare
+    when it has no eval.json or trained on since) is said on stderr: they sat silent for minutes."""
     rs = [r for r in run.rollouts if r.policy is None]
+    if len(rs) > metrics.MAX_IMAGES:
+        print(f"measuring {len(rs):,} training rollouts of {run.name} (the image measures from at most "
+              f"{metrics.MAX_IMAGES:,} of their paintings)", file=sys.stderr, flush=True)
     load = loader(run)
     return {
         "reward_trend": metrics.reward_trend(rs),
@@ -138,9 +142,6 @@ def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8,
         "steps": run.trained_steps, "rollout_steps": len(metrics.steps_of(run.rollouts)), "rollouts": len(run.rollouts),
         "skipped_lines": run.skipped_lines,
     }
-    if progress and len(run.rollouts) > metrics.MAX_IMAGES:  # (a long run: say what eval is doing, not sit silent)
-        print(f"eval: measuring {len(run.rollouts):,} training rollouts of {run.name} (the image measures from at most "
-              f"{metrics.MAX_IMAGES:,} of their paintings)", file=sys.stderr, flush=True)
     ev.update(training_metrics(run))
 
     sampled: list[Rollout] = []

@@ -200,7 +200,7 @@ CSS = """
 body{font:15px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1180px;padding:1.2em;color:#222;background:#fdfbf6;overflow-wrap:break-word}
 .kv td{overflow-wrap:anywhere}
 h1{margin-bottom:.1em}h2{border-bottom:2px solid #e6dcc8;padding-bottom:.2em;margin-top:1.6em}
-.sub{color:#666}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #e0d8c8;padding:3px 8px;text-align:left;vertical-align:top;font-size:13px}
+.sub{color:#666}.status{background:#fff4d6;border-left:3px solid #d8a400;padding:.4em .7em}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #e0d8c8;padding:3px 8px;text-align:left;vertical-align:top;font-size:13px}
 thead th{background:#f3ecdd}.na{color:#999}.verdict{margin:.5em 0;padding:.5em .8em;border-left:5px solid #ccc;background:#fff}
 .verdict.good{border-color:#27ae60}.verdict.bad{border-color:#c0392b}.verdict.unclear{border-color:#f39c12}
 .verdict .q{font-weight:600}.ans{text-transform:uppercase;font-weight:700;margin-right:.4em}
@@ -254,6 +254,28 @@ def _after_answer(v: dict[str, Any]) -> str:
     return text
 
 
+def run_status(run: Run) -> str | None:
+    """Whether training finished, and its resumes, in words (None for a run that finished in one go). Why: the page
+    of a run stopped at step 3 of 6 read "4 steps · 8 rollouts" with no word that it had not finished, and a resumed
+    run's step-time spike was nowhere explained."""
+    notes = []
+    if not run.summary:
+        ck = sorted((run.path / "checkpoints").glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1])
+                    if p.name.rsplit("-", 1)[-1].isdigit() else -1)
+        goal = run.setting("optim.max_steps")
+        notes.append(f"Training has not finished (still running, or stopped): no summary.json yet; "
+                     f"{run.trained_steps} step{'' if run.trained_steps == 1 else 's'} so far"
+                     + (f" of optim.max_steps {goal}" if goal else "")
+                     + (f", the last checkpoint {ck[-1].name} (`aquarelle train --resume --out RUN` trains on from it)"
+                        if ck else ", no checkpoint yet") + ".")
+    resumes = run.config.get("resumes")
+    if isinstance(resumes, list) and resumes:
+        froms = [str(r.get("from")) for r in resumes if isinstance(r, dict)]
+        notes.append(f"Resumed {len(resumes)} time{'' if len(resumes) == 1 else 's'} (from {', '.join(froms)}): the "
+                     f"steps after each checkpoint ran again in a new process, so their step time includes a start.")
+    return " ".join(notes) or None
+
+
 def build(run_dir: str | Path, run: Run | None = None) -> str:
     """The report page for a run (uses RUN/eval.json when present, else the run's own rollouts only); ``run``: the
     run already loaded from ``run_dir``."""
@@ -293,6 +315,7 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
 <h1>aquarelle report: {html.escape(run.name)}</h1>
 <p class="sub">preset <b>{_fmt(evaluate.preset_text(ev))}</b> &middot; mode {_fmt(ev.get('mode'))} &middot; action space
 {_fmt(ev.get('action_space'))} &middot; {html.escape(evaluate.steps_text(ev))} &middot; {_fmt(ev['rollouts'])} rollouts &middot; evaluated {_fmt(ev.get('created'))}</p>
+{f'<p class="status">{html.escape(status)}</p>' if (status := run_status(run)) else ""}
 <p>Reward = {formula}. The <b>judge</b> compares each painting with reference paintings from the pool (each pair in
 both orders); the <b>preference</b> scorer rates it alone. A gate failure scores 0.</p>
 <h2 id="verdicts">Verdicts</h2>{_verdict_html(ev)}
