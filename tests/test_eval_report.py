@@ -382,3 +382,25 @@ def test_the_report_says_a_run_has_not_finished_and_was_resumed(tmp_path):
     cfg.pop("resumes")
     (run / "config.json").write_text(json.dumps(cfg))
     assert 'class="status"' not in build(run)
+
+
+def test_long_runs_curves_are_rolling_means():
+    """At 500-2,000 steps a marker on every step made solid bands (the diversity curve's "across prompts" hid
+    "within a group")."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    from aquarelle.eval import plots
+
+    fig, ax = plt.subplots()
+    plots._line(ax, list(range(1, 51)), [0.5] * 50, label="short")
+    assert [ln.get_marker() for ln in ax.lines] == ["o"] and ax.lines[0].get_label() == "short"
+    fig, ax = plt.subplots()
+    plots._line(ax, list(range(1, 501)), [0.5 + (i % 2) * 0.2 for i in range(500)], color="k", label="long")
+    faint, smooth = ax.lines
+    assert faint.get_alpha() == 0.25 and len(faint.get_xdata()) == 500
+    assert smooth.get_label() == "long (mean of 10 steps)" and len(smooth.get_xdata()) == 491
+    assert max(abs(y - 0.6) for y in smooth.get_ydata()) < 0.011  # the alternation averaged out
+    plt.close("all")

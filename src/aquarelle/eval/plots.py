@@ -52,6 +52,28 @@ def _by_step(rollouts: Sequence[Rollout], value) -> tuple[list[int], list[float]
     return steps, [float(np.mean(by[s])) for s in steps], [float(np.std(by[s])) for s in steps]
 
 
+#: Past this many steps a per-step curve is drawn faint under its rolling mean: at 500-2,000 steps markers on every
+#: step made solid bands (the diversity curve's "across prompts" hid "within a group", the one the verdict reads).
+SMOOTH_ABOVE = 100
+#: The most points a scatter draws (spread evenly over the run): 128,000 at 2,000 steps painted over each other.
+MAX_POINTS = 5000
+
+
+def _line(ax, steps: Sequence[int], values: Sequence[float], style: str = "-o", **kw) -> None:
+    """A per-step curve: markers on every step for a short run, a faint line under its rolling mean for a long one."""
+    import numpy as np
+
+    if len(steps) <= SMOOTH_ABOVE:
+        ax.plot(steps, values, style, ms=3, **kw)
+        return
+    w = max(3, len(steps) // 50)
+    label = kw.pop("label", None)
+    ax.plot(steps, values, "-", lw=0.5, alpha=0.25, color=kw.get("color"))
+    smooth = np.convolve(np.asarray(values, dtype=float), np.ones(w) / w, mode="valid")
+    ax.plot(steps[w - 1:], smooth, style.replace("o", ""), lw=1.6,
+            label=f"{label} (mean of {w} steps)" if label else None, **kw)
+
+
 def _shade_thirds(ax, rollouts: Sequence[Rollout]) -> None:
     parts = metrics.thirds(rollouts)
     if parts is None:
@@ -67,12 +89,12 @@ def reward_curve(rollouts: Sequence[Rollout], title: str = "reward per step") ->
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     _shade_thirds(ax, rollouts)
     s, m, sd = _by_step(rollouts, lambda r: r.reward)
-    ax.plot(s, m, "-o", color=TERM_COLOURS["total"], ms=3, label="mean reward")
+    _line(ax, s, m, color=TERM_COLOURS["total"], label="mean reward")
     ax.fill_between(s, [a - b for a, b in zip(m, sd)], [a + b for a, b in zip(m, sd)], color="#95a5a6", alpha=0.3,
                     label="+- 1 std in the step")
     s2, bad, _ = _by_step([r for r in rollouts if r.reward is not None],
                           lambda r: float(r.reward < metrics.BAD_REWARD))
-    ax.plot(s2, bad, "--", color="#e67e22", label="share of bad paintings (< 0.3)")
+    _line(ax, s2, bad, "--", color="#e67e22", label="share of bad paintings (< 0.3)")
     ax.set_xlabel("training step (shaded: middle third)")
     _reward_ylim(ax, [a + b for a, b in zip(m, sd)] + [a - b for a, b in zip(m, sd)])
     ax.set_title(title)
@@ -87,7 +109,7 @@ def term_curves(rollouts: Sequence[Rollout]) -> bytes:
     for t in TERMS:
         s, m, _ = _by_step(rollouts, lambda r, t=t: r.breakdown.get(t))
         if s:
-            ax.plot(s, m, "-o", ms=3, color=TERM_COLOURS[t], label=t)
+            _line(ax, s, m, color=TERM_COLOURS[t], label=t)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training step")
     ax.set_title("reward terms per step (unweighted means)")
@@ -120,8 +142,9 @@ def diversity_curve(div: dict[str, Any]) -> bytes:
                                ("across_prompts", "#16a085", "across prompts")):
         pts = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
         if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=3, color=colour, label=label)
+            _line(ax, [p[0] for p in pts], [p[1] for p in pts], color=colour, label=label)
     ax.axhline(metrics.COLLAPSE_WITHIN, color="#c0392b", lw=0.8, ls=":", label="collapse threshold (group)")
+    ax.set_ylim(bottom=0)  # the threshold was in the legend but under the axis's autoscaled bottom
     ax.set_xlabel("training step")
     ax.set_ylabel("mean image distance")
     ax.set_title("diversity of the paintings")
@@ -130,10 +153,14 @@ def diversity_curve(div: dict[str, Any]) -> bytes:
 
 
 def scorer_scatter(rollouts: Sequence[Rollout]) -> bytes:
+    import numpy as np
+
     plt = _plt()
     fig, ax = plt.subplots(figsize=(4.2, 3.6))
     pts = [(r.breakdown["judge"], r.breakdown["preference"], r.step) for r in rollouts
            if r.breakdown.get("judge") is not None and r.breakdown.get("preference") is not None]
+    if len(pts) > MAX_POINTS:
+        pts = [pts[round(i)] for i in np.linspace(0, len(pts) - 1, MAX_POINTS)]
     if pts:
         sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], c=[p[2] for p in pts], cmap="viridis", s=12)
         fig.colorbar(sc, ax=ax, label="step")
