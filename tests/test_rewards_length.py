@@ -44,3 +44,40 @@ def test_tools_mode_counts_brush_calls():
     assert length_score(mode="tools", n_calls=848) == 1.0
     assert length_score(mode="tools", n_calls=849) == 0.0
     assert length_score(mode="tools", n_calls=210) == pytest.approx(ramp(60 + 7 * 210))
+
+
+def test_tools_mode_counts_the_calls_a_painting_reads():
+    """One soft circle and 420 `noStroke()` earned the whole length term (every call counted): a setting made again
+    before anything is painted was never read, nor one after the last painting call."""
+    from aquarelle.brush import Program
+    from aquarelle.rewards.length import counted_calls
+
+    def prog(*calls):
+        return Program.from_calls(list(calls)).commands
+
+    circle = ("circle", [300, 300, 100])
+    assert counted_calls(prog(("fill", ["#5b8fd6", 120]), circle)) == 2
+    assert counted_calls(prog(*[("noStroke", [])] * 420, ("fill", ["#5b8fd6", 120]), circle)) == 3
+    alternating = [c for _ in range(210) for c in (("noStroke", []), ("noFill", []))]
+    assert counted_calls(prog(("fill", ["#5b8fd6", 120]), circle, *alternating, circle)) == 5
+    assert counted_calls(prog(("fill", ["#5b8fd6", 120]), circle, ("fill", ["#ff0000", 120]), circle)) == 4
+    assert counted_calls(prog(("background", ["#fffceb"]), ("fill", ["#5b8fd6", 120]), circle,
+                              ("noStroke", []))) == 2
+    shape = [("beginShape", [0]), ("vertex", [1, 1]), ("vertex", [9, 1]), ("vertex", [5, 9]), ("endShape", [True])]
+    assert counted_calls(prog(("fill", ["#5b8fd6", 120]), *shape)) == 6
+
+
+def test_the_reward_reads_the_counted_calls_in_tools_mode():
+    from aquarelle.brush import Program
+    from aquarelle.rewards import RewardModel
+    from aquarelle.rewards.config import RewardConfig
+
+    model = RewardModel(RewardConfig(weights={"gate": 0.5, "length": 0.5, "judge": 0, "preference": 0}))
+    calls = [("fill", ["#5b8fd6", 120]), ("circle", [300, 300, 200])]
+    padded = Program.from_calls([("noStroke", [])] * 420 + calls)
+    res = model.score(image=None, program=padded, mode="tools", n_calls=422)
+    assert res.breakdown["length"] == 0.0 and res.reward == 0.5
+    many = Program.from_calls([c for i in range(60) for c in (("fill", [f"#{i:02x}8fd6", 120]),
+                                                              ("circle", [100 + 5 * i, 300, 40]))])
+    assert model.score(image=None, program=many, mode="tools").breakdown["length"] == length_score(mode="tools",
+                                                                                                   n_calls=120)

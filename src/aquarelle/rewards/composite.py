@@ -21,7 +21,7 @@ from .config import RewardConfig, RewardError, Weights, resolve_weights
 from .gate import check_gate
 from .imageio import resize
 from .judge import JudgeBackendError, judge_against
-from .length import length_score
+from .length import counted_calls, length_score
 
 Mode = Literal["sketch", "tools", "revise"]
 
@@ -143,8 +143,9 @@ class RewardModel:
         w = self.config.weights_resolved() if weights is None else resolve_weights(
             weights=weights, base=self.config.weights_resolved())
         wd = w.as_dict()
-        if program is not None and n_calls is None:
-            n_calls = sum(1 for c in program.commands if c.method != "background")
+        if program is not None and (n_calls is None or mode == "tools"):
+            # the calls the painting reads: the environment's count of every call paid 420 `noStroke()` in full
+            n_calls = counted_calls(program.commands)
         if image is None and program is not None and not error and not violations:
             from ..render import RenderError, render_program
 

@@ -10,7 +10,8 @@ Tools mode has no source text, so it uses the same ramp over the number of brush
 calls, converted with what one call costs in a sketch: a published-skeleton sketch
 spends about 60 tokens on boilerplate and about 7 tokens per ``brush.*(...)`` call
 (``brush.vertex(312, 148);`` is 24 characters), so tokens ~= 60 + 7 x calls. That
-gives 0 up to 12 calls, 1 from 420 to 848 calls, 0 from 849 calls.
+gives 0 up to 12 calls, 1 from 420 to 848 calls, 0 from 849 calls. The calls are
+those a painting reads (``counted_calls``): 420 ``noStroke()`` earned the whole term.
 """
 
 from __future__ import annotations
@@ -51,3 +52,24 @@ def length_score(*, mode: str = "sketch", source: str | None = None, n_calls: in
     if mode == "tools" or (source is None and n_calls is not None):
         return ramp(calls_to_tokens(int(n_calls or 0)))
     return ramp(estimated_tokens(source or ""))
+
+
+def counted_calls(commands) -> int:
+    """The calls of a program the tools-mode length counts: each call that paints or builds a shape, and of the
+    settings made between two of those, one per method (a setting made again before anything is painted was never
+    read; settings after the last painting call, neither). ``background`` is not counted, as before."""
+    from ..brush.commands import SPECS
+
+    n = 0
+    pending: set[str] = set()
+    for c in commands:
+        spec = SPECS.get(c.method)
+        kind = spec.kind if spec is not None else "state"
+        if c.method == "background" or kind in ("noop", "query"):
+            continue
+        if kind in ("draw", "shape"):
+            n += 1 + len(pending)
+            pending.clear()
+        else:
+            pending.add(c.method)
+    return n
