@@ -777,3 +777,14 @@ def test_a_warm_starts_log_lines_go_to_stderr_not_to_trains_stdout(tmp_path, cap
     out, err = capfd.readouterr()
     assert "'loss'" not in out and "train_runtime" not in out
     assert "'loss'" in err
+
+
+def test_env_reconnect_s_reaches_each_rollouts_backend():
+    """make_tool_env took reconnect_s, but a training config could not set it: every run waited 180 s."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.envglue import env_class
+
+    cfg = load_config(None, {"env.action_space": SPACE, "env.urls": [_dead_url()], "env.reconnect_s": 2.5})
+    assert env_class("tools", SPACE, cfg)()._backend.reconnect_s == 2.5
+    with pytest.raises(Exception, match="reconnect_s"):
+        load_config(None, {"env.reconnect_s": -1})

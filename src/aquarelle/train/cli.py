@@ -211,7 +211,8 @@ def _is_run(path: str) -> bool:
 
 
 #: What a resume may change: how far it trains, where its env servers run, where it logs, how often it saves.
-RESUME_MAY_CHANGE = ("optim.max_steps", "env.urls", "optim.trackio", "optim.save_steps", "optim.save_total_limit")
+RESUME_MAY_CHANGE = ("optim.max_steps", "env.urls", "optim.trackio", "optim.save_steps", "optim.save_total_limit",
+                     "env.reconnect_s")
 
 
 def _flat(d: dict, prefix: str = "") -> dict:

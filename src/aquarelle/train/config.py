@@ -95,6 +95,10 @@ class SFTSection(_Section):
 class EnvSection(_Section):
     action_space: str = Field("hf10", description="'hf10', 'full' or a comma-separated list of brush methods")
     urls: list[str] = Field(default_factory=list, description="env server URLs (round-robin); empty = in-process")
+    reconnect_s: RealNumber = Field(180.0, ge=0, le=86400, allow_inf_nan=False,
+                                    description="how long an unreachable env server is retried before its episodes "
+                                                "score None (a restart takes seconds; once one episode gave up, the "
+                                                "others of that outage try a few times only)")
     max_steps: WholeNumber = Field(16, ge=1, description="tool calls an episode may make (tools mode)")
     revisions: WholeNumber = Field(1, ge=0, description="revision rounds (revise mode)")
     hide_tools: list[str] = Field(["beginShape", "vertex", "endShape"],

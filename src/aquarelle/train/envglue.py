@@ -83,7 +83,7 @@ def env_class(mode: str, action_space: str, cfg: Any = None, **extra: Any) -> ty
 
     kwargs: dict[str, Any] = {"mode": mode, "action_space": action_space}
     if cfg is not None:
-        kwargs.update(env_urls=list(cfg.env.urls) or None, max_steps=cfg.env.max_steps,
+        kwargs.update(env_urls=list(cfg.env.urls) or None, reconnect_s=cfg.env.reconnect_s, max_steps=cfg.env.max_steps,
                       revisions=cfg.env.revisions,
                       obs_chars=cfg.env.revise_observation_chars if mode == "revise" else cfg.env.observation_chars,
                       reward_config=cfg.reward.reward_config() or None, image_size=cfg.env.image_size,
