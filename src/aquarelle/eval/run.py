@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from aquarelle.train import TRAIN_COMPLETION_CHARS  # where training cuts a completion; eval samples keep it whole
 from aquarelle.train import read_summary
@@ -306,35 +306,44 @@ def weights_of(config: dict[str, Any]) -> dict[str, float]:
     return base
 
 
-def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Rows of a JSONL file and how many lines were unreadable (a run killed mid-write leaves one; a line that
-    is not UTF-8 counts as one too). RunError when the path is there but cannot be read as a file."""
-    rows, bad = [], 0
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any] | None]:
+    """The rows of a JSONL file one by one, None for each unreadable line (a run killed mid-write leaves one; a line
+    that is not UTF-8 counts as one too). Line by line: a 2,000-step run's rollouts.jsonl (979 MB) was read whole,
+    then held as rows beside the rollouts made of them (3.3 GB for a report). RunError when the path is there but
+    cannot be read as a file."""
     if not path.exists():
-        return rows, bad
+        return
     if not path.is_file():
         raise RunError(f"{path} is not a file")
     try:
-        raw = path.read_bytes()
+        f = path.open("rb")
     except OSError as e:
         raise RunError(f"cannot read {path}: {e.strerror or e}") from None
-    for bline in raw.splitlines():
-        try:
-            line = bline.decode("utf-8").strip()
-        except UnicodeDecodeError:
+    with f:
+        for bline in f:
+            try:
+                line = bline.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                yield None
+                continue
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                yield None
+                continue
+            yield obj if isinstance(obj, dict) else None
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Rows of a JSONL file and how many lines were unreadable (``iter_jsonl``)."""
+    rows, bad = [], 0
+    for obj in iter_jsonl(path):
+        if obj is None:
             bad += 1
-            continue
-        if not line:
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            bad += 1
-            continue
-        if isinstance(obj, dict):
-            rows.append(obj)
         else:
-            bad += 1
+            rows.append(obj)
     return rows, bad
 
 
@@ -358,10 +367,15 @@ def load_run(path: str | Path) -> Run:
         if not isinstance(config, dict):
             raise RunError(f"{p / 'config.json'} must hold a JSON object")
     metrics, bad_m = read_jsonl(p / "metrics.jsonl")
-    rows, bad_r = read_jsonl(p / "rollouts.jsonl")
-    if bad_r and not rows:  # damage, not a run that has just started
+    rollouts: list[Rollout] = []
+    bad_r = 0
+    for d in iter_jsonl(p / "rollouts.jsonl"):  # each line made a rollout as it is read (its completion dropped)
+        if d is None:
+            bad_r += 1
+        else:
+            rollouts.append(Rollout.from_dict(d, len(rollouts)))
+    if bad_r and not rollouts:  # damage, not a run that has just started
         raise RunError(f"{p / 'rollouts.jsonl'}: none of its {bad_r} lines is a readable rollout")
-    rollouts = [Rollout.from_dict(d, i) for i, d in enumerate(rows)]
     return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r,
                summary=read_summary(p))  # {} when missing or unreadable: it only adds a step count
 
