@@ -100,6 +100,13 @@ def test_compare_says_what_differs_and_what_a_heldout_number_rests_on(evaluated,
     # the terminal table, like the page, says what the held-out gap rests on and how far it can be trusted
     out = " ".join(r.stdout.split())
     assert "held-out prompts x samples" in out and "2 x 1" in out and "n/a: too few prompts" in out
+    # a column per run (a column per measure folded every number at 80 columns), and "scorer gamed" is the
+    # verdict's answer, not the divergence check's alone
+    head = next(x for x in r.stdout.splitlines() if "┃ run" in x)
+    assert evaluated.name in head and other.name in head
+    gamed = next(x for x in r.stdout.splitlines() if "scorer gamed" in x)
+    assert gamed.split("│")[2].strip() == compare.rows([evaluated])[0]["scorer gamed"] == \
+        json.loads((evaluated / "eval.json").read_text())["verdicts"]["gamed"]["answer"]
     page = (tmp_path / "c.html").read_text()
     assert "These runs differ in <b>image size, seed</b>" in page
     table = compare.rows([evaluated, other])

@@ -73,3 +73,17 @@ def test_pool_validate_prints_the_probes():
     assert r.exit_code == 0, r.output
     assert "the median of the pool's 17 love paintings" in r.stdout
     assert "warning: these scorers rate a painting of nothing" in r.stdout
+
+
+def test_probes_that_cannot_be_scored_are_skipped_with_the_reason_not_evals_end(monkeypatch):
+    """A sandbox that would not start (a script without `if __name__ == '__main__':`) ended eval, compare and
+    report in a SandboxError traceback from the probes."""
+    from aquarelle.brush.sandbox import SandboxError
+    from aquarelle.rewards import probes
+
+    def broken(config=None, group_seeds=probes.GROUP_SEEDS):
+        raise SandboxError("sandbox worker died while starting")
+
+    monkeypatch.setattr(probes, "probe_scorers", broken)
+    out = evaluate._probes_of(RewardConfig(preset="hps-led").model_dump_json(), "a digest no other test uses")
+    assert out == {"skipped": "the probes could not be scored: SandboxError: sandbox worker died while starting"}

@@ -55,6 +55,13 @@ def _heldout_n(ev: dict[str, Any], stale: Any = None) -> str | None:
     return n + (" (of an earlier policy)" if stale else "")
 
 
+def _answer(ev: dict[str, Any], key: str, fallback: Any) -> Any:
+    """A verdict's answer (yes / no / unclear), as the page's verdicts give it: the table's "scorer gamed" read the
+    divergence check alone, "no" beside a verdict of "cannot rule it out" (the scorers' probes)."""
+    v = (ev.get("verdicts") or {}).get(key)
+    return v["answer"] if isinstance(v, dict) and v.get("answer") in ("yes", "no", "unclear") else fallback
+
+
 def _interval(ci: Any) -> str | None:
     return f"{ci[0]:+.3f} to {ci[1]:+.3f}" if isinstance(ci, list) and len(ci) == 2 and None not in ci else None
 
@@ -73,7 +80,7 @@ def rows(run_dirs: list[str | Path], runs: list[Run] | None = None) -> list[dict
             "run": name, "preset": evaluate.preset_text(ev), "steps": evaluate.steps_text(ev),
             "reward by thirds": rt["thirds"]["total"] if rt["thirds"] else None, "t-statistic": rt["trend"]["t_stat"],
             "bad paintings by thirds": ev["bad_rollouts"]["thirds"], "judge change": sa["judge_change"],
-            "preference change": sa["preference_change"], "scorer gamed": sa["gamed"],
+            "preference change": sa["preference_change"], "scorer gamed": _answer(ev, "gamed", sa["gamed"]),
             "distance in group": dv["within_group"], "collapsed": dv["collapsed"],
             "held-out reward": (h.get("heldout") or {}).get("reward"), "held-out gap": (h.get("gap") or {}).get("reward"),
             "held-out gap 95% interval": _interval(h.get("gap_ci")) or ("n/a: too few prompts" if h.get("heldout") else None),
@@ -187,13 +194,16 @@ def print_table(table: list[dict[str, Any]], console=None) -> None:
     from rich.table import Table
 
     console = console or Console()
+    # a row per measure and a column per run: a column per measure (11) folded every number in an 80-column
+    # terminal ("-0.0" over "47")
     t = Table(title="aquarelle compare")
-    cols = ("run", "preset", "steps", "reward by thirds", "t-statistic", "bad paintings by thirds", "scorer gamed",
+    rows = ("preset", "steps", "reward by thirds", "t-statistic", "bad paintings by thirds", "scorer gamed",
             "collapsed", "held-out gap", "held-out gap 95% interval", "held-out prompts x samples")
-    for c in cols:
-        t.add_column(c, overflow="fold")
+    t.add_column("run", no_wrap=True)
     for row in table:
-        t.add_row(*[escape(_plain(row[c])) for c in cols])
+        t.add_column(escape(_plain(row["run"])), overflow="fold")
+    for c in rows:
+        t.add_row(c, *[escape(_plain(row[c])) for row in table])
     console.print(t)
 
 

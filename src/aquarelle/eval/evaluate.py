@@ -235,6 +235,9 @@ def _probes_of(config_json: str, digest: str | None) -> dict[str, Any]:
         return probe_scorers(RewardConfig.model_validate_json(config_json)).as_dict()
     except RewardError as e:
         return {"skipped": str(e).splitlines()[0]}
+    except Exception as e:  # noqa: BLE001 - our sandbox or renderer failed: no measurement, said, not eval's end
+        return {"skipped": f"the probes could not be scored: {type(e).__name__}: "
+                           f"{(str(e).splitlines() or [''])[0]}"}
 
 
 def recorded(samples: list[Rollout], key: str, kind: type = float) -> Any:
