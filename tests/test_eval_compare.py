@@ -61,6 +61,22 @@ def test_a_misshapen_eval_json_is_rebuilt_not_a_traceback(evaluated, tmp_path):
             assert r.returncode == 0 and "Traceback" not in r.stderr, (name, r.stderr[-1500:])
 
 
+def test_an_eval_json_written_before_the_later_keys_is_read_as_it_is(evaluated, tmp_path):
+    """eval.json written before `reward_trend.end`, `diversity.sampled` and `scorer_probes` was called damaged, and
+    report and compare rebuilt it (probes and all) on every call."""
+    good = json.loads((evaluated / "eval.json").read_text())
+    old = {**good, "reward_trend": {k: v for k, v in good["reward_trend"].items() if k != "end"},
+           "diversity": {k: v for k, v in good["diversity"].items() if k != "sampled"}}
+    old.pop("scorer_probes", None)
+    run = tmp_path / "old"
+    shutil.copytree(evaluated, run)
+    (run / "eval.json").write_text(json.dumps(old))
+    assert evaluate.problem(run) is None
+    assert verdicts.all_verdicts(old)["gamed"]["question"]
+    r = _cli("report", str(run), "-o", str(tmp_path / "old.html"))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+
+
 def test_compare_tells_runs_of_one_name_apart_and_matches_verdicts_by_question(evaluated, tmp_path):
     twin = make_run(tmp_path / "b" / "run", steps=3, seed=2)
     runs = [load_run(evaluated), load_run(twin)]

@@ -369,6 +369,8 @@ def test_the_report_says_a_run_has_not_finished_and_was_resumed(tmp_path):
     run = make_run(tmp_path / "run", steps=3)
     (run / "checkpoints" / "checkpoint-2").mkdir(parents=True)
     (run / "checkpoints" / "checkpoint-10").mkdir()
+    for odd in ("checkpoint-final", "checkpoint-\u00b2", "checkpoint-99.bak"):  # not step checkpoints
+        (run / "checkpoints" / odd).mkdir()
     page = build(run)
     assert ('<p class="status">Training has not finished (still running, or stopped): no summary.json yet; 3 steps '
             'so far of optim.max_steps 3, the last checkpoint checkpoint-10') in page

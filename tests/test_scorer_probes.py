@@ -22,8 +22,12 @@ def test_the_probes_are_scored_against_the_pools_love_median():
     assert [p.name for p in rep.probes] == list(PROBES) and rep.group_seeds == [0, 1, 2]
     assert rep.love_paintings == 17
     assert rep.fooled == [p.name for p in rep.probes if p.reward >= rep.love_median]
-    for p in rep.probes:  # hps-only never runs the judge: reward = .05 gate + .05 length + .9 preference
-        assert p.judge is None and abs(p.reward - (0.05 + 0.9 * p.preference)) < 1e-9
+    for p in rep.probes:  # hps-only never runs the judge: .05 gate + .05 length (as if padded: 1) + .9 preference
+        assert p.judge is None and abs(p.reward - (0.05 + 0.05 + 0.9 * p.preference)) < 1e-9
+    # unpadded, weights leaning on length hid the probes under the love median (0.441 and 0.454 against 0.459)
+    # while the padded circle scored 0.941: the probes are scored as a padding policy would make them
+    leaning = probe_scorers(RewardConfig(weights={"gate": 0.05, "length": 0.5, "judge": 0, "preference": 0.45}))
+    assert leaning.fooled == list(PROBES) and min(p.reward for p in leaning.probes) > 0.9
     # weights that count only the gate: every painting that passes it scores 0.05 + 0 alike, so each probe ties
     flat = probe_scorers(RewardConfig(weights={"gate": 1, "length": 0, "judge": 0, "preference": 0}))
     assert flat.love_median == 1.0 and flat.fooled == list(PROBES)
@@ -87,3 +91,21 @@ def test_probes_that_cannot_be_scored_are_skipped_with_the_reason_not_evals_end(
     monkeypatch.setattr(probes, "probe_scorers", broken)
     out = evaluate._probes_of(RewardConfig(preset="hps-led").model_dump_json(), "a digest no other test uses")
     assert out == {"skipped": "the probes could not be scored: SandboxError: sandbox worker died while starting"}
+
+
+def test_pool_validate_keeps_its_table_when_the_probes_fail(monkeypatch):
+    """A pool with no love painting (or a probe a scorer failed) ended `pool validate` with exit 2, its table lost."""
+    from aquarelle.rewards import probes
+    from aquarelle.rewards.config import RewardError
+
+    def none_to_measure(config=None, group_seeds=probes.GROUP_SEEDS):
+        raise RewardError("pool p has no love painting to measure the probes against")
+
+    monkeypatch.setattr(probes, "probe_scorers", none_to_measure)
+    r = CliRunner().invoke(app, ["pool", "validate"])
+    assert r.exit_code == 0, r.output
+    assert "judge[local]" in r.stdout
+    assert "probes: not scored (RewardError: pool p has no love painting to measure the probes against)" in r.stdout
+    r = CliRunner().invoke(app, ["pool", "validate", "--json"])
+    assert json.loads(r.stdout)["probes"] == {"skipped": "RewardError: pool p has no love painting to measure the "
+                                                          "probes against"}

@@ -49,7 +49,7 @@ def test_a_server_that_stays_down_is_waited_out_once_and_said(capsys):
     import time
 
     from aquarelle.train.envglue import finish_episode
-    from aquarelle.train.tool_env import make_tool_env
+    from aquarelle.train.tool_env import ToolError, make_tool_env
 
     url = _dead_url()
     cls = make_tool_env(env_urls=[url], reconnect_s=3.0)
@@ -67,6 +67,12 @@ def test_a_server_that_stays_down_is_waited_out_once_and_said(capsys):
     err = capsys.readouterr().err
     assert err.count(f"environment server {url} unreachable") == 1, err
     assert "retrying for up to 3 s" in err
+    # but a reset waits the whole window again: TRL calls it unguarded, so giving up early stopped the training
+    fresh = cls()
+    t0 = time.monotonic()
+    with pytest.raises(ToolError, match="unreachable"):
+        fresh.reset(prompt="a red sun")
+    assert time.monotonic() - t0 >= 2.9
 
 
 def test_paint_executes_as_many_tool_rounds_as_training(monkeypatch):

@@ -64,3 +64,14 @@ def input_finder(inputs: list[Path]) -> Callable[[Path], Path | None]:
         return by_file.get((st.st_dev, st.st_ino))
 
     return find
+
+
+def checkpoints(run: Path) -> list[Path]:
+    """A run's step checkpoints (``RUN/checkpoints/checkpoint-<step>``, ASCII digits), oldest first; any other name
+    is not one (a stray ``checkpoint-final`` was a ValueError traceback where Ctrl-C should have said where the run
+    stood, and the report's status line crashed on ``checkpoint-²``)."""
+    import re
+
+    found = [p for p in (Path(run) / "checkpoints").glob("checkpoint-*")
+             if re.fullmatch(r"checkpoint-[0-9]+", p.name)]
+    return sorted(found, key=lambda p: int(p.name.rsplit("-", 1)[-1]))

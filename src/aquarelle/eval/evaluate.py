@@ -370,9 +370,18 @@ def problem(run_dir: str | Path) -> str | None:
     return None
 
 
+#: Keys a later version added to a section: an eval.json written before them is read as it is (each reader takes
+#: them with ``.get``), not rebuilt as damaged on every report and compare.
+ADDED_KEYS = {"reward_trend": {"end"}, "diversity": {"sampled"}}
+
+
 @functools.cache
 def _section_keys() -> dict[str, frozenset[str]]:
-    """The keys each training section holds, as this version writes them (its metrics on no rollouts)."""
+    """The keys each training section must hold (its metrics on no rollouts, less ``ADDED_KEYS``)."""
+    return {k: v - ADDED_KEYS.get(k, set()) for k, v in _written_keys().items()}
+
+
+def _written_keys() -> dict[str, frozenset[str]]:
     w = dict(PRESET_WEIGHTS["judge-led"])
     return {
         "reward_trend": frozenset(metrics.reward_trend([])), "term_attribution": frozenset(metrics.term_attribution([], w)),

@@ -260,8 +260,9 @@ def run_status(run: Run) -> str | None:
     run's step-time spike was nowhere explained."""
     notes = []
     if not run.summary:
-        ck = sorted((run.path / "checkpoints").glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1])
-                    if p.name.rsplit("-", 1)[-1].isdigit() else -1)
+        from ..outputs import checkpoints
+
+        ck = checkpoints(run.path)
         goal = run.setting("optim.max_steps")
         notes.append(f"Training has not finished (still running, or stopped): no summary.json yet; "
                      f"{run.trained_steps} step{'' if run.trained_steps == 1 else 's'} so far"

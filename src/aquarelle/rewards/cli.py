@@ -217,13 +217,16 @@ def pool_validate(
     try:
         pool = Pool(pool_dir)
         report = validate_pool(pool, cfg, split=split)
-        report["probes"] = probe_scorers(cfg).as_dict()
     except (RewardError, PoolRenderError) as e:
         _fail(str(e))
     except JudgeBackendError as e:  # the configured scorer did not answer: infrastructure, like scorers check
         _fail(f"judge backend {cfg.judge_backend} failed: {str(e).splitlines()[0]}", 1)
     except PreferenceBackendError as e:
         _fail(f"preference backend {cfg.preference_backend} failed: {str(e).splitlines()[0]}", 1)
+    try:  # the probes' own failure (no love painting, a scorer down) leaves the table: it used to end the command
+        report["probes"] = probe_scorers(cfg).as_dict()
+    except Exception as e:  # noqa: BLE001 - RewardError, a backend's error, our sandbox: said, not the command's end
+        report["probes"] = {"skipped": f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"}
     if as_json:
         print(json.dumps(report))
         return
@@ -232,6 +235,9 @@ def pool_validate(
     for name, acc in report["scorers"].items():
         print(f"{name:<24}{acc['love>reject']:>12.3f}{acc['okay>reject']:>12.3f}{acc['love>okay']:>10.3f}")
     pr = report["probes"]
+    if "skipped" in pr:
+        print(f"probes: not scored ({pr['skipped']})")
+        return
     print(f"probes (reward under {cfg.preset}{', custom weights' if cfg.weights else ''}, mean over group seeds "
           f"{', '.join(map(str, pr['group_seeds']))}; the median of the pool's {pr['love_paintings']} love paintings "
           f"{pr['love_median']:.3f}):")

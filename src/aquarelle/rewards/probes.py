@@ -5,7 +5,9 @@ soft circle above the pool's median "love" painting can rise together while the 
 check then says "no sign of it". The local CPU scorers are such scorers (a QA pass on 2026-12-06: one soft circle
 beat 95% of the love paintings under judge-led, padded with a comment it beat all). So the probes are scored with
 the very reward config a run uses, against the pool's love paintings scored the same way, and a probe at or above
-their median is said beside every gaming verdict and by ``aquarelle pool validate``.
+their median is said beside every gaming verdict and by ``aquarelle pool validate``. A probe is scored as if
+padded to the whole length term: unused code (sketch mode) or calls that paint nothing (tools mode) reach it at no
+cost to the painting (a second pass that day), so the probes under weights leaning on length read low without it.
 """
 
 from __future__ import annotations
@@ -95,6 +97,10 @@ def probe_scorers(config: RewardConfig | None = None, group_seeds: tuple[int, ..
         bad = next((s.error for s in scores if s.reward is None), None)
         if bad:
             raise RewardError(f"{name}: {bad}")
+        if image is None:  # a probe: as if padded to the whole length term, which unused code reaches in either mode
+            pad = model.config.weights_resolved().length
+            scores = [s.model_copy(update={"reward": s.reward + pad * (1 - (s.breakdown.get("length") or 0))})
+                      if s.reward > 0 else s for s in scores]
         return ProbeScore(name, sum(s.reward for s in scores) / len(scores),
                           _mean([s.breakdown.get("judge") for s in scores]),
                           _mean([s.breakdown.get("preference") for s in scores]))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..outputs import checkpoints
 from ..provenance import provenance
 from . import TRAIN_COMPLETION_CHARS, read_summary
 from .completion import prompt_opens_thinking, unrun_calls
@@ -396,12 +397,12 @@ def _sigterm_as_interrupt():
     old = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    finally:  # (None: a handler not set from Python, which signal.signal cannot take back)
+        signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
 
 
 def _last_checkpoint(run: Path) -> str | None:
-    ck = sorted((run / "checkpoints").glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    ck = checkpoints(run)
     return str(ck[-1]) if ck else None
 
 

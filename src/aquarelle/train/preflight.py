@@ -26,7 +26,9 @@ def check_out(run: Path, resume: bool) -> None:
     """--out must be a directory that holds no run yet (or, with --resume, one with a checkpoint)."""
     if run.exists() and not run.is_dir():
         raise ConfigError(f"--out {run} is not a directory")
-    resumable = any((run / "checkpoints").glob("checkpoint-*"))  # what --resume continues from
+    from ..outputs import checkpoints
+
+    resumable = bool(checkpoints(run))  # what --resume continues from
     if resume:
         if not resumable:
             raise ConfigError(f"--resume: no checkpoint in {run / 'checkpoints'} to continue from")

@@ -259,7 +259,8 @@ class _RemoteBackend:
         key = tuple(self.urls)
         start = time.monotonic()
         # another episode waited the whole window for these servers a moment ago: try a few times, not 3 minutes more
-        given_up = start - self._gave_up.get(key, -math.inf) < self.reconnect_s
+        # (not a reset: TRL calls it unguarded, so a reset that gives up stops the training a wait would have saved)
+        given_up = fn.__name__ != "_do_reset" and start - self._gave_up.get(key, -math.inf) < self.reconnect_s
         deadline = start + (0 if given_up else self.reconnect_s)
         attempt = 0
         while attempt < self.retries or time.monotonic() < deadline:
@@ -285,7 +286,8 @@ class _RemoteBackend:
                     raise
                 last = e
             self.close()
-            self._say_down(key, last, deadline - time.monotonic())
+            if attempt >= len(self.urls):  # every server tried once (one down of two: the next one answers)
+                self._say_down(key, last, deadline - time.monotonic())
         with self._lock:
             self._gave_up[key] = time.monotonic()
         many = len(self.tried) > 1  # (the last error names only the last server tried)
