@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
-import math
 import json
+import math
 import shutil
 import sys
 from pathlib import Path

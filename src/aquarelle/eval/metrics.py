@@ -484,6 +484,13 @@ def _by_thirds(values: dict[int, float], steps_parts: list[set[int]] | None) -> 
 MAX_IMAGES, IMAGE_GROUPS_PER_STEP = 5000, 4
 
 
+def spread(n: int, m: int) -> list[int]:
+    """At most ``m`` indices of ``range(n)`` spread evenly, the first and the last among them (all when n <= m)."""
+    if n <= m:
+        return list(range(n))
+    return sorted({round(x) for x in np.linspace(0, n - 1, m)})
+
+
 def image_sample(rollouts: Sequence[Rollout]) -> tuple[list[Rollout], int]:
     """The rollouts whose paintings ``diversity`` opens (all of them up to ``MAX_IMAGES``), and how many steps
     they come from."""
@@ -494,8 +501,7 @@ def image_sample(rollouts: Sequence[Rollout]) -> tuple[list[Rollout], int]:
     steps = sorted(kept)
     total = sum(len(v) for v in kept.values())
     if total > MAX_IMAGES and steps:
-        m = max(1, int(MAX_IMAGES / (total / len(steps))))
-        steps = [steps[i] for i in sorted({round(x) for x in np.linspace(0, len(steps) - 1, m)})]
+        steps = [steps[i] for i in spread(len(steps), max(1, int(MAX_IMAGES / (total / len(steps)))))]
     return [r for s in steps for r in kept[s]], len(steps)
 
 
@@ -783,8 +789,7 @@ def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action
     if load is not None:
         ths, ents = [], []
         # (at most MAX_IMAGES of them, spread evenly: a long run's last tenth is thousands of paintings)
-        pick = rollouts if len(rollouts) <= MAX_IMAGES else \
-            [rollouts[i] for i in sorted({round(x) for x in np.linspace(0, len(rollouts) - 1, MAX_IMAGES)})]
+        pick = [rollouts[i] for i in spread(len(rollouts), MAX_IMAGES)]
         out["images_read"] = len(pick)
         for r in pick:
             got = load(r)

@@ -153,14 +153,11 @@ def diversity_curve(div: dict[str, Any]) -> bytes:
 
 
 def scorer_scatter(rollouts: Sequence[Rollout]) -> bytes:
-    import numpy as np
-
     plt = _plt()
     fig, ax = plt.subplots(figsize=(4.2, 3.6))
     pts = [(r.breakdown["judge"], r.breakdown["preference"], r.step) for r in rollouts
            if r.breakdown.get("judge") is not None and r.breakdown.get("preference") is not None]
-    if len(pts) > MAX_POINTS:
-        pts = [pts[round(i)] for i in np.linspace(0, len(pts) - 1, MAX_POINTS)]
+    pts = [pts[i] for i in metrics.spread(len(pts), MAX_POINTS)]
     if pts:
         sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], c=[p[2] for p in pts], cmap="viridis", s=12)
         fig.colorbar(sc, ax=ax, label="step")

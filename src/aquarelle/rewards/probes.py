@@ -87,7 +87,7 @@ def probe_scorers(config: RewardConfig | None = None, group_seeds: tuple[int, ..
     if not loves:
         raise RewardError(f"pool {pool.root} has no love painting to measure the probes against")
 
-    def reward_of(name: str, source: str, image=None) -> ProbeScore:
+    def reward_of(name: str, source: str, image=None, padded: bool = False) -> ProbeScore:
         res = run_sketch(source, action_space="full")
         if res.error or res.program is None:
             raise RewardError(f"probe {name}: the sandbox refused it: {res.error}")
@@ -97,7 +97,7 @@ def probe_scorers(config: RewardConfig | None = None, group_seeds: tuple[int, ..
         bad = next((s.error for s in scores if s.reward is None), None)
         if bad:
             raise RewardError(f"{name}: {bad}")
-        if image is None:  # a probe: as if padded to the whole length term, which unused code reaches in either mode
+        if padded:  # as if padded to the whole length term, which unused code reaches in either mode
             pad = model.config.weights_resolved().length
             scores = [s.model_copy(update={"reward": s.reward + pad * (1 - (s.breakdown.get("length") or 0))})
                       if s.reward > 0 else s for s in scores]
@@ -106,7 +106,7 @@ def probe_scorers(config: RewardConfig | None = None, group_seeds: tuple[int, ..
                           _mean([s.breakdown.get("preference") for s in scores]))
 
     love = [reward_of(e.id, pool.source(e), pool.image(e)).reward for e in loves]
-    probes = [reward_of(n, src) for n, src in PROBES.items()]
+    probes = [reward_of(n, src, padded=True) for n, src in PROBES.items()]
     mid = median(love)
     return ProbeReport(probes=probes, love_median=mid, love_paintings=len(love), group_seeds=list(group_seeds),
                        fooled=[p.name for p in probes if p.reward >= mid])

@@ -276,7 +276,7 @@ class _RemoteBackend:
                         for a in self._log:  # tools mode is deterministic: replaying restores the canvas
                             self.client.step(a)
                 out = fn()
-                if key in self._announced:
+                if key in self._announced or key in self._gave_up:
                     self._say_back(key, attempt, time.monotonic() - start)
                 return out
             except (ConnectionError, OSError) as e:
@@ -306,13 +306,14 @@ class _RemoteBackend:
               f"(episodes that cannot reach it score None)", file=sys.stderr, flush=True)
 
     def _say_back(self, key: tuple[str, ...], attempt: int, waited: float) -> None:
+        """The servers answer again: their outage is over (said once, by the first episode through)."""
         with self._lock:
             said = key in self._announced
             self._announced.discard(key)
             self._gave_up.pop(key, None)
-        if said:  # (once, by the first episode through)
+        if said:
             print(f"environment server {', '.join(key)} answers again (after {attempt} tries, {waited:.0f} s; "
-              f"the episode was replayed: {len(self._log)} steps)", file=sys.stderr, flush=True)
+                  f"the episode was replayed: {len(self._log)} steps)", file=sys.stderr, flush=True)
 
     def reset(self, **kw: Any) -> Any:
         self._reset_kw, self._log = dict(kw), []
