@@ -111,6 +111,12 @@ def test_the_scoring_description_says_what_scores_and_never_the_key(tmp_path, mo
     assert scoring_differences({**d, "preset": "judge-led", "judge_url": "http://10.0.0.5:8000/v1"}, cfg) == []
     assert scoring_differences({**d, "judge_image_size": 256, "reference_split": "design"}, cfg) == [
         'reference_split: server "design", run "all"', "judge_image_size: server 256, run 512"]
+    # a local scorer has no model or service: /scoring named the default VLM beside the local judge
+    monkeypatch.setenv("AQUARELLE_HPS_URL", "http://hps:9000")
+    local = scoring_description(RewardConfig(judge_url="http://judge:8000/v1"))
+    assert local["judge_backend"] == "local" and local["judge_model"] is None and local["judge_url"] is None
+    assert local["preference_backend"] == "local" and local["preference_url"] is None
+    assert scoring_description(RewardConfig(preference_backend="hpsv3"))["preference_url"] == "http://hps:9000"
 
 
 @pytest.mark.parametrize("url, shown", [

@@ -12,6 +12,8 @@ import sys
 
 import typer
 
+from aquarelle.train import Terminated
+
 app = typer.Typer(
     name="aquarelle",
     help="Train coding models to paint watercolours with p5.brush.",
@@ -54,6 +56,7 @@ _click_exc = sys.modules[typer.BadParameter.__module__]
 def main() -> None:
     """Run the CLI; a usage mistake (an unknown flag, a value of the wrong type, a missing argument) is one line
     naming it, as every other bad input is, instead of typer's five-line box."""
+    terminated = False
     try:
         rv = app(standalone_mode=False)
     except _click_exc.NoArgsIsHelpError as e:  # `aquarelle` or `aquarelle pool` alone: the help, as before
@@ -69,6 +72,8 @@ def main() -> None:
     except (KeyboardInterrupt, typer.Abort):
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except Terminated:  # SIGTERM during training, which has said where the run stands
+        terminated = True  # said below, once the exception's frames are gone: the trainer's progress bar closes with them
     except ModuleNotFoundError as e:
         extra = _EXTRAS.get((e.name or "").split(".")[0])
         if extra is None:
@@ -77,6 +82,12 @@ def main() -> None:
         print(f"error: this command needs the {extra} extra (no module {e.name!r}): pip install -e '.[{extra}]' "
               f"-c constraints.txt (the constraints keep torch the CPU build)", file=sys.stderr)
         sys.exit(2)
+    if terminated:
+        import gc
+
+        gc.collect()  # a frame cycle can keep the bar alive (it drew itself after the word in 1 of 4 runs)
+        print("terminated", file=sys.stderr)
+        sys.exit(143)
     if rv == 130:  # click turns Ctrl-C into Exit(130) under standalone_mode=False: it exited without a word
         print("interrupted", file=sys.stderr)
     sys.exit(rv if type(rv) is int else 0)  # a typer.Exit's code; a command's own return value is not one

@@ -299,11 +299,15 @@ def scoring_description(config: RewardConfig) -> dict[str, Any]:
     are the server's own; a run must be able to see them to refuse a server that would score it differently."""
     from .pool import pool_digest  # pool imports this module
 
+    # a local scorer has no model or service: naming the default judge model beside a local judge read as if a
+    # VLM judged (null, as a local preference's URL is)
+    served = config.judge_backend != "local"
     return {"preset": config.preset, "weights": config.weights_resolved().as_dict(),
-            "judge_backend": config.judge_backend, "judge_model": config.resolved_judge_model(),
-            "judge_url": shown_url(config.resolved_judge_url()), "judge_image_size": config.judge_image_size,
-            "preference_backend": config.preference_backend,
-            "preference_url": shown_url(config.resolved_preference_url()),
+            "judge_backend": config.judge_backend, "judge_model": config.resolved_judge_model() if served else None,
+            "judge_url": shown_url(config.resolved_judge_url()) if served else None,
+            "judge_image_size": config.judge_image_size, "preference_backend": config.preference_backend,
+            "preference_url": (shown_url(config.resolved_preference_url())
+                               if config.preference_backend != "local" else None),
             "references": config.references.model_dump(), "reference_split": config.reference_split,
             "pool": pool_digest(config.pool_dir), "render_size": config.render_size}
 

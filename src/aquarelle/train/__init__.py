@@ -19,6 +19,24 @@ warnings.filterwarnings("ignore", message=r"`(is_)?gradient_checkpointing\w*` is
 TRAIN_COMPLETION_CHARS = 6000
 
 
+def say(message: str) -> None:
+    """One line on stderr during training: through ``tqdm.write``, which lifts the trainer's progress bar and draws
+    it again below, so the line starts a line of its own (printed, it ran on after the bar: "...3.61s/it]interrupted
+    during step 2")."""
+    import sys
+
+    from tqdm import tqdm
+
+    tqdm.write(message, file=sys.stderr)
+    sys.stderr.flush()
+
+
+class Terminated(BaseException):
+    """SIGTERM while training (``grpo._sigterm_as_interrupt``): handled as Ctrl-C is, but the CLI exits 143
+    (128 + SIGTERM), as a scheduler or `timeout` reads a process it stopped, not Ctrl-C's 130. Not a
+    KeyboardInterrupt, which typer turns into a bare exit 130; here, so the CLI can catch it without torch."""
+
+
 def read_summary(run: str | Path) -> dict[str, Any]:
     """A run's summary.json (``grpo._fit`` writes it when training finishes) as a dict; {} when it is missing (a run
     cut short) or unreadable. Here so that ``train --resume`` (``grpo._finished``) and eval (``aquarelle.eval.run``)

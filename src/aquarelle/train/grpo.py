@@ -22,7 +22,7 @@ from typing import Any
 
 from ..outputs import checkpoints
 from ..provenance import provenance
-from . import TRAIN_COMPLETION_CHARS, read_summary
+from . import TRAIN_COMPLETION_CHARS, Terminated, read_summary, say
 from .completion import prompt_opens_thinking, unrun_calls
 from .config import TrainConfig
 from .data import load_prompts, prompt_dataset, prompt_file
@@ -385,20 +385,31 @@ def _last_step_logs() -> Any:
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
-    """SIGTERM raises KeyboardInterrupt while training (in the main thread), so a run stopped by `timeout`, a
-    scheduler or `docker stop` says where it stands as Ctrl-C does, instead of dying without a word."""
+    """SIGTERM raises `Terminated` while training (in the main thread), so a run stopped by
+    `timeout`, a scheduler or `docker stop` says where it stands as Ctrl-C does, instead of dying without a word."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def interrupt(signum, frame):
-        raise KeyboardInterrupt
+        raise Terminated
 
     old = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
     finally:  # (None: a handler not set from Python, which signal.signal cannot take back)
         signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
+
+
+def _rotation_note(run: Path, limit: int | None) -> str | None:
+    """A resumed run holding more checkpoints than optim.save_total_limit loses its oldest at the next save (the
+    trainer rotates them): said before it happens, since a run begun before the limit existed kept every one."""
+    held = checkpoints(run)
+    if limit is None or len(held) <= limit:
+        return None
+    return (f"note: the run holds {len(held)} checkpoints ({held[0].name} to {held[-1].name}) and "
+            f"optim.save_total_limit is {limit}: the next save deletes all but the newest {limit}; set "
+            f"optim.save_total_limit: null in the config to keep them")
 
 
 def _last_checkpoint(run: Path) -> str | None:
@@ -464,7 +475,7 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, demos: str
 
 def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None, log: Any,
            config_file: str | None) -> dict:
-    log = log or (lambda m: print(m, file=sys.stderr))
+    log = log or say
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     run = Path(out)
     procs = Procs.from_env()
@@ -481,6 +492,9 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         finished = _finished(run, resume_from, cfg.optim.max_steps)
         if resume_from:  # steps after the checkpoint run again: drop what their first run recorded
             _drop_steps_after(run, int(resume_from.rsplit("-", 1)[-1]))
+            rotating = _rotation_note(run, cfg.optim.save_total_limit)
+            if rotating and finished is None:
+                log(rotating)
         run.mkdir(parents=True, exist_ok=True)
     else:  # the main process checks --out (which it is about to fill) and the services: the same config here
         grpo_args = grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
@@ -670,7 +684,7 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     try:
         with _sigterm_as_interrupt():
             trainer.train(resume_from_checkpoint=resume_from)
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (timeout, Slurm, docker stop): say where the run stands
+    except (KeyboardInterrupt, Terminated):  # Ctrl-C, or SIGTERM (timeout, Slurm, docker stop): say where it stands
         if procs.main:
             last = _last_checkpoint(run)
             log(f"interrupted during step {trainer.state.global_step + 1}: "

@@ -21,9 +21,10 @@ from __future__ import annotations
 import base64
 import itertools
 import math
-import sys
 import threading
 from typing import Any, Iterable
+
+from . import say
 
 __all__ = ["PaintingToolEnv", "ToolError", "make_tool_env", "tool_names"]
 
@@ -302,8 +303,8 @@ class _RemoteBackend:
                 return
             self._announced.add(key)
         first = (str(err).splitlines() or [type(err).__name__])[0] if err is not None else "no answer"
-        print(f"environment server {', '.join(key)} unreachable ({first}); retrying for up to {max(0, left):.0f} s "
-              f"(episodes that cannot reach it score None)", file=sys.stderr, flush=True)
+        say(f"environment server {', '.join(key)} unreachable ({first}); retrying for up to {max(0, left):.0f} s "
+            f"(episodes that cannot reach it score None)")
 
     def _say_back(self, key: tuple[str, ...], attempt: int, waited: float) -> None:
         """The servers answer again: their outage is over (said once, by the first episode through)."""
@@ -312,8 +313,8 @@ class _RemoteBackend:
             self._announced.discard(key)
             self._gave_up.pop(key, None)
         if said:
-            print(f"environment server {', '.join(key)} answers again (after {attempt} tries, {waited:.0f} s; "
-                  f"the episode was replayed: {len(self._log)} steps)", file=sys.stderr, flush=True)
+            say(f"environment server {', '.join(key)} answers again (after {attempt} tries, {waited:.0f} s; "
+                f"the episode was replayed: {len(self._log)} steps)")
 
     def reset(self, **kw: Any) -> Any:
         self._reset_kw, self._log = dict(kw), []
