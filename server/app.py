@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 
-from aquarelle.env.server import DEFAULT_IDLE_TIMEOUT_S, WS_MAX_MESSAGE_BYTES, create_server_app
+from aquarelle.env.server import DEFAULT_IDLE_TIMEOUT_S, WS_MAX_MESSAGE_BYTES, create_server_app, sigterm_exits_cleanly
 
 
 def _env_number(name: str, default: float, kind: type = int, minimum: float | None = None,
@@ -46,6 +46,7 @@ def _env_reward_config() -> object:
     return config if path else None
 
 
+sigterm_exits_cleanly()  # `docker stop` under the container's `uvicorn server.app:app` exits 143, cleanly
 _WORKERS = _env_number("AQUARELLE_WORKERS", -1, minimum=-1)  # -1: one per core, 0: inline
 app = create_server_app(
     _env_number("AQUARELLE_MAX_SESSIONS", 64, minimum=1),

@@ -125,3 +125,48 @@ def test_aquarelle_config_is_what_the_container_scores_with(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     d = json.loads(r.stdout.strip().splitlines()[-1])
     assert d["preset"] == "hps-only" and d["render_size"] == 128 and d["weights"]["judge"] == 0.0
+
+
+def test_sigterm_stops_a_server_cleanly_under_both_launchers():
+    """`docker stop` (SIGTERM) under the container's `uvicorn server.app:app`, and under `aquarelle serve`: uvicorn
+    shut down, then raised the signal again under the default handler, which killed the process before Python's
+    clean-up: the log ended with "resource_tracker: There appear to be 10 leaked semaphore objects". Now exit 143
+    (128 + SIGTERM), with nothing after the server's own lines."""
+    import signal
+    import threading
+    import time
+
+    import httpx
+    from serve_process import ServeProcess, free_port
+
+    port = free_port()
+    container = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1", "AQUARELLE_WORKERS": "2"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(container.stderr), daemon=True)
+    reader.start()
+    serve = ServeProcess(max_sessions=2, workers=2)  # waits until it answers /health
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert container.poll() is None and time.monotonic() < deadline, "".join(err)[-2000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        for url in (f"http://127.0.0.1:{port}", serve.url):  # the worker pools, and their queues, are started
+            assert httpx.post(url + "/reset", json={"mode": "tools"}, timeout=120).status_code == 200
+        container.send_signal(signal.SIGTERM)
+        serve.proc.send_signal(signal.SIGTERM)
+        assert container.wait(60) == 143 and serve.proc.wait(60) == 143
+        reader.join(10)
+        serve._reader.join(10)
+        for log in ("".join(err), serve.log()):
+            assert "leaked" not in log and "Traceback" not in log, log[-2000:]
+    finally:
+        serve.stop()
+        if container.poll() is None:
+            container.kill()

@@ -420,5 +420,25 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64, *, 
     import uvicorn
 
     app = create_server_app(max_sessions, workers=workers, idle_timeout_s=idle_timeout_s, warm=True, **kw)
+    sigterm_exits_cleanly()
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_ping_interval=ping_s, ws_ping_timeout=ping_s,
                 ws_max_size=WS_MAX_MESSAGE_BYTES)
+
+
+def sigterm_exits_cleanly() -> None:
+    """Make SIGTERM a normal exit with code 143 in a server process (its main thread; a handler someone set stays).
+
+    uvicorn shuts down gracefully on SIGTERM (`docker stop`), then raises the signal again under the handler it
+    found: the default one killed the process before Python's exit clean-up, and the resource tracker warned of
+    ten leaked semaphores (the worker pools' queues). Called before uvicorn starts: by ``serve`` and by the
+    container's ``server.app`` on import."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_signal)
+
+
+def _exit_on_signal(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
