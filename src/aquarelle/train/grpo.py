@@ -401,6 +401,28 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
 
 
+#: transformers' warning when a checkpoint lacks weights the model has (trainer._issue_warnings_after_load)
+_MISSING_KEYS = "There were missing keys in the checkpoint model loaded: "
+
+
+def _quiet_tied_head_warning(model: Any) -> None:
+    """A resume of a model whose output head is its input embedding (tie_word_embeddings: the tiny model, SmolLM2,
+    Qwen2.5 up to 3B) warned "There were missing keys in the checkpoint model loaded: ['lm_head.weight']": the
+    checkpoint does not save the tied copy, and the head is the loaded embedding (a resumed run's completions are
+    byte-identical to an unbroken run's). That one warning is dropped; any other missing key is still said."""
+    import logging
+
+    if not getattr(getattr(model, "config", None), "tie_word_embeddings", False):
+        return
+
+    def only_the_tied_head(record: logging.LogRecord) -> bool:
+        return record.getMessage() != f"{_MISSING_KEYS}['lm_head.weight']."
+
+    trainer_log = logging.getLogger("transformers.trainer")
+    if not any(getattr(f, "__name__", "") == "only_the_tied_head" for f in trainer_log.filters):
+        trainer_log.addFilter(only_the_tied_head)
+
+
 def _rotation_note(run: Path, limit: int | None) -> str | None:
     """A resumed run holding more checkpoints than optim.save_total_limit loses its oldest at the next save (the
     trainer rotates them): said before it happens, since a run begun before the limit existed kept every one."""
@@ -680,6 +702,8 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
     trainer = GRPOTrainer(model=policy.model, reward_funcs=[reward_fn], args=grpo_args, train_dataset=ds,
                           processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
                           callbacks=[callback, _last_step_logs()])
+    if resume_from:
+        _quiet_tied_head_warning(policy.model)
     t0 = time.perf_counter()
     try:
         with _sigterm_as_interrupt():
