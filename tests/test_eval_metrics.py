@@ -517,6 +517,42 @@ def test_a_three_step_trend_needs_students_t_not_2():
     assert metrics.reward_trend(rs9)["steady"] is True and metrics.reward_trend(rs9)["t_threshold"] == 2.0
 
 
+def _ar1_run(seed: int, n: int, phi: float = 0.7, sd: float = 0.05, rise: float = 0.0) -> list[Rollout]:
+    """Per-step rewards 0.5 + a linear rise + AR(1) noise (marginal sd ``sd``): a GRPO run's slow wander."""
+    rng = random.Random(seed)
+    x, rs = rng.gauss(0, 1), []
+    for s in range(n):
+        rs.append(Rollout.from_dict({"step": s, "prompt": "x", "reward": 0.5 + rise * s / (n - 1) + sd * x}))
+        x = phi * x + math.sqrt(1 - phi ** 2) * rng.gauss(0, 1)
+    return rs
+
+
+def test_a_flat_run_that_wanders_slowly_is_not_a_steady_rise():
+    # no trend, AR(1) per-step noise (phi 0.7), thirds 0.486 -> 0.506 -> 0.533: the plain OLS t (2.96, independent
+    # residuals) called it steady, as it did 11-18% of such simulated runs; the residuals' lag-1 autocorrelation
+    # counts its 100 steps as ~14 independent ones (Santer et al. 2000) and t drops to 1.0
+    rt = metrics.reward_trend(_ar1_run(53, 100))
+    tot = rt["thirds"]["total"]
+    assert tot[0] < tot[1] < tot[2]  # monotone thirds: the t-statistic alone decides
+    assert rt["steady"] is False and rt["trend"]["t_stat"] < rt["t_threshold"]
+    assert rt["trend"]["lag1_autocorr"] > 0.5 and rt["trend"]["n_eff"] < 30 and rt["trend"]["p_value"] > 0.2
+    # the same noise under a clear rise (+0.2 over the run) is still steady
+    up = metrics.reward_trend(_ar1_run(53, 100, rise=0.2))
+    assert up["steady"] is True and up["trend"]["t_stat"] > up["t_threshold"]
+
+
+def test_a_run_that_wanders_too_slowly_for_a_t_statistic_is_unclear():
+    from aquarelle.eval import verdicts
+
+    # phi 0.97 over 30 steps: lag-1 autocorrelation 0.87, 2.1 independent steps; no t-statistic, and no "No" either
+    rs = _ar1_run(1, 30, phi=0.97)
+    rt = metrics.reward_trend(rs)
+    assert rt["trend"]["n_eff"] < metrics.MIN_N_EFF and rt["trend"]["t_stat"] is None
+    assert rt["steady"] is None and "independent" in rt["reason"] and rt["t_threshold"] is None
+    v = verdicts.improves({"reward_trend": rt, "bad_rollouts": metrics.bad_rollouts(rs)})
+    assert v["answer"] == "unclear" and "independent" in v["text"]
+
+
 def test_scorer_changes_are_compared_on_the_same_paintings():
     # both scorers track quality exactly; the preference server failed on the better half of the late rollouts
     # (reward None, judge kept): unpaired means read that as judge +0.08 and preference -0.12, "gaming the judge"
