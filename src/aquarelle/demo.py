@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -76,21 +77,34 @@ def _stage(name: str, args: list[str]) -> None:
 
 def demo(
     out: Path = typer.Option(Path("runs/demo"), "--out", help="run directory for the demo"),
-    steps: int = typer.Option(DEMO_STEPS, "--steps", min=1, help="GRPO steps"),
-    generations: int = typer.Option(DEMO_GENERATIONS, "--num-generations", min=2, help="G, completions per prompt"),
+    steps: Optional[int] = typer.Option(None, "--steps", min=1, help=f"GRPO steps (default {DEMO_STEPS}, or the "
+                                        "--config file's optim.max_steps)"),
+    generations: Optional[int] = typer.Option(None, "--num-generations", min=2, help=f"G, completions per prompt "
+                                              f"(default {DEMO_GENERATIONS}, or the --config file's)"),
     samples: int = typer.Option(DEMO_EVAL_SAMPLES, "--samples", min=1, help="eval paintings per policy"),
     fresh: bool = typer.Option(True, "--fresh/--resume", help="start afresh (removes only a previous demo run)"),
+    config: Optional[Path] = typer.Option(None, "--config", help="a training config (YAML/JSON, docs/config.md): "
+                                          "the demo's stages on its model, mode, preset and services instead of the "
+                                          "embedded defaults"),
 ) -> None:
-    """Train a painter on embedded defaults, evaluate it on held-out prompts and write the report."""
+    """Train a painter on embedded defaults (or a --config file), evaluate it on held-out prompts, write the report."""
     t0 = time.monotonic()
+    if config is not None and not config.is_file():  # before --fresh removes a previous demo
+        _refuse(f"--config {config}: no such file")
     if fresh:
         _clear_out(out)
     elif out.exists() and not out.is_dir():
         _refuse(f"--out {out} is not a directory; pick another --out")
     out.mkdir(parents=True, exist_ok=True)
     (out / DEMO_MARKER).touch()
-    train_args = ["train", "--preset", "judge-led", "--mode", "tools", "--max-steps", str(steps),
-                  "--num-generations", str(generations), "--out", str(out)]
+    if config is None:  # the embedded defaults: the CPU default policy, judge-led, tools mode
+        train_args = ["train", "--preset", "judge-led", "--mode", "tools", "--max-steps", str(steps or DEMO_STEPS),
+                      "--num-generations", str(generations or DEMO_GENERATIONS)]
+    else:  # the file decides; the demo's sizes only where asked for on the command line
+        train_args = ["train", "--config", str(config)]
+        train_args += ["--max-steps", str(steps)] if steps else []
+        train_args += ["--num-generations", str(generations)] if generations else []
+    train_args += ["--out", str(out)]
     if not fresh and (out / "config.json").exists():
         train_args.append("--resume")
     _stage("train", train_args)
