@@ -794,3 +794,29 @@ def test_env_reconnect_s_reaches_each_rollouts_backend():
     assert env_class("tools", SPACE, cfg)()._backend.reconnect_s == 2.5
     with pytest.raises(Exception, match="reconnect_s"):
         load_config(None, {"env.reconnect_s": -1})
+
+
+def test_trls_dump_of_an_unscored_rollout_is_one_line():
+    """TRL warned, each step of a scorer outage, with the unscored rollout's every reward kwarg (prompt, completion,
+    transcript: thousands of characters); a reward None is ours, its reason recorded, so one line says so."""
+    import logging
+
+    from aquarelle.train.grpo import _short_unscored_warning
+
+    said: list[str] = []
+    heard = logging.Handler()
+    heard.emit = lambda record: said.append(record.getMessage())
+    log = logging.getLogger("trl.trainer.grpo_trainer")
+    log.addHandler(heard)
+    try:
+        _short_unscored_warning()
+        _short_unscored_warning()  # once per run, however often it is called
+        kwargs = {"prompt": "a red sun " * 300, "completion": "brush.circle(1, 2, 3) " * 300}
+        log.warning(f"All reward functions returned None for the following kwargs:\n{kwargs}\n"
+                    "Please ensure that at least one reward function returns a valid reward.")
+        log.warning("something else TRL says")
+    finally:
+        log.removeHandler(heard)
+    assert len(said) == 2 and said[1] == "something else TRL says", said
+    assert "\n" not in said[0] and len(said[0]) < 200 and "unscored" in said[0] and "red sun" not in said[0]
+    assert sum(getattr(f, "__name__", "") == "one_line" for f in log.filters) == 1

@@ -423,6 +423,28 @@ def _quiet_tied_head_warning(model: Any) -> None:
         trainer_log.addFilter(only_the_tied_head)
 
 
+#: TRL's warning when every reward function returned None for a rollout, dumping its whole kwargs
+_ALL_NONE = "All reward functions returned None for the following kwargs"
+
+
+def _short_unscored_warning() -> None:
+    """TRL warns, once per step with an unscored rollout, with the rollout's every reward kwarg (its prompt,
+    completion, transcript, image: thousands of characters, each step of a scorer outage). A reward None is
+    ours to give (infrastructure, not the policy) and its reason is recorded: one line says so instead."""
+    import logging
+
+    def one_line(record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith(_ALL_NONE):
+            record.msg, record.args = ("a rollout of this step is unscored (reward None: a scorer, browser or env "
+                                       "server failed, not the policy); why is in rollouts.jsonl and eval's "
+                                       "unscored reasons"), ()
+        return True
+
+    trl_log = logging.getLogger("trl.trainer.grpo_trainer")
+    if not any(getattr(f, "__name__", "") == "one_line" for f in trl_log.filters):
+        trl_log.addFilter(one_line)
+
+
 def _rotation_note(run: Path, limit: int | None) -> str | None:
     """A resumed run holding more checkpoints than optim.save_total_limit loses its oldest at the next save (the
     trainer rotates them): said before it happens, since a run begun before the limit existed kept every one."""
@@ -704,6 +726,7 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
                           callbacks=[callback, _last_step_logs()])
     if resume_from:
         _quiet_tied_head_warning(policy.model)
+    _short_unscored_warning()
     t0 = time.perf_counter()
     try:
         with _sigterm_as_interrupt():
