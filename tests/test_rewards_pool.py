@@ -83,6 +83,10 @@ def test_pool_cli_validate_json_and_serve_hps_without_hpsv3():
     assert rep["split"] == "heldout" and rep["n"] == 15
     assert set(rep["scorers"]) == {"judge[local]", "preference[local]"}
     assert set(rep["scorers"]["judge[local]"]) == {"love>reject", "okay>reject", "love>okay"}
+    assert rep["probes"]["love_paintings"] > 0 and len(rep["probes"]["probes"]) == 2
+    # the probes cost ~450 judge calls with a served judge: they can be left out
+    quick = runner.invoke(app, ["pool", "validate", "--no-probes"])
+    assert quick.exit_code == 0 and "probes: not scored (--no-probes)" in quick.stdout, quick.output
     bad = runner.invoke(app, ["pool", "validate", "--split", "everything"])
     assert bad.exit_code == 2 and "--split" in bad.output
     try:

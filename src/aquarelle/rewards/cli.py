@@ -199,6 +199,8 @@ def pool_validate(
     pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config: validates its backends."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
+    probes: bool = typer.Option(True, "--probes/--no-probes", help="Also score the paintings of nothing against the "
+                                "love paintings (with a served judge, about 450 more judge calls)."),
 ) -> None:
     """How often each scorer ranks love above reject and okay above reject (pairwise accuracy)."""
     if split not in ("heldout", "design", "all"):
@@ -224,7 +226,7 @@ def pool_validate(
     except PreferenceBackendError as e:
         _fail(f"preference backend {cfg.preference_backend} failed: {str(e).splitlines()[0]}", 1)
     try:  # the probes' own failure (no love painting, a scorer down) leaves the table: it used to end the command
-        report["probes"] = probe_scorers(cfg).as_dict()
+        report["probes"] = probe_scorers(cfg).as_dict() if probes else {"skipped": "--no-probes"}
     except Exception as e:  # noqa: BLE001 - RewardError, a backend's error, our sandbox: said, not the command's end
         report["probes"] = {"skipped": f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"}
     if as_json:
