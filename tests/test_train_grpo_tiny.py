@@ -453,3 +453,19 @@ def test_an_interrupted_run_says_where_it_stands(sun_prompts, tmp_path, sig):
     assert "the last checkpoint is " + str(run / "checkpoints" / "checkpoint-") in line
     assert f"aquarelle train --resume --out {run}" in line
     assert err.rstrip().endswith("interrupted" if sig == "SIGINT" else "terminated")
+
+
+def test_a_model_whose_chat_template_knows_tools_is_not_warm_started(warm_tiny, tmp_path):
+    """`train` asked `can_call_tools(model_name)` without a tokenizer: every Hub instruct model (and a local model
+    without our aquarelle.json) read False, and a GPU run of Qwen was first fine-tuned on 17 demonstrations, in
+    float32, its top 6 layers, then trained from the cache. The chat template is read now."""
+    import shutil
+
+    from aquarelle.train.model import can_call_tools
+
+    plain = tmp_path / "hub-like"
+    shutil.copytree(warm_tiny, plain)
+    for marker in plain.rglob("aquarelle.json"):
+        marker.unlink()
+    assert can_call_tools(str(plain)) is True  # its template renders the tools offered
+    assert can_call_tools("smollm2") is False and can_call_tools("tiny") is False

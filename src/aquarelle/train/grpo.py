@@ -562,6 +562,9 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
     wants_warm = cfg.sft.auto and not resume and (model_name == SMOLLM2 or model_name in TINY or
                                                   (mode != "sketch" and not can_call_tools(model_name)))
     warm_here = wants_warm and model_name not in TINY  # tiny models are warm-started in memory by the caller (tests)
+    if warm_here and model_name != SMOLLM2 and procs.main:
+        log(f"note: {model_name}'s chat template does not mention tools, so a warm start (SFT on the pool's "
+            f"demonstrations) runs first; sft.auto: false trains the model as it is")
     sft_env = env_class(mode, cfg.env.action_space, cfg) if warm_here and mode != "sketch" else None
     lock = None
     if warm_here:  # trained once: the main process (or the only one) takes the cache entry's lock first

@@ -382,7 +382,8 @@ def can_call_tools(spec: str | None, tokenizer: Any = None) -> bool:
     """Whether a policy is expected to emit tool calls without a warm start.
 
     The CPU default never does (measured); our warm-started checkpoints record that they do in aquarelle.json;
-    other models are trusted when their chat template mentions tools.
+    other models are trusted when their chat template mentions tools (read from ``tokenizer``, else loaded: without
+    it every Hub instruct model read False, and `train` fine-tuned Qwen on 17 demonstrations before GRPO).
     """
     spec = spec or SMOLLM2
     if spec == SMOLLM2 or spec in TINY:
@@ -391,6 +392,8 @@ def can_call_tools(spec: str | None, tokenizer: Any = None) -> bool:
     for cand in (p / "aquarelle.json", p / "checkpoint" / "aquarelle.json"):
         if cand.is_file():
             return bool(json.loads(cand.read_text()).get("can_call_tools", False))
+    if tokenizer is None:
+        tokenizer = load_tokenizer(spec)
     template = getattr(tokenizer, "chat_template", None) or ""
     return "tool" in template
 
