@@ -596,7 +596,7 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
                "tiny models are not warm-started here" if model_name in TINY else "the model already calls tools")
         log(f"note: --demos {demos} is not used: no warm start runs ({why})")
     policy_src = str(warm) if warm is not None else model_name
-    policy = load_policy(policy_src, dtype=cfg.model.dtype)
+    policy = load_policy(policy_src, dtype=cfg.model.weights_dtype())
     if mode != "sketch" and one_call_per_turn(policy.tokenizer):
         log(f"note: {model_name}'s chat template carries one tool call per turn (TRL reads a second as text), so an "
             f"episode runs at most generation.max_tool_calling_iterations "

@@ -91,6 +91,7 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
         per_device_train_batch_size=gen.num_generations * gen.prompts_per_step, num_generations=gen.num_generations,
         max_completion_length=gen.max_completion_length, temperature=gen.temperature, top_p=gen.top_p,
         beta=cfg.optim.beta, seed=cfg.optim.seed, use_cpu=not cuda, bf16=cuda and cfg.model.dtype == "bfloat16",
+        fp16=cuda and cfg.model.dtype == "float16",  # mixed precision over float32 weights (ModelSection.weights_dtype)
         logging_steps=1, save_steps=cfg.optim.save_steps, save_strategy="steps",
         save_total_limit=cfg.optim.save_total_limit, report_to=[], disable_tqdm=False,
         use_vllm=gen.use_vllm, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0,

@@ -314,7 +314,7 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
         print("sft: " + left_out_text(skipped, len(demo_list), action_space), file=sys.stderr)
     examples = demo_examples(model, demo_list, mode=mode, action_space=action_space, env_cls=env_cls, cfg=cfg.sft,
                              **rollout_budget(cfg))
-    policy = load_policy(model, dtype=cfg.model.dtype)
+    policy = load_policy(model, dtype="float32")  # trained in float32: half-precision weights lose the steps
     print(f"sft: {len(examples)} demonstration{'' if len(examples) == 1 else 's'} ({mode}, {action_space}), "
           f"{cfg.sft.steps} steps", file=sys.stderr)
     return sft_into(policy, examples, dest, cfg.sft, seed=cfg.optim.seed, mode=mode)
