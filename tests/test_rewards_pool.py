@@ -217,3 +217,86 @@ def test_a_prompt_id_naming_two_prompts_is_refused_by_the_pool_and_by_eval(tmp_p
     rows[1]["id"] = "b"
     (root / "prompts.json").write_text(json.dumps({"prompts": rows}))
     assert [p.id for p in Pool(root).prompts()] == ["a", "b"]
+
+
+def _fake_render(monkeypatch):
+    """The pool's render without the renderer (its kernels compile for a minute in a fresh checkout): the cache's
+    place is what is tested."""
+    import numpy as np
+
+    import aquarelle.render
+
+    monkeypatch.setattr(aquarelle.render, "render_program",
+                        lambda program, backend="native": np.zeros((8, 8, 3), np.uint8))
+
+
+def _small_pool(root: Path, n: int = 2) -> Path:
+    src = Path(Pool().root)
+    data = json.loads((src / "pool.json").read_text(encoding="utf-8"))
+    data["paintings"] = data["paintings"][:n]
+    (root / "sketches").mkdir(parents=True)
+    (root / "pool.json").write_text(json.dumps(data))
+    for e in data["paintings"]:
+        shutil.copy(src / "sketches" / f"{e['id']}.js", root / "sketches")
+    return root
+
+
+def test_the_pool_an_installed_wheel_carries_caches_its_renders_in_the_user_cache(tmp_path, monkeypatch):
+    """A wheel carries the pool in site-packages (aquarelle/_bundled/pool): its renders went to
+    site-packages/aquarelle/_bundled/pool/images/, left behind by an uninstall and refused where site-packages is
+    read-only ("cannot cache the render of pool sketch ...", every judged reward None)."""
+    import aquarelle.bundled
+
+    monkeypatch.setattr(aquarelle.bundled, "BUNDLED", tmp_path / "_bundled")
+    monkeypatch.setenv("AQUARELLE_CACHE", str(tmp_path / "cache"))
+    _fake_render(monkeypatch)
+    pool = Pool(_small_pool(tmp_path / "_bundled" / "pool"))
+    e = pool.entries[0]
+    _, fresh = pool.render(e)
+    assert fresh and pool.image_path(e).is_file() and pool.cached(e)
+    assert pool.images_dir.parent == tmp_path / "cache" / "pool-images"
+    assert not (pool.root / "images").exists()
+    assert Pool(pool.root).render(e)[1] is False  # the next scorer finds the cached render
+
+
+def test_a_pool_that_cannot_be_written_caches_its_renders_in_the_user_cache(tmp_path, monkeypatch):
+    """A pool on a read-only mount (or a user's copy without write permission) could not cache its renders: the
+    judge's first reference render raised PermissionError. A writable pool keeps them in its own images/."""
+    import os
+
+    monkeypatch.setenv("AQUARELLE_CACHE", str(tmp_path / "cache"))
+    _fake_render(monkeypatch)
+    ro = _small_pool(tmp_path / "ro")
+    access = os.access
+    # the tests run as root, whom a chmod does not stop: the pool's folder answers as a read-only mount's does
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == ro and mode & os.W_OK
+                        else access(p, mode, **kw))
+    pool = Pool(ro)
+    assert pool.render(pool.entries[0])[1] and pool.cached(pool.entries[0])
+    assert not (ro / "images").exists() and pool.images_dir.is_relative_to(tmp_path / "cache")
+    rw = Pool(_small_pool(tmp_path / "rw"))
+    rw.render(rw.entries[0])
+    assert rw.images_dir == rw.root / "images" and rw.image_path(rw.entries[0]).is_file()
+
+
+def test_in_a_checkout_its_own_pool_prompts_and_node_modules_come_before_an_installed_copy(tmp_path, monkeypatch):
+    """The copies a wheel carries (aquarelle/_bundled/) are the last resort: the variables, then the checkout's own
+    pool/ and node_modules (the tests' and `make setup`'s) come first."""
+    import aquarelle.bundled
+    from aquarelle.render.browser import find_node_modules
+    from aquarelle.rewards.pool import default_pool_dir
+    from aquarelle.train.data import POOL_DIR, prompt_file
+
+    monkeypatch.delenv("AQUARELLE_POOL", raising=False)
+    monkeypatch.delenv("AQUARELLE_NODE_MODULES", raising=False)
+    monkeypatch.chdir(tmp_path)
+    before = (default_pool_dir(), prompt_file(None), find_node_modules())
+    installed = tmp_path / "_bundled"
+    _small_pool(installed / "pool")
+    (installed / "node_modules").symlink_to(before[2])
+    monkeypatch.setattr(aquarelle.bundled, "BUNDLED", installed)
+    assert aquarelle.bundled.bundled_pool() == installed / "pool"
+    assert (default_pool_dir(), prompt_file(None), find_node_modules()) == before
+    assert before[0] == POOL_DIR and before[1] == POOL_DIR.resolve() / "prompts.json"
+    monkeypatch.setenv("AQUARELLE_POOL", str(tmp_path / "mine"))
+    assert default_pool_dir() == tmp_path / "mine"

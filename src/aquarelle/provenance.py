@@ -34,7 +34,7 @@ def package_versions() -> dict[str, str]:
 
 def _npm_versions() -> dict[str, str]:
     """p5 and p5.brush as the browser renderer and the export load them (``find_node_modules``: the checkout's, the
-    working directory's or ``AQUARELLE_NODE_MODULES``), when there are any."""
+    working directory's, ``AQUARELLE_NODE_MODULES`` or the installed wheel's), when there are any."""
     from .render.browser import BrowserError, find_node_modules, node_module_versions
 
     try:

@@ -47,7 +47,8 @@ def _rows_to_prompts(rows: Iterable[Any]) -> list[EvalPrompt]:
 
 def run_prompt_file(run: Run) -> Path:
     """The prompt file the run was split from: the path training recorded (``prompt_file``), else its ``prompts``
-    setting, else the repository's ``pool/prompts.json``, the rule training follows (``train.data.prompt_file``).
+    setting, else the repository's ``pool/prompts.json`` (outside a checkout, the installed wheel's), the rule
+    training follows (``train.data.prompt_file``).
     Eval read its held-out prompts from ``AQUARELLE_POOL``'s prompts.json while training read the repository's."""
     from aquarelle.train.data import prompt_file
 

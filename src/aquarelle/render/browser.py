@@ -105,7 +105,8 @@ def find_node_modules(start: Path | None = None) -> Path:
     """The node_modules holding the pinned p5 and p5.brush: ``AQUARELLE_NODE_MODULES`` when set (only it: a
     folder named on purpose is not silently swapped for another), else the nearest beside the working directory
     or the package that holds the pinned versions: a project's own node_modules (p5 1.x, p5.brush 1.x) beside the
-    working directory was taken, and `export` wrote a page that painted nothing, labelled p5.brush 2.2.2."""
+    working directory was taken, and `export` wrote a page that painted nothing, labelled p5.brush 2.2.2. Last, the
+    copy an installed wheel carries (``aquarelle.bundled``): a wheel run outside a checkout could not export HTML."""
     env = os.environ.get("AQUARELLE_NODE_MODULES")
     if env:
         why = _pinned(Path(env))
@@ -114,7 +115,9 @@ def find_node_modules(start: Path | None = None) -> Path:
         raise BrowserError(f"AQUARELLE_NODE_MODULES={env} {why}: point it at a node_modules made by `npm ci` in the "
                            "repository, or unset it")
     here = (start or Path(__file__)).resolve()
-    candidates = [p / "node_modules" for p in [Path.cwd(), *here.parents]]
+    from ..bundled import bundled_node_modules
+
+    candidates = [p / "node_modules" for p in [Path.cwd(), *here.parents]] + [bundled_node_modules()]
     for c in candidates:
         if _pinned(c) is None:
             return c

@@ -157,10 +157,10 @@ def scorers_check(
 @pool_app.command("render")
 def pool_render(
     force: bool = typer.Option(False, "--force", help="Re-render even when the cache is fresh."),
-    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/)."),
+    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/, else the installed one)."),
     only: Optional[List[str]] = typer.Option(None, "--id", help="Render only these painting ids."),
 ) -> None:
-    """Render the pool's sketches into pool/images/ (cached by sketch hash)."""
+    """Render the pool's sketches into pool/images/ (cached by sketch hash; an installed pool's: the user's cache)."""
     from .config import RewardError
     from .pool import Pool, PoolRenderError
 
@@ -188,7 +188,7 @@ def pool_render(
                 print(str(err), file=sys.stderr)
                 failed += 1
             prog.advance(task)
-    print(f"{len(entries) - failed} images in {pool.root / 'images'} ({fresh} rendered, "
+    print(f"{len(entries) - failed} images in {pool.images_dir} ({fresh} rendered, "
           f"{len(entries) - failed - fresh} cached, {failed} failed)", file=sys.stderr)
     raise typer.Exit(1 if failed else 0)
 
@@ -196,7 +196,7 @@ def pool_render(
 @pool_app.command("validate")
 def pool_validate(
     split: str = typer.Option("heldout", "--split", help="heldout | design | all."),
-    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/)."),
+    pool_dir: Optional[Path] = typer.Option(None, "--pool", help="Pool directory (default: $AQUARELLE_POOL, else the repo's pool/, else the installed one)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config: validates its backends."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object on stdout."),
     probes: bool = typer.Option(True, "--probes/--no-probes", help="Also score the paintings of nothing against the "

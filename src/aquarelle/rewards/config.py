@@ -281,7 +281,7 @@ def missing_pool(config: RewardConfig) -> tuple[str, str] | None:
                 pool.render(e)
             except PoolRenderError as err:
                 return field, f"{err} (a {tier} reference the judge draws)"
-            except OSError as err:  # the renders are cached in POOL/images/
+            except OSError as err:  # the renders are cached (Pool.images_dir)
                 return field, f"cannot cache the render of pool sketch {e.id}: {err.strerror or err}"
     return None
 

@@ -3,12 +3,15 @@
 ``pool/pool.json`` lists each painting (id, subject, tier, why, hf10, split) and
 its sketch under ``pool/sketches/``. Images are rendered on demand and cached
 under ``pool/images/`` (git-ignored), keyed by a hash of the sketch source and the
-render settings so an edited sketch is re-rendered. The ``heldout`` third never
+render settings so an edited sketch is re-rendered; the pool an installed wheel carries,
+or one that cannot be written, caches them under the user's cache instead
+(``$AQUARELLE_CACHE``, else ~/.cache/aquarelle: ``pool-images/``). The ``heldout`` third never
 informed the design of the local scorers; their accuracies are reported on it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -27,12 +30,21 @@ RENDER_SIZE = 600  # pool images are cached at the sketches' native size
 
 
 def default_pool_dir() -> Path:
-    """``$AQUARELLE_POOL``, else ``pool/`` at the repository root (next to ``src/``), else the cwd's."""
+    """``$AQUARELLE_POOL``, else ``pool/`` at the repository root (next to ``src/``), else the cwd's, else the one
+    an installed wheel carries (``aquarelle.bundled``): a wheel run outside a checkout had no pool and its judge
+    no references."""
     env = os.environ.get("AQUARELLE_POOL")
     if env:
         return Path(env)
     repo = Path(__file__).resolve().parents[3] / "pool"
-    return repo if repo.is_dir() else Path.cwd() / "pool"
+    if repo.is_dir():
+        return repo
+    here = Path.cwd() / "pool"
+    if (here / "pool.json").is_file():
+        return here
+    from ..bundled import bundled_pool
+
+    return bundled_pool() or here  # none: the cwd's is the one the error names
 
 
 def pool_digest(root: str | Path | None = None) -> str | None:
@@ -171,8 +183,20 @@ class Pool:
         h.update(f"|{backend}|{RENDER_SIZE}|hf10={e.hf10}|look={look}|program={PROGRAM_VERSION}".encode())
         return h.hexdigest()[:16]
 
+    @functools.cached_property
+    def images_dir(self) -> Path:
+        """Where renders are cached: the pool's ``images/``, else (the pool an installed wheel carries, which lives
+        in site-packages, or a pool that cannot be written) a folder of the user's cache for this pool. A read-only
+        pool made every judged reward fail on its first render ("cannot cache the render of pool sketch ...")."""
+        from ..bundled import is_bundled, user_cache_dir
+
+        own = self.root / "images"
+        if not is_bundled(self.root) and os.access(own if own.is_dir() else self.root, os.W_OK | os.X_OK):
+            return own
+        return user_cache_dir() / "pool-images" / hashlib.sha1(str(self.root.resolve()).encode()).hexdigest()[:12]
+
     def image_path(self, e: PoolEntry) -> Path:
-        return self.root / "images" / f"{e.id}.png"
+        return self.images_dir / f"{e.id}.png"
 
     def cached(self, e: PoolEntry, backend: str = "native") -> bool:
         meta = self.image_path(e).with_suffix(".json")

@@ -105,8 +105,17 @@ def _prompt_rows(data: Any, source: str) -> list[PromptRow]:
 
 
 def prompt_file(path: str | Path | None) -> Path:
-    """The prompt file a run reads: the given one (relative to the working directory), else the repository's."""
-    return (Path(path) if path else POOL_DIR / "prompts.json").resolve()
+    """The prompt file a run reads: the given one (relative to the working directory), else the repository's pool's,
+    else (an installed wheel outside a checkout) the pool the package carries."""
+    if path:
+        return Path(path).resolve()
+    if not POOL_DIR.is_dir():
+        from aquarelle.bundled import bundled_pool
+
+        installed = bundled_pool()
+        if installed is not None:
+            return (installed / "prompts.json").resolve()
+    return (POOL_DIR / "prompts.json").resolve()
 
 
 def _parse_prompt_file(p: Path) -> Any:

@@ -65,8 +65,9 @@ class Policy:
 
 def cache_dir() -> Path:
     """Where converted and warm-started models live (``$AQUARELLE_CACHE`` or ~/.cache/aquarelle)."""
-    root = os.environ.get("AQUARELLE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "aquarelle")
-    p = Path(root)
+    from aquarelle.bundled import user_cache_dir
+
+    p = user_cache_dir()
     p.mkdir(parents=True, exist_ok=True)
     return p
 
