@@ -540,7 +540,9 @@ def test_scoring_with_text_that_is_not_unicode_is_still_served(monkeypatch):
     from aquarelle.env.server import create_server_app
 
     monkeypatch.setenv("AQUARELLE_JUDGE_MODEL", "vlm\udcff")
-    with TestClient(create_server_app(2, workers=0), raise_server_exceptions=False) as client:
+    served_judge = {"judge_backend": "openai", "judge_url": "http://127.0.0.1:9/v1"}  # a local one names no model
+    with TestClient(create_server_app(2, workers=0, reward_config=served_judge),
+                    raise_server_exceptions=False) as client:
         r = client.get("/scoring")
     assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
     assert r.json()["judge_model"] == "vlm\udcff" and r.json()["render_size"] == 256

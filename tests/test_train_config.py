@@ -386,3 +386,35 @@ def test_half_precision_trains_over_float32_weights():
     assert load_config(None, {"model.dtype": "float16"}).model.weights_dtype() == "float32"
     assert load_config(None, {"model.dtype": "bfloat16", "model.lora": True}).model.weights_dtype() == "bfloat16"
     assert load_config(None, {}).model.weights_dtype() == "float32"
+
+
+@pytest.mark.parametrize("reward, said", [
+    ({"judge_url": "http://judge:8000/v1", "judge_model": "Qwen/Qwen3-VL-30B-A3B-Instruct"},
+     "config key reward.judge_url: set, but judge_backend is local"),
+    ({"judge_api_key_env": "JUDGE_KEY"}, "config key reward.judge_api_key_env: set, but judge_backend is local"),
+    ({"preference_url": "http://hps:8765"}, "config key reward.preference_url: set, but preference_backend is local"),
+    ({"extra": {"preset": "hps-only"}}, "config key reward.extra.preset: set reward.preset instead"),
+    ({"extra": {"judge_backend": "openai"}}, "config key reward.extra.judge_backend: set reward.judge_backend"),
+])
+def test_reward_keys_a_run_would_not_read_are_refused(tmp_path, reward, said):
+    """A config with the judge's URL and model but no `judge_backend: openai` trained (and `score` scored) with the
+    built-in judge without a word; `reward.extra: {preset: ...}` was a 44-line TypeError, and a section key under
+    extra silently beat the section's own."""
+    import yaml
+
+    from aquarelle.rewards.config import RewardError
+    from aquarelle.rewards.config import load_config as load_reward_config
+
+    with pytest.raises(ConfigError, match="^" + re.escape(said)):
+        load_config(None, {f"reward.{k}": v for k, v in reward.items()})
+    f = tmp_path / "cfg.yaml"  # `score`, `serve` and `pool validate --config` read the same section
+    f.write_text(yaml.safe_dump({"reward": reward}))
+    with pytest.raises(RewardError, match=re.escape(said)):
+        load_reward_config(f)
+    if "extra" not in reward:  # a flat reward config says the same
+        f.write_text(yaml.safe_dump(reward))
+        with pytest.raises(RewardError, match=re.escape(said.removeprefix("config key reward."))):
+            load_reward_config(f)
+    if "judge_url" in reward or "preference_url" in reward:  # with the backends that read them: taken
+        served = {**reward, "judge_backend": "openai", "preference_backend": "hpsv3"}
+        assert load_config(None, {f"reward.{k}": v for k, v in served.items()}).reward.judge_backend == "openai"

@@ -216,7 +216,7 @@ def test_a_run_whose_reward_config_differs_from_a_running_env_server_is_refused(
     r = _train(tmp_path, "--out", str(out), config=config)  # the CPU default: its load would take minutes
     _one_line(r, f"environment server {url} scores differently", 'judge_backend: server "local", run "openai"',
               'references: server {"love": 2, "okay": 2}, run {"love": 1, "okay": 0}',
-              'judge_model: server "Qwen/Qwen3-VL-30B-A3B-Instruct", run "vlm"',
+              'judge_model: server null, run "vlm"',
               f"`aquarelle serve --config {tmp_path / 'c.json'}`")
     assert not out.exists() and not (tmp_path / "cache").exists()
 

@@ -359,6 +359,22 @@ def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
             for f in fields if server.get(f) != mine[f]]
 
 
+def unread_service_key(data: dict[str, Any]) -> tuple[str, str] | None:
+    """(key, why) for a service setting a file gives a local backend, which never reads it, or None.
+
+    Why: a config with the judge's URL and model but no ``judge_backend: openai`` (a user copying the URLs) was
+    accepted, and the run was scored by the built-in judge without a word; likewise ``preference_url``."""
+    if data.get("judge_backend", "local") == "local":
+        for key in ("judge_url", "judge_model", "judge_api_key_env"):
+            if data.get(key) is not None:
+                return key, ("set, but judge_backend is local (the built-in judge reads no URL, model or key): "
+                             "add judge_backend: openai, or leave it out")
+    if data.get("preference_backend", "local") == "local" and data.get("preference_url") is not None:
+        return "preference_url", ("set, but preference_backend is local (the built-in preference reads no URL): "
+                                  "add preference_backend: hpsv3, or leave it out")
+    return None
+
+
 def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfig:
     """Read a JSON or YAML reward config (or the defaults), with keyword overrides.
 
@@ -378,6 +394,10 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
             data = _training_reward_section(data, p)
         elif isinstance(data.get("config"), dict) and _is_training_config(data["config"]):  # RUN/config.json
             data = _training_reward_section(data["config"], p)
+        else:
+            unread = unread_service_key(data)
+            if unread:
+                raise RewardError(f"reward config {p}: {unread[0]}: {unread[1]}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return RewardConfig.model_validate(data)  # not **data: a key that is not a string (`1: 2`) raised TypeError

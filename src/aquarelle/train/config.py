@@ -232,8 +232,15 @@ def _check_hide_tools(names: list[str]) -> None:
 def _check_reward(section: RewardSection) -> None:
     """Build the scorers' config now, as a run will: a wrong ``reward.extra`` field or weight term must stop the
     command with one line naming it, not a warm start that took minutes (the scorers are built after it)."""
-    from ..rewards.config import RewardConfig
+    from ..rewards.config import RewardConfig, unread_service_key
 
+    own = sorted(k for k in section.extra if k in RewardSection.model_fields)
+    if own:  # `extra: {preset: ...}` was a 44-line TypeError, `extra: {judge_backend: ...}` beat the section's key
+        raise ConfigError(f"config key reward.extra.{own[0]}: set reward.{own[0]} instead (extra holds the other "
+                          f"RewardConfig fields)")
+    unread = unread_service_key(section.model_dump(exclude_none=True))
+    if unread:
+        raise ConfigError(f"config key reward.{unread[0]}: {unread[1]}")
     try:
         RewardConfig(**section.reward_config(), preset=section.preset, weights=section.weights)
     except ValidationError as e:
