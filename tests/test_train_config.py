@@ -418,3 +418,41 @@ def test_reward_keys_a_run_would_not_read_are_refused(tmp_path, reward, said):
     if "judge_url" in reward or "preference_url" in reward:  # with the backends that read them: taken
         served = {**reward, "judge_backend": "openai", "preference_backend": "hpsv3"}
         assert load_config(None, {f"reward.{k}": v for k, v in served.items()}).reward.judge_backend == "openai"
+
+
+@pytest.mark.parametrize("over, said", [
+    ({"optim.seed": -1}, "config key optim.seed"),
+    ({"model.train_layers": 0}, "config key model.train_layers: must be at least 1 (or all), got 0"),
+    ({"model.lora": True, "model.train_layers": 4}, "config key model.train_layers: has no effect with model.lora"),
+    ({"model.lora": True, "model.lora_target_modules": []}, "config key model.lora_target_modules: empty"),
+    ({"model.lora": True, "model.lora_target_modules": "q_proj,v_proj"},
+     "config key model.lora_target_modules: 'q_proj,v_proj' is one regular expression to PEFT, not a list: write "
+     "[q_proj, v_proj]"),
+    ({"generation.use_vllm": True, "generation.vllm_server_base_url": "http://vllm:8000"},
+     "config key generation.vllm_server_base_url: set, but vllm_mode is colocate"),
+    ({"generation.use_vllm": True, "generation.vllm_mode": "server", "generation.vllm_server_base_url": "vllm:8000"},
+     "config key generation.vllm_server_base_url: 'vllm:8000' is not an http(s) URL with a host"),
+    ({"generation.vllm_mode": "server"}, "config key generation.vllm_mode: server, but use_vllm is false"),
+])
+def test_settings_that_failed_after_the_model_loaded_or_were_ignored_are_one_line(over, said):
+    """Each passed validation and then failed after the model (and a warm start) loaded, naming no key and leaving a
+    run directory that blocked --out (seed -1, empty or comma-string LoRA targets), or was taken without effect
+    (train_layers 0 trained every layer, a vLLM server URL in colocate mode ran vLLM inside the trainer)."""
+    with pytest.raises(ConfigError, match="^" + re.escape(said)):
+        load_config(None, over)
+
+
+@pytest.mark.parametrize("extra, owner", [({"learning_rate": 0.5}, "optim.learning_rate"),
+                                          ({"max_steps": 1}, "optim.max_steps"),
+                                          ({"output_dir": "/tmp/elsewhere"}, "the run's --out"),
+                                          ({"bf16": True}, "model.dtype")])
+def test_extra_grpo_args_may_not_set_what_a_config_key_sets(tmp_path, extra, owner):
+    """`extra_grpo_args: {max_steps: 1, learning_rate: 0.5, output_dir: ...}` won over the config's keys while
+    config.json recorded theirs, and the checkpoints went where --resume never looks."""
+    from aquarelle.train.preflight import grpo_config
+
+    cfg = load_config(None, {"optim.extra_grpo_args": extra})
+    key = next(iter(extra))
+    with pytest.raises(ConfigError, match=re.escape(f"config key optim.extra_grpo_args.{key}: {owner} sets it")):
+        grpo_config(cfg, tmp_path / "run", tools=True)
+    grpo_config(load_config(None, {"optim.extra_grpo_args": {"logging_steps": 2}}), tmp_path / "run", tools=True)

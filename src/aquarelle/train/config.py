@@ -78,7 +78,8 @@ class OptimSection(_Section):
     max_steps: WholeNumber = Field(2, ge=1, description="GRPO optimisation steps")
     learning_rate: RealNumber = Field(1e-5, gt=0, description="GRPO learning rate")
     beta: RealNumber = Field(0.0, ge=0, description="KL coefficient (0 = no reference model, as TRL defaults)")
-    seed: WholeNumber = Field(0, description="seed for sampling, prompt order and GRPO group seeds")
+    seed: WholeNumber = Field(0, ge=0, le=2**32 - 1, description="seed for sampling, prompt order and GRPO group "
+                                                                 "seeds")
     save_steps: WholeNumber = Field(50, ge=1, description="checkpoint every N steps (and always at the end)")
     # every checkpoint was kept: a 1,000-step full fine-tune of a 1.5B policy holds ~18 GB a checkpoint, 20 of them
     save_total_limit: WholeNumber | None = Field(2, ge=1, description="checkpoints kept under RUN/checkpoints, the "
@@ -197,9 +198,45 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
         where = ".".join(str(x) for x in err["loc"])
         raise ConfigError(f"config key {where}: {err['msg']}{_extra_hint(err)}") from None
     _check_reward(cfg.reward)
+    _check_model(cfg.model)
+    _check_generation(cfg.generation)
     _check_hide_tools(cfg.env.hide_tools)
     _check_action_space(cfg.env.action_space)
     return cfg
+
+
+def _check_model(m: ModelSection) -> None:
+    """What the model section cannot mean, said before any model loads: these failed after it (PEFT's "No
+    `target_modules` passed", a string read as one regex) or were taken silently (0 trained every layer)."""
+    if isinstance(m.train_layers, int) and m.train_layers < 1:
+        raise ConfigError(f"config key model.train_layers: must be at least 1 (or all), got {m.train_layers}")
+    if m.lora and isinstance(m.train_layers, int):
+        raise ConfigError("config key model.train_layers: has no effect with model.lora (the adapter sits on every "
+                          "layer lora_target_modules names); leave it out")
+    t = m.lora_target_modules
+    if isinstance(t, list) and not t:
+        raise ConfigError("config key model.lora_target_modules: empty: name the modules ([q_proj, v_proj]) or "
+                          "all-linear")
+    if isinstance(t, str) and "," in t:
+        raise ConfigError(f"config key model.lora_target_modules: {t!r} is one regular expression to PEFT, not a "
+                          f"list: write [{', '.join(x.strip() for x in t.split(','))}]")
+
+
+def _check_generation(g: GenerationSection) -> None:
+    """vLLM settings TRL would ignore or fall back from without a word: a server URL in colocate mode (vLLM then
+    ran inside the trainer), server mode without use_vllm, a URL that is not one."""
+    from ..rewards.config import _http_parts
+
+    if g.vllm_server_base_url is not None:
+        if g.vllm_mode != "server":
+            raise ConfigError("config key generation.vllm_server_base_url: set, but vllm_mode is colocate (vLLM "
+                              "inside the trainer reads no URL): add vllm_mode: server")
+        if _http_parts(g.vllm_server_base_url) is None:
+            raise ConfigError(f"config key generation.vllm_server_base_url: {g.vllm_server_base_url!r} is not an "
+                              "http(s) URL with a host: give one like http://vllm:8000")
+    if g.vllm_mode == "server" and not g.use_vllm:
+        raise ConfigError("config key generation.vllm_mode: server, but use_vllm is false (the trainer generates "
+                          "itself): add use_vllm: true")
 
 
 #: Tools the TRL tool class adds to the brush methods (tools mode: ``shape``, ``finish``; revise: ``submit_sketch``).

@@ -79,6 +79,21 @@ def check_reward(cfg: TrainConfig) -> None:
                           f"{missing[1]}")
 
 
+#: GRPOConfig keywords a config key (or the run) sets: in extra_grpo_args they won silently, config.json recorded
+#: the key's value instead, and an output_dir there sent the checkpoints where --resume never looks.
+OWNED_GRPO_ARGS = {
+    "output_dir": "the run's --out", "max_steps": "optim.max_steps", "learning_rate": "optim.learning_rate",
+    "beta": "optim.beta", "seed": "optim.seed", "save_steps": "optim.save_steps", "save_strategy": "optim.save_steps",
+    "save_total_limit": "optim.save_total_limit", "num_generations": "generation.num_generations",
+    "per_device_train_batch_size": "generation.num_generations x generation.prompts_per_step",
+    "max_completion_length": "generation.max_completion_length", "temperature": "generation.temperature",
+    "top_p": "generation.top_p", "use_vllm": "generation.use_vllm", "vllm_mode": "generation.vllm_mode",
+    "vllm_server_base_url": "generation.vllm_server_base_url",
+    "max_tool_calling_iterations": "generation.max_tool_calling_iterations",
+    "use_cpu": "the machine (CUDA or not)", "bf16": "model.dtype", "fp16": "model.dtype",
+}
+
+
 def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
     """The trl.GRPOConfig of the run; a wrong ``optim.extra_grpo_args`` (or a batch TRL refuses) is a ConfigError."""
     import torch
@@ -105,6 +120,10 @@ def grpo_config(cfg: TrainConfig, run: Path, tools: bool) -> Any:
     problem = _extra_type_problem(GRPOConfig, cfg.optim.extra_grpo_args)
     if problem:
         raise ConfigError(f"config key optim.extra_grpo_args.{problem}")
+    owned = next((k for k in cfg.optim.extra_grpo_args if k in OWNED_GRPO_ARGS), None)
+    if owned:  # it won over the config's key while config.json recorded the key's value
+        raise ConfigError(f"config key optim.extra_grpo_args.{owned}: {OWNED_GRPO_ARGS[owned]} sets it; "
+                          "extra_grpo_args holds the GRPOConfig keywords nothing else sets")
     args.update(cfg.optim.extra_grpo_args)
     import warnings
 
