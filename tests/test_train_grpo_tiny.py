@@ -469,3 +469,20 @@ def test_a_model_whose_chat_template_knows_tools_is_not_warm_started(warm_tiny, 
         marker.unlink()
     assert can_call_tools(str(plain)) is True  # its template renders the tools offered
     assert can_call_tools("smollm2") is False and can_call_tools("tiny") is False
+
+
+def test_a_trainer_that_cannot_be_built_leaves_no_run_behind(sun_prompts, tmp_path):
+    """PEFT finding no module to adapt (or a reference model that would not load) failed after the run directory
+    had its config.json: the same --out was then refused as a run "with no checkpoint to resume from"."""
+    from aquarelle.train.config import load_config
+    from aquarelle.train.grpo import train
+
+    over = {"model.name": "tiny", "mode": "sketch", "prompts": sun_prompts, "optim.max_steps": 1,
+            "generation.num_generations": 2, "generation.max_completion_length": 16, "env.image_size": 64,
+            "model.lora": True, "model.lora_target_modules": "no_such_module"}
+    run = tmp_path / "out" / "run"
+    with pytest.raises(ValueError, match="no_such_module"):
+        train(load_config(None, over), run, log=lambda m: None)
+    assert not run.exists() or not any(run.iterdir()), list(run.iterdir())
+    summary = train(load_config(None, {**over, "model.lora_target_modules": "all-linear"}), run, log=lambda m: None)
+    assert summary["steps"] == 1

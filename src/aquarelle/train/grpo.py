@@ -445,6 +445,18 @@ def _short_unscored_warning() -> None:
         trl_log.addFilter(one_line)
 
 
+def _unstart(run: Path) -> None:
+    """A new run whose trainer could not be built (PEFT finding no target module, a reference model that will not
+    load) left its config.json and empty folders, and the same --out was then refused as a run "with no
+    checkpoint to resume from": what this start wrote goes, so the command can be run again once mended."""
+    (run / "config.json").unlink(missing_ok=True)
+    for name in ("images", "checkpoints"):
+        try:
+            (run / name).rmdir()  # only when empty: nothing was trained
+        except OSError:
+            pass
+
+
 def _rotation_note(run: Path, limit: int | None) -> str | None:
     """A resumed run holding more checkpoints than optim.save_total_limit loses its oldest at the next save (the
     trainer rotates them): said before it happens, since a run begun before the limit existed kept every one."""
@@ -724,9 +736,14 @@ def _fit(cfg: TrainConfig, run: Path, policy: Any, ds: Any, env_cls: type | None
         except Exception as e:  # noqa: BLE001 - optional logging: say why and go on
             log(f"trackio disabled: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
     callback = _metrics_callback(run, recorder, env_timer, trackio_run, procs)
-    trainer = GRPOTrainer(model=policy.model, reward_funcs=[reward_fn], args=grpo_args, train_dataset=ds,
-                          processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
-                          callbacks=[callback, _last_step_logs()])
+    try:
+        trainer = GRPOTrainer(model=policy.model, reward_funcs=[reward_fn], args=grpo_args, train_dataset=ds,
+                              processing_class=policy.tokenizer, environment_factory=env_cls, peft_config=peft_config,
+                              callbacks=[callback, _last_step_logs()])
+    except Exception:
+        if resume_from is None and procs.main:
+            _unstart(run)
+        raise
     if resume_from:
         _quiet_tied_head_warning(policy.model)
     _short_unscored_warning()
