@@ -191,7 +191,10 @@ def test_sketch_and_revise_modes_score_every_rollout(mode, sun_prompts, tmp_path
                              "generation.num_generations": 2, "generation.max_completion_length": 24,
                              "generation.max_tool_calling_iterations": 1, "env.image_size": 64})
     run = tmp_path / "run"
-    train(cfg, run)
+    lines: list[str] = []
+    train(cfg, run, log=lines.append)
+    # one tool turn holds the sketch and no revision: env.revisions (1) could never be reached, unsaid
+    assert any("env.revisions is 1, but an episode runs at most" in m for m in lines) == (mode == "revise"), lines
     rollouts = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
     metrics = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert len(rollouts) == 2 and all(r["mode"] == mode for r in rollouts)

@@ -609,6 +609,11 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         log(f"note: --demos {demos} is not used: no warm start runs ({why})")
     policy_src = str(warm) if warm is not None else model_name
     policy = load_policy(policy_src, dtype=cfg.model.weights_dtype())
+    if mode == "revise" and cfg.env.revisions + 1 > cfg.generation.max_tool_calling_iterations:
+        log(f"note: env.revisions is {cfg.env.revisions}, but an episode runs at most "
+            f"generation.max_tool_calling_iterations ({cfg.generation.max_tool_calling_iterations}) tool turns: the "
+            f"sketch and {cfg.generation.max_tool_calling_iterations - 1} revision(s); raise it to "
+            f"{cfg.env.revisions + 1} to reach the others")
     if mode != "sketch" and one_call_per_turn(policy.tokenizer):
         log(f"note: {model_name}'s chat template carries one tool call per turn (TRL reads a second as text), so an "
             f"episode runs at most generation.max_tool_calling_iterations "

@@ -269,12 +269,16 @@ def _serve_fix(config_file: str | None) -> str:
 
 
 def check_vllm(cfg: TrainConfig) -> None:
-    """generation.use_vllm needs the vllm package (TRL imports it only when the trainer starts, after the model)."""
+    """generation.use_vllm needs the vllm package (TRL imports it only when the trainer starts, after the model),
+    and optim.trackio the trackio package (found missing after the model loaded, the run went on unlogged)."""
     import importlib.util
 
     if cfg.generation.use_vllm and importlib.util.find_spec("vllm") is None:
         raise ConfigError("config key generation.use_vllm: vLLM is not installed (pip install 'trl[vllm]', on a GPU "
                           "machine), or set it to false")
+    if cfg.optim.trackio and importlib.util.find_spec("trackio") is None:  # the run went on unlogged, said once
+        raise ConfigError("config key optim.trackio: trackio is not installed (pip install trackio), or set it to "
+                          "false")
 
 
 def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | None = None) -> Any:
