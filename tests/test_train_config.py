@@ -433,6 +433,9 @@ def test_reward_keys_a_run_would_not_read_are_refused(tmp_path, reward, said):
     ({"generation.use_vllm": True, "generation.vllm_mode": "server", "generation.vllm_server_base_url": "vllm:8000"},
      "config key generation.vllm_server_base_url: 'vllm:8000' is not an http(s) URL with a host"),
     ({"generation.vllm_mode": "server"}, "config key generation.vllm_mode: server, but use_vllm is false"),
+    # a union's branch was named as if a key: "model.train_layers.function-before[check(), int]"
+    ({"model.train_layers": "some"}, "config key model.train_layers: must be an integer"),
+    ({"model.lora_target_modules": 5}, "config key model.lora_target_modules: "),
 ])
 def test_settings_that_failed_after_the_model_loaded_or_were_ignored_are_one_line(over, said):
     """Each passed validation and then failed after the model (and a warm start) loaded, naming no key and leaving a

@@ -195,7 +195,8 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
         cfg = TrainConfig.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
-        where = ".".join(str(x) for x in err["loc"])
+        # a union's branches are in loc too ("model.train_layers.function-before[check(), int]"): not keys
+        where = ".".join(str(x) for x in err["loc"] if not isinstance(x, str) or "[" not in x)
         raise ConfigError(f"config key {where}: {err['msg']}{_extra_hint(err)}") from None
     _check_reward(cfg.reward)
     _check_model(cfg.model)
