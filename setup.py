@@ -4,8 +4,9 @@ Why: they live beside src/ in the checkout (pool/ is the hand-rated data, node_m
 without them could not score with the judge, read the default prompts or export HTML outside a checkout. build_py
 copies them into aquarelle/_bundled/ (see aquarelle/bundled.py); the lookups take that copy only when neither the
 variable (AQUARELLE_POOL, AQUARELLE_NODE_MODULES) nor the checkout's own pool/ or node_modules is there. An
-editable install (make setup) copies nothing: it reads the checkout's. Without node_modules (no `npm ci`: the
-Dockerfile's server image) the wheel is built without p5 and p5.brush, and the build says so.
+editable install (make setup) copies nothing: it reads the checkout's. Without node_modules (no `npm ci`) the
+wheel is built without p5 and p5.brush, and the build says so. (The Dockerfile copies no setup.py: its image
+installs the package alone and reads the pool it copies to its working directory.)
 """
 
 from __future__ import annotations

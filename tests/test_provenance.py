@@ -183,7 +183,7 @@ def test_a_wheel_carries_the_pool_and_the_pinned_js_and_finds_them_outside_a_che
 
 @pytest.mark.slow
 def test_a_wheel_built_without_node_modules_says_so_and_keeps_no_old_copy(tmp_path, monkeypatch):
-    """Without `npm ci` (the Dockerfile's server image) the wheel is built with the pool and without p5 and
+    """Without `npm ci` the wheel is built with the pool and without p5 and
     p5.brush, and the build says so; a build/ kept from a build that had them does not slip the old copies in."""
     import zipfile
 

@@ -405,25 +405,28 @@ def test_reward_keys_a_run_would_not_read_are_refused(tmp_path, reward, said):
     from aquarelle.rewards.config import RewardError
     from aquarelle.rewards.config import load_config as load_reward_config
 
-    with pytest.raises(ConfigError, match="^" + re.escape(said)):
-        load_config(None, {f"reward.{k}": v for k, v in reward.items()})
+    from aquarelle.train.config import check_settings
+
+    with pytest.raises(ConfigError, match="^" + re.escape(said)):  # a new run's preflight
+        check_settings(load_config(None, {f"reward.{k}": v for k, v in reward.items()}))
     f = tmp_path / "cfg.yaml"  # `score`, `serve` and `pool validate --config` read the same section
-    f.write_text(yaml.safe_dump({"reward": reward}))
-    with pytest.raises(RewardError, match=re.escape(said)):
-        load_reward_config(f)
-    if "extra" not in reward:  # a flat reward config says the same
-        f.write_text(yaml.safe_dump(reward))
+    # (a section key under extra only shadows the section's: the reader leaves it, as a saved run trained with it)
+    forms = ([{"reward": reward}] if "judge_backend" not in reward.get("extra", {}) else []) + \
+        ([reward, {"rewards": reward}] if "extra" not in reward else [])
+    for form in forms:  # a training config, a flat reward config, one under `rewards:`
+        f.write_text(yaml.safe_dump(form))
         with pytest.raises(RewardError, match=re.escape(said.removeprefix("config key reward."))):
             load_reward_config(f)
     if "judge_url" in reward or "preference_url" in reward:  # with the backends that read them: taken
         served = {**reward, "judge_backend": "openai", "preference_backend": "hpsv3"}
-        assert load_config(None, {f"reward.{k}": v for k, v in served.items()}).reward.judge_backend == "openai"
+        check_settings(load_config(None, {f"reward.{k}": v for k, v in served.items()}))
+        f.write_text(yaml.safe_dump(reward))  # and a backend given on the command line counts
+        assert load_reward_config(f, judge_backend="openai", preference_backend="hpsv3").judge_backend == "openai"
 
 
 @pytest.mark.parametrize("over, said", [
     ({"optim.seed": -1}, "config key optim.seed"),
     ({"model.train_layers": 0}, "config key model.train_layers: must be at least 1 (or all), got 0"),
-    ({"model.lora": True, "model.train_layers": 4}, "config key model.train_layers: has no effect with model.lora"),
     ({"model.lora": True, "model.lora_target_modules": []}, "config key model.lora_target_modules: empty"),
     ({"model.lora": True, "model.lora_target_modules": "q_proj,v_proj"},
      "config key model.lora_target_modules: 'q_proj,v_proj' is one regular expression to PEFT, not a list: write "
@@ -432,7 +435,6 @@ def test_reward_keys_a_run_would_not_read_are_refused(tmp_path, reward, said):
      "config key generation.vllm_server_base_url: set, but vllm_mode is colocate"),
     ({"generation.use_vllm": True, "generation.vllm_mode": "server", "generation.vllm_server_base_url": "vllm:8000"},
      "config key generation.vllm_server_base_url: 'vllm:8000' is not an http(s) URL with a host"),
-    ({"generation.vllm_mode": "server"}, "config key generation.vllm_mode: server, but use_vllm is false"),
     # a union's branch was named as if a key: "model.train_layers.function-before[check(), int]"
     ({"model.train_layers": "some"}, "config key model.train_layers: must be an integer"),
     ({"model.lora_target_modules": 5}, "config key model.lora_target_modules: "),
@@ -441,8 +443,10 @@ def test_settings_that_failed_after_the_model_loaded_or_were_ignored_are_one_lin
     """Each passed validation and then failed after the model (and a warm start) loaded, naming no key and leaving a
     run directory that blocked --out (seed -1, empty or comma-string LoRA targets), or was taken without effect
     (train_layers 0 trained every layer, a vLLM server URL in colocate mode ran vLLM inside the trainer)."""
+    from aquarelle.train.config import check_settings
+
     with pytest.raises(ConfigError, match="^" + re.escape(said)):
-        load_config(None, over)
+        check_settings(load_config(None, over))
 
 
 @pytest.mark.parametrize("extra, owner", [({"learning_rate": 0.5}, "optim.learning_rate"),
@@ -459,3 +463,44 @@ def test_extra_grpo_args_may_not_set_what_a_config_key_sets(tmp_path, extra, own
     with pytest.raises(ConfigError, match=re.escape(f"config key optim.extra_grpo_args.{key}: {owner} sets it")):
         grpo_config(cfg, tmp_path / "run", tools=True)
     grpo_config(load_config(None, {"optim.extra_grpo_args": {"logging_steps": 2}}), tmp_path / "run", tools=True)
+
+
+def test_what_a_run_trained_with_stays_readable_and_a_regex_with_a_comma_passes(tmp_path):
+    """The new run's checks are not the reader's: a run whose config set train_layers beside lora, or a judge URL
+    its local judge ignored, trained so, and its config.json must still resume, serve and be probed as it trained.
+    A PEFT regex may hold a comma (`layers\\.\\d{1,2}\\.`)."""
+    from aquarelle.rewards.config import load_config as load_reward_config
+    from aquarelle.train.config import check_settings, config_from
+
+    trained = {"model": {"lora": True, "train_layers": 4}, "reward": {"judge_url": "http://judge:8000/v1"},
+               "generation": {"vllm_server_base_url": "http://vllm:8000"}}
+    cfg = config_from(json.loads(json.dumps(trained)))
+    assert cfg.model.train_layers == 4 and cfg.reward.judge_url == "http://judge:8000/v1"
+    run = tmp_path / "config.json"
+    run.write_text(json.dumps({"config": cfg.model_dump()}))
+    assert load_reward_config(run).judge_backend == "local"  # `serve --config RUN/config.json`
+    check_settings(load_config(None, {"model.lora": True, "model.lora_target_modules": r"layers\.\d{1,2}\.q_proj"}))
+    check_settings(load_config(None, {"generation.vllm_server_base_url": "http://vllm:8000"}))  # vLLM off: unread
+
+
+@pytest.mark.parametrize("lora, loaded", [(False, "float32"), (True, "bfloat16")])
+def test_a_bfloat16_run_loads_the_weights_it_trains_in_float32(tmp_path, monkeypatch, lora, loaded):
+    """What `train` hands load_policy for `model.dtype: bfloat16`: float32 weights for full fine-tuning (the
+    optimizer stepped bfloat16 ones and lost most 1e-5 updates), the dtype for a LoRA run's frozen base."""
+    import aquarelle.train.grpo as grpo
+
+    asked: list[str] = []
+
+    def load_policy(src, dtype="float32"):
+        asked.append(dtype)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(grpo, "load_policy", load_policy)
+    prompts = tmp_path / "prompts.json"
+    prompts.write_text(json.dumps({"prompts": [{"id": "sun", "subject": "sky", "prompt": "a red sun",
+                                                "split": "train"}]}))
+    cfg = load_config(None, {"model.name": "tiny", "mode": "sketch", "model.dtype": "bfloat16", "model.lora": lora,
+                             "prompts": str(prompts), "optim.max_steps": 1})
+    with pytest.raises(RuntimeError, match="stop here"):
+        grpo.train(cfg, tmp_path / "run", log=lambda m: None)
+    assert asked == [loaded]

@@ -359,13 +359,17 @@ def scoring_differences(server: dict[str, Any], run: RewardConfig) -> list[str]:
             for f in fields if server.get(f) != mine[f]]
 
 
+#: the keys each backend setting's non-local choice reads
+_READS = {"judge_backend": ("judge_url", "judge_model", "judge_api_key_env"), "preference_backend": ("preference_url",)}
+
+
 def unread_service_key(data: dict[str, Any]) -> tuple[str, str] | None:
     """(key, why) for a service setting a file gives a local backend, which never reads it, or None.
 
     Why: a config with the judge's URL and model but no ``judge_backend: openai`` (a user copying the URLs) was
     accepted, and the run was scored by the built-in judge without a word; likewise ``preference_url``."""
     if data.get("judge_backend", "local") == "local":
-        for key in ("judge_url", "judge_model", "judge_api_key_env"):
+        for key in _READS["judge_backend"]:
             if data.get(key) is not None:
                 return key, ("set, but judge_backend is local (the built-in judge reads no URL, model or key): "
                              "add judge_backend: openai, or leave it out")
@@ -383,6 +387,7 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
     with, under ``config``): so an environment server can be started with the very config a run used.
     """
     data: dict[str, Any] = {}
+    saved_run = False
     if path is not None:
         p = Path(path)
         data = read_mapping(p, "reward config", RewardError)
@@ -394,11 +399,16 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> RewardConfi
             data = _training_reward_section(data, p)
         elif isinstance(data.get("config"), dict) and _is_training_config(data["config"]):  # RUN/config.json
             data = _training_reward_section(data["config"], p)
-        else:
-            unread = unread_service_key(data)
-            if unread:
-                raise RewardError(f"reward config {p}: {unread[0]}: {unread[1]}")
-    data.update({k: v for k, v in overrides.items() if v is not None})
+            saved_run = True  # read as it trained: a key its backend ignored stays ignored
+    given = {k: v for k, v in overrides.items() if v is not None}
+    # a backend chosen on the command line is the user's choice (`--preference-backend local` over a file's
+    # hpsv3 and URL); a run's config.json is read as it trained
+    chosen = [key for backend, keys in _READS.items() if backend in given for key in keys]
+    unread = None if saved_run else unread_service_key({k: v for k, v in data.items() if k not in chosen})
+    data.update(given)
+    if unread:
+        raise RewardError(f"reward config {path}: {unread[0]}: {unread[1]}" if path is not None else
+                          f"reward config: {unread[0]}: {unread[1]}")
     try:
         return RewardConfig.model_validate(data)  # not **data: a key that is not a string (`1: 2`) raised TypeError
     except ValidationError as e:

@@ -199,45 +199,46 @@ def config_from(data: dict[str, Any], overrides: dict[str, Any] | None = None) -
         where = ".".join(str(x) for x in err["loc"] if not isinstance(x, str) or "[" not in x)
         raise ConfigError(f"config key {where}: {err['msg']}{_extra_hint(err)}") from None
     _check_reward(cfg.reward)
-    _check_model(cfg.model)
-    _check_generation(cfg.generation)
     _check_hide_tools(cfg.env.hide_tools)
     _check_action_space(cfg.env.action_space)
     return cfg
 
 
-def _check_model(m: ModelSection) -> None:
-    """What the model section cannot mean, said before any model loads: these failed after it (PEFT's "No
-    `target_modules` passed", a string read as one regex) or were taken silently (0 trained every layer)."""
+def check_settings(cfg: TrainConfig) -> None:
+    """Settings a new run would ignore, or fail on after its model (and a warm start) loaded, said in one line
+    before (``preflight``, for a new run only: a saved run's config.json is read as it trained).
+
+    Why each: ``train_layers: 0`` trained every layer; empty or comma-list LoRA targets failed inside PEFT naming
+    no key; a vLLM server URL in colocate mode ran vLLM inside the trainer; a judge URL or model without
+    ``judge_backend: openai`` (a preference URL without hpsv3) was scored by the built-in scorer without a word."""
+    import re
+
+    from ..rewards.config import _http_parts, unread_service_key
+
+    m, g = cfg.model, cfg.generation
     if isinstance(m.train_layers, int) and m.train_layers < 1:
         raise ConfigError(f"config key model.train_layers: must be at least 1 (or all), got {m.train_layers}")
-    if m.lora and isinstance(m.train_layers, int):
-        raise ConfigError("config key model.train_layers: has no effect with model.lora (the adapter sits on every "
-                          "layer lora_target_modules names); leave it out")
     t = m.lora_target_modules
-    if isinstance(t, list) and not t:
+    if m.lora and isinstance(t, list) and not t:
         raise ConfigError("config key model.lora_target_modules: empty: name the modules ([q_proj, v_proj]) or "
                           "all-linear")
-    if isinstance(t, str) and "," in t:
+    if m.lora and isinstance(t, str) and re.fullmatch(r"\s*\w+(\s*,\s*\w+)+\s*", t):  # a list, not a regex
         raise ConfigError(f"config key model.lora_target_modules: {t!r} is one regular expression to PEFT, not a "
                           f"list: write [{', '.join(x.strip() for x in t.split(','))}]")
-
-
-def _check_generation(g: GenerationSection) -> None:
-    """vLLM settings TRL would ignore or fall back from without a word: a server URL in colocate mode (vLLM then
-    ran inside the trainer), server mode without use_vllm, a URL that is not one."""
-    from ..rewards.config import _http_parts
-
-    if g.vllm_server_base_url is not None:
+    if g.use_vllm and g.vllm_server_base_url is not None:
         if g.vllm_mode != "server":
             raise ConfigError("config key generation.vllm_server_base_url: set, but vllm_mode is colocate (vLLM "
                               "inside the trainer reads no URL): add vllm_mode: server")
         if _http_parts(g.vllm_server_base_url) is None:
             raise ConfigError(f"config key generation.vllm_server_base_url: {g.vllm_server_base_url!r} is not an "
                               "http(s) URL with a host: give one like http://vllm:8000")
-    if g.vllm_mode == "server" and not g.use_vllm:
-        raise ConfigError("config key generation.vllm_mode: server, but use_vllm is false (the trainer generates "
-                          "itself): add use_vllm: true")
+    shadowed = sorted(k for k in cfg.reward.extra if k in RewardSection.model_fields)
+    if shadowed:  # `extra: {judge_backend: ...}` silently beat the section's own key
+        raise ConfigError(f"config key reward.extra.{shadowed[0]}: set reward.{shadowed[0]} instead (extra holds "
+                          f"the other RewardConfig fields)")
+    unread = unread_service_key(cfg.reward.model_dump(exclude_none=True))
+    if unread:
+        raise ConfigError(f"config key reward.{unread[0]}: {unread[1]}")
 
 
 #: Tools the TRL tool class adds to the brush methods (tools mode: ``shape``, ``finish``; revise: ``submit_sketch``).
@@ -270,15 +271,12 @@ def _check_hide_tools(names: list[str]) -> None:
 def _check_reward(section: RewardSection) -> None:
     """Build the scorers' config now, as a run will: a wrong ``reward.extra`` field or weight term must stop the
     command with one line naming it, not a warm start that took minutes (the scorers are built after it)."""
-    from ..rewards.config import RewardConfig, unread_service_key
+    from ..rewards.config import RewardConfig
 
-    own = sorted(k for k in section.extra if k in RewardSection.model_fields)
-    if own:  # `extra: {preset: ...}` was a 44-line TypeError, `extra: {judge_backend: ...}` beat the section's key
+    own = sorted(k for k in section.extra if k in ("preset", "weights", "extra"))
+    if own:  # `extra: {preset: ...}` was a 44-line TypeError ("got multiple values for keyword argument")
         raise ConfigError(f"config key reward.extra.{own[0]}: set reward.{own[0]} instead (extra holds the other "
                           f"RewardConfig fields)")
-    unread = unread_service_key(section.model_dump(exclude_none=True))
-    if unread:
-        raise ConfigError(f"config key reward.{unread[0]}: {unread[1]}")
     try:
         RewardConfig(**section.reward_config(), preset=section.preset, weights=section.weights)
     except ValidationError as e:

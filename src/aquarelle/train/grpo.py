@@ -575,8 +575,9 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
                                                   (mode != "sketch" and not can_call_tools(model_name)))
     warm_here = wants_warm and model_name not in TINY  # tiny models are warm-started in memory by the caller (tests)
     if warm_here and model_name != SMOLLM2 and procs.main:
-        log(f"note: {model_name}'s chat template does not mention tools, so a warm start (SFT on the pool's "
-            f"demonstrations) runs first; sft.auto: false trains the model as it is")
+        log(f"note: {model_name} cannot call tools yet (its chat template does not mention tools, or its "
+            f"aquarelle.json says so), so a warm start (SFT on the pool's demonstrations) runs first; sft.auto: "
+            f"false trains the model as it is")
     sft_env = env_class(mode, cfg.env.action_space, cfg) if warm_here and mode != "sketch" else None
     lock = None
     if warm_here:  # trained once: the main process (or the only one) takes the cache entry's lock first
@@ -609,7 +610,10 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
         log(f"note: --demos {demos} is not used: no warm start runs ({why})")
     policy_src = str(warm) if warm is not None else model_name
     policy = load_policy(policy_src, dtype=cfg.model.weights_dtype())
-    if mode == "revise" and cfg.env.revisions + 1 > cfg.generation.max_tool_calling_iterations:
+    if cfg.model.lora and isinstance(cfg.model.train_layers, int) and procs.main:
+        log(f"note: model.train_layers ({cfg.model.train_layers}) has no effect with model.lora: the adapter sits on "
+            f"every layer model.lora_target_modules names")
+    if mode == "revise" and cfg.env.revisions + 1 > cfg.generation.max_tool_calling_iterations and procs.main:
         log(f"note: env.revisions is {cfg.env.revisions}, but an episode runs at most "
             f"generation.max_tool_calling_iterations ({cfg.generation.max_tool_calling_iterations}) tool turns: the "
             f"sketch and {cfg.generation.max_tool_calling_iterations - 1} revision(s); raise it to "

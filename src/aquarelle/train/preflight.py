@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, TrainConfig
+from .config import ConfigError, TrainConfig, check_settings
 
 #: What a run directory holds once training has started in it (docs/CONTRACTS.md, issue 7).
 RUN_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl", "summary.json", "eval.json", "checkpoint",
@@ -285,6 +285,8 @@ def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | N
     """Every check above; returns the GRPOConfig so training uses the one that was checked. ``config_file`` is
     where ``cfg`` came from (named in the fix for an env server that scores otherwise)."""
     check_out(run, resume)
+    if not resume:  # a resume trains on as its config.json says
+        check_settings(cfg)
     check_prompts(cfg)
     check_vllm(cfg)
     check_reward(cfg)

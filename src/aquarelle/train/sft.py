@@ -291,8 +291,9 @@ def sft_command(mode: str | None, action_space: str | None, model: str | None, o
                 demos: str | None, config: str | None) -> dict:
     """`aquarelle sft`: warm-start a policy into OUT and report what it did.
 
-    A flag left out takes the config file's value (its mode, ``env.action_space``, ``model.name`` and
-    ``model.dtype``), as docs/config.md promises for every command that reads ``--config``. Everything that
+    A flag left out takes the config file's value (its mode, ``env.action_space`` and ``model.name``), as
+    docs/config.md promises for every command that reads ``--config``; the weights train in float32 whatever
+    ``model.dtype`` says (half-precision weights lose the optimizer's small steps). Everything that
     can be wrong with the input is checked before the model loads; the model is trained into a sibling
     directory and moved to OUT only when it is complete, so a failed run leaves OUT as it was.
     """
