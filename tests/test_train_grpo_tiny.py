@@ -366,6 +366,8 @@ def test_two_process_launch_writes_one_run_directory(tmp_path):
     pol = tiny_model()
     pol.model.save_pretrained(model)
     pol.tokenizer.save_pretrained(model)
+    # its chat template mentions tools (the byte tokenizer's), which a model is trusted on: aquarelle.json says no
+    (model / "aquarelle.json").write_text(json.dumps({"can_call_tools": False}))
     cfg = tmp_path / "c.json"
     procs, per_device, steps, G = 2, 2, 2, 2
     cfg.write_text(json.dumps({
