@@ -418,9 +418,7 @@ def _quiet_tied_head_warning(model: Any) -> None:
     def only_the_tied_head(record: logging.LogRecord) -> bool:
         return record.getMessage() != f"{_MISSING_KEYS}['lm_head.weight']."
 
-    trainer_log = logging.getLogger("transformers.trainer")
-    if not any(getattr(f, "__name__", "") == "only_the_tied_head" for f in trainer_log.filters):
-        trainer_log.addFilter(only_the_tied_head)
+    _filter_once("transformers.trainer", only_the_tied_head)
 
 
 #: TRL's warning when every reward function returned None for a rollout, dumping its whole kwargs
@@ -440,9 +438,16 @@ def _short_unscored_warning() -> None:
                                        "unscored reasons"), ()
         return True
 
-    trl_log = logging.getLogger("trl.trainer.grpo_trainer")
-    if not any(getattr(f, "__name__", "") == "one_line" for f in trl_log.filters):
-        trl_log.addFilter(one_line)
+    _filter_once("trl.trainer.grpo_trainer", one_line)
+
+
+def _filter_once(logger: str, fn: Any) -> None:
+    """Add ``fn`` as a filter of ``logger`` unless one of its name is there (each run of a process adds it)."""
+    import logging
+
+    log = logging.getLogger(logger)
+    if not any(getattr(f, "__name__", "") == fn.__name__ for f in log.filters):
+        log.addFilter(fn)
 
 
 def _unstart(run: Path) -> None:
