@@ -348,3 +348,112 @@ def test_a_failed_start_keeps_folders_that_hold_something_or_were_there(tmp_path
     with pytest.raises(RuntimeError, match="boom"):
         grpo.train(cfg, there, demos=None)
     assert there.is_dir()  # --out that existed (empty) is left as it was
+
+
+class _VLLMStub:
+    """A loopback server answering what TRL's vLLM client asks before it syncs weights (``/health``, then
+    ``/server_info?config_format=json``): ``info`` None answers 404, as a ``vllm serve`` without
+    VLLM_SERVER_DEV_MODE does; ``health`` the status of /health."""
+
+    def __init__(self, info: object, health: int = 200) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, HTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the stdlib's name
+                if self.path == "/health":
+                    code, body = health, {}
+                elif self.path == "/server_info?config_format=json" and info is not None:
+                    code, body = 200, info
+                else:
+                    code, body = 404, {"detail": "Not Found"}
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(body).encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _vllm_args(tmp_path, url: str | None, **extra):
+    from aquarelle.train.preflight import grpo_config
+
+    gen = {"use_vllm": True, "vllm_mode": "server", **({"vllm_server_base_url": url} if url else {})}
+    return grpo_config(config_from({"generation": gen, "optim": {"extra_grpo_args": extra}}), tmp_path / "run",
+                       tools=True)
+
+
+@pytest.mark.parametrize("info, health, words", [
+    # a plain `vllm serve`: generation works, the first weight sync (after the model loaded) did not
+    (None, 200, ("does not expose its development endpoints", "trl vllm-serve --model")),
+    ({"weight_transfer_config": None, "model_config": {}}, 200, ("has no weight-transfer engine",)),
+    ({"weight_transfer_config": {"backend": "nccl"}}, 503, ("answered GET /health with HTTP 503",)),
+])
+def test_a_vllm_server_that_cannot_take_the_policys_weights_is_refused_before_the_model_loads(
+        tmp_path, info, health, words):
+    """TRL asks these only after the model has loaded (and then waits vllm_server_timeout, 240 s, on /health)."""
+    from aquarelle.train.preflight import check_vllm_server
+
+    stub = _VLLMStub(info, health)
+    try:
+        with pytest.raises(ConfigError) as e:
+            check_vllm_server(_vllm_args(tmp_path, stub.url + "/"), "Qwen/Qwen3-4B")
+        msg = str(e.value)
+        assert msg.startswith(f"config key generation.vllm_server_base_url: ") and stub.url in msg, msg
+        assert "\n" not in msg and all(w in msg for w in words), msg
+    finally:
+        stub.stop()
+
+
+def test_a_vllm_server_ready_for_weights_passes_and_one_not_up_yet_is_a_note(tmp_path):
+    from aquarelle.train.preflight import check_vllm_server
+
+    notes: list[str] = []
+    stub = _VLLMStub({"weight_transfer_config": {"backend": "nccl"}})
+    try:
+        check_vllm_server(_vllm_args(tmp_path, stub.url), "m", log=notes.append)
+        assert notes == []
+        # without a base URL TRL reads its host and port keywords
+        port = stub.server.server_address[1]
+        check_vllm_server(_vllm_args(tmp_path, None, vllm_server_host="127.0.0.1", vllm_server_port=port), "m",
+                          log=notes.append)
+        assert notes == []
+    finally:
+        stub.stop()
+    # a server still starting beside the trainer (compose, a job array) is not refused: TRL waits for it
+    check_vllm_server(_vllm_args(tmp_path, f"http://127.0.0.1:{free_port()}", vllm_server_timeout=90), "m",
+                      log=notes.append)
+    assert len(notes) == 1 and "does not answer yet" in notes[0] and "waits up to 90 s" in notes[0], notes
+    # colocate mode asks no server
+    from aquarelle.train.preflight import grpo_config
+
+    check_vllm_server(grpo_config(config_from({"generation": {"use_vllm": True}}), tmp_path / "r", tools=True),
+                      "m", log=notes.append)
+    assert len(notes) == 1
+
+
+def test_train_asks_the_vllm_server_before_any_model_loads(tmp_path):
+    """The check is wired into `aquarelle train`'s preflight: a plain vLLM server is one line, before the model
+    (the CPU default would load for minutes). vllm itself is not installed here: a stand-in package makes
+    ``import vllm`` findable, the one thing the earlier check asks of it."""
+    fake = tmp_path / "site" / "vllm"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    stub = _VLLMStub(None)
+    try:
+        r = _train(tmp_path, "--out", str(tmp_path / "run"),
+                   config={"generation": {"use_vllm": True, "vllm_mode": "server", "vllm_server_base_url": stub.url}},
+                   PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
+    finally:
+        stub.stop()
+    _one_line(r, "generation.vllm_server_base_url", "does not expose its development endpoints")
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()

@@ -548,7 +548,7 @@ def _train(cfg: TrainConfig, out: str | Path, *, resume: bool, demos: str | None
     resume_from = finished = None
     if procs.main:
         # before any model loads: a wrong setting costs seconds
-        grpo_args = preflight(cfg, run, resume=resume, config_file=config_file)
+        grpo_args = preflight(cfg, run, resume=resume, config_file=config_file, log=log)
         resume_from = _last_checkpoint(run) if resume else None  # preflight made sure there is one
         finished = _finished(run, resume_from, cfg.optim.max_steps)
         if resume_from:  # steps after the checkpoint run again: drop what their first run recorded

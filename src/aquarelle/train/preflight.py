@@ -13,7 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .config import ConfigError, TrainConfig, check_settings
 
@@ -281,9 +281,75 @@ def check_vllm(cfg: TrainConfig) -> None:
                           "false")
 
 
-def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | None = None) -> Any:
+def vllm_server_base(args: Any) -> str:
+    """The vLLM server's base URL as TRL's client builds it from a GRPOConfig: ``vllm_server_base_url`` when set
+    (its path kept), else ``http://vllm_server_host:vllm_server_port``."""
+    if args.vllm_server_base_url:
+        p = urllib.parse.urlparse(args.vllm_server_base_url)
+        return f"{p.scheme or 'http'}://{p.netloc}{p.path}".rstrip("/")
+    return f"http://{args.vllm_server_host}:{args.vllm_server_port}"
+
+
+def _vllm_key(args: Any) -> str:
+    if args.vllm_server_base_url:
+        return "config key generation.vllm_server_base_url"
+    return ("vLLM server (no generation.vllm_server_base_url: TRL's optim.extra_grpo_args vllm_server_host and "
+            "vllm_server_port, by default 0.0.0.0:8000)")
+
+
+def check_vllm_server(args: Any, model: str, *, log: Callable[[str], None] | None = None,
+                      timeout_s: float = 5.0) -> None:
+    """In vLLM server mode, ask the server what TRL's client asks only once the model has loaded: ``/health``, then
+    ``/server_info`` (weights are synchronised through vLLM's development endpoints and its weight-transfer engine,
+    which a plain ``vllm serve`` lacks). A server that answers but cannot take the policy's weights is refused (one
+    ConfigError line) before minutes of model loading; one that does not answer yet is a note, not a refusal: it
+    may still be starting beside the trainer, and TRL waits ``vllm_server_timeout`` for it."""
+    import json
+
+    if not (args.use_vllm and args.vllm_mode == "server"):
+        return
+    log = log or (lambda m: None)
+    base = vllm_server_base(args)
+    fix = f"start it with `trl vllm-serve --model {model}`"
+
+    def get(path: str) -> tuple[int, Any]:
+        with urllib.request.urlopen(base + path, timeout=timeout_s) as r:
+            body = r.read(1 << 20)
+        try:
+            return r.status, json.loads(body)
+        except ValueError:
+            return r.status, None
+
+    try:
+        get("/health")
+    except urllib.error.HTTPError as e:
+        raise ConfigError(f"{_vllm_key(args)}: {base} answered GET /health with HTTP {e.code}: not a vLLM server "
+                          f"({fix})") from None
+    except (urllib.error.URLError, OSError) as e:
+        reason = getattr(e, "reason", None) or e
+        log(f"note: the vLLM server at {base} does not answer yet (GET /health: {reason}); once the model has "
+            f"loaded, the trainer waits up to {args.vllm_server_timeout:g} s for it ({fix})")
+        return
+    try:
+        _, info = get("/server_info?config_format=json")
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            raise ConfigError(f"{_vllm_key(args)}: the vLLM server at {base} does not expose its development "
+                              f"endpoints, through which TRL sends the policy's weights each step ({fix}, which "
+                              "sets VLLM_SERVER_DEV_MODE=1)") from None
+        raise ConfigError(f"{_vllm_key(args)}: {base} answered GET /server_info with HTTP {e.code}") from None
+    except (urllib.error.URLError, OSError) as e:
+        raise ConfigError(f"{_vllm_key(args)}: {base} answered /health but not GET /server_info "
+                          f"({getattr(e, 'reason', None) or e})") from None
+    if not isinstance(info, dict) or info.get("weight_transfer_config") is None:
+        raise ConfigError(f"{_vllm_key(args)}: the vLLM server at {base} has no weight-transfer engine, so TRL "
+                          f"cannot send it the policy's weights ({fix}, which passes --weight-transfer-config)")
+
+
+def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | None = None,
+              log: Callable[[str], None] | None = None) -> Any:
     """Every check above; returns the GRPOConfig so training uses the one that was checked. ``config_file`` is
-    where ``cfg`` came from (named in the fix for an env server that scores otherwise)."""
+    where ``cfg`` came from (named in the fix for an env server that scores otherwise); ``log`` takes notes."""
     check_out(run, resume)
     if not resume:  # a resume trains on as its config.json says
         check_settings(cfg)
@@ -293,4 +359,6 @@ def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | N
     check_model(cfg)
     if cfg.env.urls:
         check_env_urls(cfg.env.urls, cfg.reward.scorer_config(), config_file=config_file)
-    return grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
+    args = grpo_config(cfg, run, tools=cfg.mode in ("tools", "revise"))
+    check_vllm_server(args, cfg.model.name, log=log)
+    return args
