@@ -127,19 +127,47 @@ def _term(r: Rollout, term: str) -> float | None:
 NO_SCATTER = "no scatter around the line: the t-statistic is undefined"
 
 
+#: Fewest steps whose residuals' lag-1 autocorrelation ``trend_stat`` corrects for its small-sample bias: at 5 or fewer
+#: (3 or fewer residual degrees of freedom) the bias formula cannot be solved for phi, and r1 is used as measured.
+AR1_CORRECTED_FROM = 6
+
+
+def ar1_estimate(r1: float, n: int) -> float:
+    """The AR(1) coefficient phi of the residuals of a line fitted to n equally spaced points, from their lag-1
+    autocorrelation r1, corrected for its small-sample bias and clamped to [0, 1].
+
+    r1 of least-squares residuals runs low: E[r1] ~ phi - (1 + 4 phi) / n about a fitted mean (Kendall 1954,
+    Biometrika 41:403; Marriott & Pope 1954, Biometrika 41:390), and about a fitted line, the same first-order
+    bias with one more regressor, E[r1] ~ phi - (2 + 5 phi) / n (measured by simulation of AR(1) residuals of a
+    line: n times the bias 2.0, 3.5, 4.5, 5.7 at phi 0, 0.3, 0.5, 0.7 over 400 steps). Solved for phi:
+    phi = (n r1 + 2) / (n - 5), close to median-unbiased at 10-100 steps. At 20 steps and phi 0.7, r1 averages
+    0.39 and this 0.65 (Santer et al. took r1 as it is)."""
+    if n < AR1_CORRECTED_FROM:
+        return min(1.0, max(0.0, r1))
+    return min(1.0, max(0.0, (n * r1 + 2) / (n - 5)))
+
+
 def trend_stat(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     """Least-squares slope of y on x with its t-statistic, corrected for lag-1 autocorrelated residuals (Santer et
-    al. 2000, J. Geophys. Res. 105(D6): r1 of the residuals, clamped at 0; n_eff = n (1 - r1) / (1 + r1); the
-    standard error scaled by sqrt((n - 2) / (n_eff - 2)), p from n_eff - 2 degrees of freedom). None entries, with a
-    reason, when the points cannot support it.
+    al. 2000, J. Geophys. Res. 105(D6): n_eff = n (1 - phi) / (1 + phi); the standard error scaled by
+    sqrt((n - 2) / (n_eff - 2)), p from n_eff - 2 degrees of freedom), phi the residuals' lag-1 autocorrelation r1
+    corrected for its small-sample bias (``ar1_estimate``) where Santer et al. take r1 as it is. None entries,
+    with a reason, when the points cannot support it. ``lag1_autocorr`` is r1 (clamped at 0), ``lag1_corrected``
+    the phi that ``n_eff`` counts.
 
     Why: per-step means of a GRPO run wander slowly (the policy changes a little each step), and the plain OLS t
     assumes independent residuals: flat runs with AR(1) noise (phi 0.7) read "Yes, steadily" in 13-18% of
-    simulated runs."""
+    simulated runs. Santer's correction with r1 as measured left 9-12% at 10-20 steps (r1 of 20 residuals averages
+    0.39 at phi 0.7: n_eff came out ~9 where it is 3.5); with r1 bias-corrected, flat runs of 10-30 steps read
+    steady in at most 5.4% (phi 0.3-0.7; phi 0.9: 5-8%, 11-17% before), iid ones in 2% as before. The price: iid
+    power at 10-15 steps (a rise of 4 noise sds read steady in 71% of 10-step runs, 89% before; from 20 steps on
+    within 1 point), and rises in AR noise at under 50 steps read steady less often, mostly the old overconfidence
+    (phi 0.7, a rise of 4 sds over 20 steps: 80% -> 43%, where Santer's formula with the true phi gives 5%)."""
     x_a, y_a = np.asarray(x, float), np.asarray(y, float)
     n = len(x_a)
     if n < 3 or np.ptp(x_a) == 0:
         return {"slope": None, "t_stat": None, "p_value": None, "n": n, "n_eff": None, "lag1_autocorr": None,
+                "lag1_corrected": None,
                 "reason": f"{n} point(s): a slope's t-statistic needs scored rollouts from at least 3 steps"}
     from scipy import stats
 
@@ -149,14 +177,18 @@ def trend_stat(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     # residuals of rounding size: points on a line (their r1 is rounding noise and would make n_eff anything)
     if not math.isfinite(res.stderr) or np.abs(e).max() <= 1e-9 * np.abs(y_a).max():
         return {"slope": _round(slope, 6), "t_stat": None, "p_value": None, "n": n, "n_eff": None,
-                "lag1_autocorr": None, "reason": NO_SCATTER}
-    r1 = max(0.0, float(np.dot(e[:-1], e[1:]) / np.dot(e, e)))
-    n_eff = n * (1 - r1) / (1 + r1)
-    out = {"slope": _round(slope, 6), "n": n, "n_eff": _round(n_eff, 1), "lag1_autocorr": _round(r1, 3)}
+                "lag1_autocorr": None, "lag1_corrected": None, "reason": NO_SCATTER}
+    r1 = float(np.dot(e[:-1], e[1:]) / np.dot(e, e))
+    phi = ar1_estimate(r1, n)
+    n_eff = n * (1 - phi) / (1 + phi)
+    r1 = max(0.0, r1)
+    out = {"slope": _round(slope, 6), "n": n, "n_eff": _round(n_eff, 1), "lag1_autocorr": _round(r1, 3),
+           "lag1_corrected": _round(phi, 3)}
     if n_eff < MIN_N_EFF:
         return {**out, "t_stat": None, "p_value": None,
-                "reason": f"the per-step rewards wander so slowly (lag-1 autocorrelation {r1:.2f}) that {n} steps "
-                          f"count as {n_eff:.1f} independent ones: too few for a slope's t-statistic"}
+                "reason": f"the per-step rewards wander so slowly (lag-1 autocorrelation {r1:.2f}, {phi:.2f} "
+                          f"corrected for its small-sample bias) that {n} steps count as {n_eff:.1f} independent "
+                          f"ones: too few for a slope's t-statistic"}
     t = slope / (float(res.stderr) * math.sqrt((n - 2) / (n_eff - 2)))
     p = 2 * float(stats.t.sf(abs(t), n_eff - 2))
     return {**out, "t_stat": _round(t, 3), "p_value": _round(p, 6), "reason": None}
