@@ -133,7 +133,7 @@ def test_tiny_model_drives_grpo_through_tools(warm_tiny, flaky_hps, sun_prompts,
     assert rec["mode"] == "tools"
 
 
-def test_resume_continues_from_the_last_checkpoint(warm_tiny, sun_prompts, tmp_path):
+def test_resume_continues_from_the_last_checkpoint(warm_tiny, sun_prompts, tmp_path, capfd):
     from aquarelle.train.config import load_config
     from aquarelle.train.grpo import train
 
@@ -151,10 +151,15 @@ def test_resume_continues_from_the_last_checkpoint(warm_tiny, sun_prompts, tmp_p
     heard = logging.Handler()
     heard.emit = lambda record: said.append(record.getMessage())
     logging.getLogger("transformers.trainer").addHandler(heard)
+    capfd.readouterr()
     try:
         resumed = train(load_config(None, {**over, "optim.max_steps": 2}), run, resume=True)
     finally:
         logging.getLogger("transformers.trainer").removeHandler(heard)
+    # the progress bar starts at the checkpoint's step: from 0, the first step moved it by every step trained
+    # before, in one step's time, and its rate and time left were wrong for the rest of the run
+    bar = capfd.readouterr().err
+    assert "1/2 [" in bar and "0/2 [" not in bar, bar[-2000:]
     # the tied output head is not saved, and is the loaded embedding: transformers warned it missing on every resume
     assert not [m for m in said if "missing keys" in m], said
     steps = [json.loads(x)["step"] for x in (run / "metrics.jsonl").read_text().splitlines()]
