@@ -42,7 +42,9 @@ def labels(runs: list[Run]) -> list[str]:
 
 def _eval_of(run) -> dict[str, Any]:
     ev = evaluate.read(run.path)
-    return evaluate.evaluate(run.path, samples=0, progress=False) if ev is None else evaluate.refreshed(run, ev)
+    if ev is None:
+        return evaluate.evaluate(run.path, samples=0, progress=False, run=run)
+    return evaluate.refreshed(run, ev)
 
 
 def _heldout_n(ev: dict[str, Any], stale: Any = None) -> str | None:

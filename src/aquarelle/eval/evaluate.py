@@ -125,17 +125,20 @@ def policies_section(run: Run, samples: list[Rollout]) -> dict[str, Any]:
 
 
 def evaluate(run_dir: str | Path, *, prompts: str = "heldout", samples: int = 8, samples_file: str | Path | None = None,
-             seed: int = 0, progress: bool = True, temperature: float | None = None) -> dict[str, Any]:
+             seed: int = 0, progress: bool = True, temperature: float | None = None,
+             run: Run | None = None) -> dict[str, Any]:
     """Compute the eval object for a run, sampling the policies unless ``samples_file`` or ``samples == 0``
     (at ``temperature``, by default the one the run trained at: ``sampling.run_temperature``). ``prompts`` and
-    ``samples`` are checked as the command line checks them (a ValueError line; ``prompts="nope"`` passed)."""
+    ``samples`` are checked as the command line checks them (a ValueError line; ``prompts="nope"`` passed).
+    ``run``: the run already loaded from ``run_dir`` (report and compare have it: loaded again, a report held two
+    copies of every rollout at once)."""
     from .sampling import MAX_SAMPLES
 
     if prompts not in ("heldout", "train", "all"):
         raise ValueError(f"prompts must be heldout, train or all, not {prompts!r}")
     if isinstance(samples, bool) or not isinstance(samples, int) or not 0 <= samples <= MAX_SAMPLES:
         raise ValueError(f"samples must be a whole number 0-{MAX_SAMPLES}, not {samples!r}")
-    run = load_run(run_dir)
+    run = run if run is not None else load_run(run_dir)
     ev: dict[str, Any] = {
         "run": run.name, "path": str(run.path), "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "preset": run.preset, "weights": run.weights, "mode": run.mode, "action_space": run.action_space,

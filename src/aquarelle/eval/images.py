@@ -20,28 +20,37 @@ PAPER_TOLERANCE = 12
 
 
 @lru_cache(maxsize=4096)
-def _load(path: str, mtime: float) -> tuple[np.ndarray, np.ndarray] | None:
+def _load(path: str, mtime: float) -> tuple[np.ndarray, float | None] | None:
+    """(32 x 32 uint8 thumbnail, palette entropy of the 128 x 128): what the measures read, in 3 KB a painting.
+
+    Why not the pictures: the cache held each painting's 128 x 128 copy (48 KB) and its float thumbnail (12 KB) for
+    one palette entropy, 240 MB of a report's memory once 4,096 paintings were read."""
     from PIL import Image
 
     try:
         with Image.open(path) as im:
             rgb = im.convert("RGB")
             full = np.asarray(rgb.resize((128, 128), Image.BILINEAR), dtype=np.uint8)
-            thumb = np.asarray(rgb.resize((THUMB, THUMB), Image.BILINEAR), dtype=np.float32) / 255.0
+            thumb = np.asarray(rgb.resize((THUMB, THUMB), Image.BILINEAR), dtype=np.uint8)
     except (OSError, ValueError, Image.DecompressionBombError):  # a 20000 x 20000 PNG was a traceback out of report
         return None
-    return thumb, full
+    thumb.flags.writeable = False
+    return thumb, palette_entropy(full)
 
 
-def load(path: Path | None) -> tuple[np.ndarray, np.ndarray] | None:
-    """(thumbnail in [0,1], 128 x 128 uint8) of an image file, or None when missing or unreadable."""
+def load(path: Path | None) -> tuple[np.ndarray, float | None] | None:
+    """(thumbnail in [0,1], palette entropy of the painting at 128 x 128 or None when blank) of an image file, or
+    None when missing or unreadable."""
     if path is None:
         return None
     try:
         mtime = path.stat().st_mtime
     except OSError:
         return None
-    return _load(str(path), mtime)
+    got = _load(str(path), mtime)
+    if got is None:
+        return None
+    return np.asarray(got[0], dtype=np.float32) / 255.0, got[1]
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:

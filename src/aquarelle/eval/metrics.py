@@ -51,7 +51,8 @@ MIN_N_EFF = 3.0
 #: The coverage floor of the published gate.
 MIN_COVERAGE = 0.005
 
-ImageLoader = Callable[[Rollout], "tuple[np.ndarray, np.ndarray] | None"]
+#: A rollout's painting as (thumbnail in [0,1], palette entropy), or None when it has none (``images.load``).
+ImageLoader = Callable[[Rollout], "tuple[np.ndarray, float | None] | None"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -574,7 +575,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
             missing += 1
             continue
         items.append((r, got[0]))
-        entropies.append((r.step, images.palette_entropy(got[1])))
+        entropies.append((r.step, got[1]))
     parts = thirds(every)
     steps_parts = [{r.step for r in p} for p in parts] if parts is not None else None
     out: dict[str, Any] = {"n_images": len(items), "missing_images": missing,
@@ -604,9 +605,9 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     out["per_step"] = [{"step": s, "within_group": _round(within_step.get(s)), "across_prompts": _round(across_step.get(s)),
                         "palette_entropy": _round(ent_mean.get(s))} for s in steps_of(every)]
 
-    groups: dict[tuple[int, int], list[str]] = defaultdict(list)
+    groups: dict[tuple[int, int], list[bytes]] = defaultdict(list)
     for r in every:
-        groups[r.group_key].append(r.code)
+        groups[r.group_key].append(r.code_key)  # (equal exactly when the code is: a loaded run keeps no code)
     out["duplicate_code_rate"] = _round(_repeated_code(list(groups.values())))
 
     # judge collapse on the late part of training (all of it when there are no thirds), over the paintings that
@@ -641,7 +642,7 @@ def diversity(rollouts: Sequence[Rollout], load: ImageLoader) -> dict[str, Any]:
     return out
 
 
-def _repeated_code(groups: list[list[str]]) -> float | None:
+def _repeated_code(groups: list[list[bytes]]) -> float | None:
     """The share of paintings (in groups of two or more) whose code another painting of their group also has.
     Counting the repeats after the first, a group of two with one program read 50%, never 100%."""
     in_groups = sum(len(g) for g in groups if len(g) > 1)
@@ -851,7 +852,7 @@ def summary(rollouts: Sequence[Rollout], load: ImageLoader | None = None, action
             got = load(r)
             if got is not None:
                 ths.append((r, got[0]))
-                ents.append(images.palette_entropy(got[1]))
+                ents.append(got[1])
         out["across_prompts"] = _round(_across_prompts(ths, lambda r: 0).get(0))
         out["within_prompt"] = _round(_within_prompt(ths))
         out["palette_entropy"] = _round(_mean(ents))

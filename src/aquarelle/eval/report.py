@@ -284,7 +284,8 @@ def build(run_dir: str | Path, run: Run | None = None) -> str:
     ev = evaluate.read(run.path)
     if ev is None:
         why = evaluate.problem(run.path)
-        ev = evaluate.evaluate(run.path, samples=0, progress=False)  # the last sampling's paintings, if any
+        # the last sampling's paintings, if any; the run as loaded (not read a second time beside it)
+        ev = evaluate.evaluate(run.path, samples=0, progress=False, run=run)
         # the reason eval gives for not using them (out of date, no held-out ones) is kept: it was overwritten
         kept = (ev["sampling"].get("reason") or "").removeprefix("--samples 0: ")
         ev["sampling"]["reason"] = ("no eval.json yet" if why == "missing" else why) + \

@@ -8,6 +8,7 @@ with one line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -53,7 +54,13 @@ _RESPONSE_RE = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)
 _ERROR_RE = re.compile(r"""^\s*\{\s*['"]error['"]\s*:\s*['"](.*)['"]\s*\}\s*$""", re.S)
 
 
-@dataclass
+def _shared(s: str, strings: dict[str, str] | None) -> str:
+    """``s``, or the equal string read before it (``strings``: one load's strings by value). Why: each JSON line
+    made its own copy of the prompt, the split, every method name and error; 8,000 rollouts held 8,000 of each."""
+    return s if strings is None else strings.setdefault(s, s)
+
+
+@dataclass(slots=True)
 class TranscriptStats:
     """Tool use read from a tools-mode transcript: what the model tried, not only what the env accepted.
 
@@ -75,8 +82,9 @@ class TranscriptStats:
         return max(0, self.attempts - self.responses - self.unanswered)
 
     @classmethod
-    def parse(cls, text: str, cut: bool = False) -> "TranscriptStats":
-        """``cut``: the text is the start of a longer transcript; the exchange cut off at its end is left out."""
+    def parse(cls, text: str, cut: bool = False, strings: dict[str, str] | None = None) -> "TranscriptStats":
+        """``cut``: the text is the start of a longer transcript; the exchange cut off at its end is left out.
+        ``strings``: names and failures equal to one read before are kept once (``_shared``)."""
         if cut:
             end = text.rfind("</tool_response>")
             text = text[:end + len("</tool_response>")] if end >= 0 else ""
@@ -85,13 +93,14 @@ class TranscriptStats:
         for c in calls:
             m = _NAME_RE.search(c)
             if m:
-                names[m.group(1)] = names.get(m.group(1), 0) + 1
+                name = _shared(m.group(1), strings)
+                names[name] = names.get(name, 0) + 1
         responses = _RESPONSE_RE.findall(text)
         failures = []
         for r in responses:
             m = _ERROR_RE.match(r)
             if m:
-                failures.append(m.group(1).strip()[:200])
+                failures.append(_shared(m.group(1).strip()[:200], strings))
         # the calls after the last response: one that parses was written when no turn was left to run it (a trainer
         # drops a whole turn whose calls do not all parse, so then the turn's calls count as malformed)
         end = text.rfind("</tool_response>")
@@ -110,9 +119,19 @@ def _is_call(body: str) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("name"), str)
 
 
-@dataclass
+def code_key(code: str) -> bytes:
+    """A fixed-size stand-in for a program, equal exactly when the programs are (a 128-bit hash)."""
+    return hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+@dataclass(slots=True)
 class Rollout:
-    """One painting episode, as training (or eval sampling) wrote it."""
+    """One painting episode, as training (or eval sampling) wrote it.
+
+    ``load_run`` keeps of its code only ``code_key`` (``code`` is None): the measures compare a training rollout's
+    code with its group's and nothing reads it, and at a few KB a rollout it was the largest thing a report held.
+    Eval samples (``load_samples``, a few hundred) keep it whole: their collapse check reads it.
+    """
 
     step: int
     prompt: str
@@ -120,7 +139,7 @@ class Rollout:
     split: str
     mode: str
     group: int
-    code: str
+    code: str | None  # None where the loader kept only code_key (``load_run``)
     image: str | None
     reward: float | None
     breakdown: dict[str, float | None]
@@ -133,27 +152,31 @@ class Rollout:
     policy: str | None = None  # eval samples only: "trained" | "start"
     transcript: "TranscriptStats | None" = None  # when the line keeps the model's completion (eval samples)
     extra: dict[str, Any] = field(default_factory=dict)
+    code_key: bytes = b""  # ``code_key(code)``: what the duplicate-code measure compares
 
     @property
     def group_key(self) -> tuple[int, int]:
         return (self.step, self.group)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], index: int = 0) -> "Rollout":
+    def from_dict(cls, d: dict[str, Any], index: int = 0, *, keep_code: bool = True,
+                  strings: dict[str, str] | None = None) -> "Rollout":
+        """The rollout of one JSONL row; ``keep_code=False``: only its ``code_key``; ``strings``: the loader's
+        strings by value, so that equal ones (prompts, method names, errors) are kept once (``_shared``)."""
         bd_raw = d.get("breakdown") or {}
         if not isinstance(bd_raw, dict):
             bd_raw = {}
         breakdown = {t: _num(bd_raw.get(t)) for t in TERMS}
         for k, v in bd_raw.items():
             if k not in breakdown:
-                breakdown[k] = _num(v)
+                breakdown[_shared(str(k), strings)] = _num(v)
         errors = d.get("errors")
         if isinstance(errors, (int, float)) and not isinstance(errors, bool):
             errors_list = ["error"] * int(errors)
         elif isinstance(errors, list):
-            errors_list = [str(e) for e in errors]
+            errors_list = [_shared(str(e), strings) for e in errors]
         elif isinstance(errors, str) and errors:
-            errors_list = [errors]
+            errors_list = [_shared(errors, strings)]
         else:
             errors_list = []
         methods = d.get("methods")
@@ -161,10 +184,11 @@ class Rollout:
         if isinstance(methods, dict):
             for k, v in methods.items():
                 n = _num(v)
-                counts[str(k)] = int(n) if n is not None else 0
+                counts[_shared(str(k), strings)] = int(n) if n is not None else 0
         elif isinstance(methods, list):
             for m in methods:
-                counts[str(m)] = counts.get(str(m), 0) + 1
+                name = _shared(str(m), strings)
+                counts[name] = counts.get(name, 0) + 1
         step = _num(d.get("step"))
         group = _num(d.get("group"))
         n_calls = _num(d.get("n_calls"))
@@ -175,17 +199,19 @@ class Rollout:
         absurd = num is not None and abs(num) > MAX_REWARD  # unscored, with the reason (``MAX_REWARD``)
         comp = d.get("completion")
         cut = not d.get("policy") and isinstance(comp, str) and len(comp) >= TRAIN_COMPLETION_CHARS
+        code = d.get("code") if isinstance(d.get("code"), str) else json.dumps(d.get("code") or "")
         known = {"step", "prompt", "prompt_id", "split", "mode", "group", "code", "image", "reward", "breakdown",
                  "coverage", "n_calls", "errors", "methods", "judge_position_bias", "judge_pairs", "policy",
                  "completion"}
         return cls(
             step=int(step) if step is not None else 0,
-            prompt=prompt,
-            prompt_id=str(d.get("prompt_id") or prompt),
-            split=str(d.get("split") or "train"),
-            mode=str(d.get("mode") or "tools"),
+            prompt=_shared(prompt, strings),
+            prompt_id=_shared(str(d.get("prompt_id") or prompt), strings),
+            split=_shared(str(d.get("split") or "train"), strings),
+            mode=_shared(str(d.get("mode") or "tools"), strings),
             group=int(group) if group is not None else index,
-            code=d.get("code") if isinstance(d.get("code"), str) else json.dumps(d.get("code") or ""),
+            code=code if keep_code else None,
+            code_key=code_key(code),
             image=str(d["image"]) if d.get("image") else None,
             reward=None if absurd else num,
             breakdown=breakdown,
@@ -195,9 +221,9 @@ class Rollout:
             methods=counts,
             judge_position_bias=int(jpb) if jpb is not None else None,
             judge_pairs=int(jpairs) if jpairs is not None else None,
-            policy=str(d["policy"]) if d.get("policy") else None,
-            transcript=TranscriptStats.parse(comp, cut) if isinstance(comp, str) else None,
-            extra={k: v for k, v in d.items() if k not in known}
+            policy=_shared(str(d["policy"]), strings) if d.get("policy") else None,
+            transcript=TranscriptStats.parse(comp, cut, strings) if isinstance(comp, str) else None,
+            extra={_shared(k, strings): v for k, v in d.items() if k not in known}
             | ({"error": f"reward {d['reward']!r} out of range (at most {MAX_REWARD:g} in size)"} if absurd else {}),
         )
 
@@ -369,11 +395,13 @@ def load_run(path: str | Path) -> Run:
     metrics, bad_m = read_jsonl(p / "metrics.jsonl")
     rollouts: list[Rollout] = []
     bad_r = 0
+    strings: dict[str, str] = {}
     for d in iter_jsonl(p / "rollouts.jsonl"):  # each line made a rollout as it is read (its completion dropped)
         if d is None:
             bad_r += 1
-        else:
-            rollouts.append(Rollout.from_dict(d, len(rollouts)))
+        else:  # its code as code_key only, its strings shared with the lines before (``Rollout``)
+            rollouts.append(Rollout.from_dict(d, len(rollouts), keep_code=False, strings=strings))
+    del strings
     if bad_r and not rollouts:  # damage, not a run that has just started
         raise RunError(f"{p / 'rollouts.jsonl'}: none of its {bad_r} lines is a readable rollout")
     return Run(path=p, config=config, metrics=metrics, rollouts=rollouts, skipped_lines=bad_m + bad_r,
