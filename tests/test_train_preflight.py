@@ -350,20 +350,28 @@ def test_a_failed_start_keeps_folders_that_hold_something_or_were_there(tmp_path
     assert there.is_dir()  # --out that existed (empty) is left as it was
 
 
+#: what vLLM's /server_info?config_format=json answers (its engine config under vllm_config, as TRL 1.16's
+#: ``VLLMClient.get_server_info`` reads it), for a server started with a weight-transfer engine
+READY = {"vllm_config": {"weight_transfer_config": {"backend": "nccl"}, "model_config": {}}, "vllm_env": {},
+         "system_env": {}}
+
+
 class _VLLMStub:
     """A loopback server answering what TRL's vLLM client asks before it syncs weights (``/health``, then
     ``/server_info?config_format=json``): ``info`` None answers 404, as a ``vllm serve`` without
-    VLLM_SERVER_DEV_MODE does; ``health`` the status of /health."""
+    VLLM_SERVER_DEV_MODE does; ``health`` the status of /health; ``info_delay_s`` how long /server_info takes."""
 
-    def __init__(self, info: object, health: int = 200) -> None:
+    def __init__(self, info: object, health: int = 200, info_delay_s: float = 0.0) -> None:
         import threading
-        from http.server import BaseHTTPRequestHandler, HTTPServer
+        import time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 - the stdlib's name
                 if self.path == "/health":
                     code, body = health, {}
                 elif self.path == "/server_info?config_format=json" and info is not None:
+                    time.sleep(info_delay_s)
                     code, body = 200, info
                 else:
                     code, body = 404, {"detail": "Not Found"}
@@ -375,7 +383,8 @@ class _VLLMStub:
             def log_message(self, *args):
                 pass
 
-        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -395,8 +404,10 @@ def _vllm_args(tmp_path, url: str | None, **extra):
 @pytest.mark.parametrize("info, health, words", [
     # a plain `vllm serve`: generation works, the first weight sync (after the model loaded) did not
     (None, 200, ("does not expose its development endpoints", "trl vllm-serve --model")),
-    ({"weight_transfer_config": None, "model_config": {}}, 200, ("has no weight-transfer engine",)),
-    ({"weight_transfer_config": {"backend": "nccl"}}, 503, ("answered GET /health with HTTP 503",)),
+    ({"vllm_config": {"weight_transfer_config": None, "model_config": {}}}, 200, ("has no weight-transfer engine",)),
+    # the engine's settings at the top level, not under vllm_config: not what TRL reads
+    ({"weight_transfer_config": {"backend": "nccl"}}, 200, ("without a vllm_config",)),
+    (READY, 404, ("answered GET /health with HTTP 404: not a vLLM server",)),
 ])
 def test_a_vllm_server_that_cannot_take_the_policys_weights_is_refused_before_the_model_loads(
         tmp_path, info, health, words):
@@ -418,7 +429,7 @@ def test_a_vllm_server_ready_for_weights_passes_and_one_not_up_yet_is_a_note(tmp
     from aquarelle.train.preflight import check_vllm_server
 
     notes: list[str] = []
-    stub = _VLLMStub({"weight_transfer_config": {"backend": "nccl"}})
+    stub = _VLLMStub(READY)
     try:
         check_vllm_server(_vllm_args(tmp_path, stub.url), "m", log=notes.append)
         assert notes == []
@@ -432,7 +443,16 @@ def test_a_vllm_server_ready_for_weights_passes_and_one_not_up_yet_is_a_note(tmp
     # a server still starting beside the trainer (compose, a job array) is not refused: TRL waits for it
     check_vllm_server(_vllm_args(tmp_path, f"http://127.0.0.1:{free_port()}", vllm_server_timeout=90), "m",
                       log=notes.append)
-    assert len(notes) == 1 and "does not answer yet" in notes[0] and "waits up to 90 s" in notes[0], notes
+    assert len(notes) == 1 and "not ready yet" in notes[0] and "waits up to 90 s" in notes[0], notes
+    # so is one whose engine is still starting behind /health (503), or slow to describe itself (vLLM collects its
+    # environment on the first /server_info): TRL would have waited for both
+    for stub, kw in ((_VLLMStub(READY, health=503), {}), (_VLLMStub(READY, info_delay_s=2.0), {"info_timeout_s": 0.5})):
+        try:
+            check_vllm_server(_vllm_args(tmp_path, stub.url), "m", log=notes.append, **kw)
+        finally:
+            stub.stop()
+    assert len(notes) == 3 and "HTTP 503" in notes[1] and "GET /server_info: timed out" in notes[2], notes
+    notes[:] = notes[:1]
     # colocate mode asks no server
     from aquarelle.train.preflight import grpo_config
 

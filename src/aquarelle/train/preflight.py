@@ -298,12 +298,14 @@ def _vllm_key(args: Any) -> str:
 
 
 def check_vllm_server(args: Any, model: str, *, log: Callable[[str], None] | None = None,
-                      timeout_s: float = 5.0) -> None:
+                      timeout_s: float = 5.0, info_timeout_s: float = 60.0) -> None:
     """In vLLM server mode, ask the server what TRL's client asks only once the model has loaded: ``/health``, then
     ``/server_info`` (weights are synchronised through vLLM's development endpoints and its weight-transfer engine,
-    which a plain ``vllm serve`` lacks). A server that answers but cannot take the policy's weights is refused (one
-    ConfigError line) before minutes of model loading; one that does not answer yet is a note, not a refusal: it
-    may still be starting beside the trainer, and TRL waits ``vllm_server_timeout`` for it."""
+    which a plain ``vllm serve`` lacks; TRL reads ``vllm_config.weight_transfer_config``). A server that answers but
+    cannot take the policy's weights is refused (one ConfigError line) before minutes of model loading. One that
+    does not answer yet, answers /health with a server error (an engine or a proxy still starting) or is slow to
+    describe itself (vLLM collects its environment on the first /server_info) is a note, not a refusal: TRL waits
+    ``vllm_server_timeout`` for it."""
     import json
 
     if not (args.use_vllm and args.vllm_mode == "server"):
@@ -312,36 +314,42 @@ def check_vllm_server(args: Any, model: str, *, log: Callable[[str], None] | Non
     base = vllm_server_base(args)
     fix = f"start it with `trl vllm-serve --model {model}`"
 
-    def get(path: str) -> tuple[int, Any]:
-        with urllib.request.urlopen(base + path, timeout=timeout_s) as r:
-            body = r.read(1 << 20)
+    def get(path: str, timeout: float) -> Any:
+        with urllib.request.urlopen(base + path, timeout=timeout) as r:
+            body = r.read(16 << 20)
         try:
-            return r.status, json.loads(body)
+            return json.loads(body)
         except ValueError:
-            return r.status, None
+            return None
+
+    def not_yet(what: str) -> None:
+        log(f"note: the vLLM server at {base} is not ready yet ({what}); once the model has loaded, the trainer "
+            f"waits up to {args.vllm_server_timeout:g} s for it ({fix})")
 
     try:
-        get("/health")
+        get("/health", timeout_s)
     except urllib.error.HTTPError as e:
+        if e.code >= 500:
+            return not_yet(f"GET /health: HTTP {e.code}")
         raise ConfigError(f"{_vllm_key(args)}: {base} answered GET /health with HTTP {e.code}: not a vLLM server "
                           f"({fix})") from None
     except (urllib.error.URLError, OSError) as e:
-        reason = getattr(e, "reason", None) or e
-        log(f"note: the vLLM server at {base} does not answer yet (GET /health: {reason}); once the model has "
-            f"loaded, the trainer waits up to {args.vllm_server_timeout:g} s for it ({fix})")
-        return
+        return not_yet(f"GET /health: {getattr(e, 'reason', None) or e}")
     try:
-        _, info = get("/server_info?config_format=json")
+        info = get("/server_info?config_format=json", info_timeout_s)
     except urllib.error.HTTPError as e:
         if e.code == 404:
             raise ConfigError(f"{_vllm_key(args)}: the vLLM server at {base} does not expose its development "
                               f"endpoints, through which TRL sends the policy's weights each step ({fix}, which "
                               "sets VLLM_SERVER_DEV_MODE=1)") from None
-        raise ConfigError(f"{_vllm_key(args)}: {base} answered GET /server_info with HTTP {e.code}") from None
+        return not_yet(f"GET /server_info: HTTP {e.code}")
     except (urllib.error.URLError, OSError) as e:
-        raise ConfigError(f"{_vllm_key(args)}: {base} answered /health but not GET /server_info "
-                          f"({getattr(e, 'reason', None) or e})") from None
-    if not isinstance(info, dict) or info.get("weight_transfer_config") is None:
+        return not_yet(f"GET /server_info: {getattr(e, 'reason', None) or e}")
+    vllm_config = info.get("vllm_config") if isinstance(info, dict) else None
+    if not isinstance(vllm_config, dict):
+        raise ConfigError(f"{_vllm_key(args)}: {base} answered GET /server_info without a vllm_config: not a vLLM "
+                          f"server TRL can use ({fix})")
+    if vllm_config.get("weight_transfer_config") is None:
         raise ConfigError(f"{_vllm_key(args)}: the vLLM server at {base} has no weight-transfer engine, so TRL "
                           f"cannot send it the policy's weights ({fix}, which passes --weight-transfer-config)")
 
