@@ -327,7 +327,8 @@ both orders); the <b>preference</b> scorer rates it alone. A gate failure scores
 {_img(plots.training_stats(run.metrics), "training statistics") if run.metrics else ""}</div>
 <h2 id="trend">Reward by thirds of training</h2>{thirds_html}
 {_table([("slope per step", rt['trend']['slope']), ("t-statistic", rt['trend']['t_stat']), ("p-value", rt['trend']['p_value']),
-         ("independent steps (bias-corrected lag-1 autocorrelation counted)", rt['trend'].get('n_eff')),
+         ("independent steps (lag-1 autocorrelation counted" + (", bias-corrected)" if rt['trend'].get('lag1_corrected')
+                                                                 is not None else ")"), rt['trend'].get('n_eff')),
          ("change, first to last third", rt['change']), ("steady rise", rt['steady']),
          ("bad paintings (reward < 0.3) by third", bad['thirds']), ("bad paintings overall", bad['rate'])])}
 <h3>Which term moved the total</h3>

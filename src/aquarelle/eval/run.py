@@ -154,6 +154,10 @@ class Rollout:
     extra: dict[str, Any] = field(default_factory=dict)
     code_key: bytes = b""  # ``code_key(code)``: what the duplicate-code measure compares
 
+    def __post_init__(self) -> None:
+        if not self.code_key and self.code is not None:  # built directly, not by from_dict: one key per program
+            self.code_key = code_key(self.code)
+
     @property
     def group_key(self) -> tuple[int, int]:
         return (self.step, self.group)
