@@ -525,3 +525,43 @@ def test_the_plain_trl_recipe_trains_on_the_painting_tools(warm_tiny, sun_prompt
 
     rec = paint(str(out), "a red sun", config=load_config(None, {"env.action_space": SPACE}))
     assert rec["mode"] == "tools" and rec["n_calls"] >= 1, rec
+
+
+def test_the_plain_trl_sketch_recipe_scores_each_sketch_and_trains(sun_prompts, tmp_path):
+    """examples/grpo_sketch.py: its reward runs a completion's sketch through the sandbox, the painter and the
+    scorers (a pool painting scores above the gate, prose the gate's 0, never None), and the script trains a
+    model saved to disk as a user would run it."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    from aquarelle.train.model import tiny_model
+
+    script = Path(__file__).parents[1] / "examples" / "grpo_sketch.py"
+    spec = importlib.util.spec_from_file_location("grpo_sketch", script)
+    recipe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recipe)
+    reward = recipe.make_reward("judge-led", [])
+    # a love painting in the published ten methods (the recipe's action space, hf10)
+    sketch = (Path(__file__).parents[1] / "pool" / "sketches" / "flowers_poppies.js").read_text()
+    got = reward(completions=[[{"role": "assistant", "content": f"Here it is.\n```js\n{sketch}\n```"}],
+                              "I would paint three poppies."],
+                 painting_prompt=["three red poppies on tall stems"] * 2, seed=[7, 7])
+    assert got[0] is not None and got[0] > 0.3 and got[1] == 0.0, got
+
+    model = tmp_path / "tiny"
+    pol = tiny_model()
+    pol.model.save_pretrained(model)
+    pol.tokenizer.save_pretrained(model)
+    out = tmp_path / "recipe"
+    r = subprocess.run([sys.executable, str(script), "--model", str(model), "--out", str(out), "--prompts",
+                        sun_prompts, "--max-steps", "1", "--num-generations", "2", "--max-completion-length", "24"],
+                       capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    import ast
+
+    logged = [ast.literal_eval(line) for line in r.stdout.splitlines() if line.startswith("{") and "'reward'" in line]
+    # a random model writes no sketch: every rollout is the gate's 0, scored (a None would be left out as nan)
+    assert logged and float(logged[0]["reward"]) == 0.0, r.stdout[-3000:]
+    assert (out / "config.json").is_file()
