@@ -18,6 +18,7 @@ import argparse
 import torch
 from trl import GRPOConfig, GRPOTrainer
 
+from aquarelle.train.completion import completion_text
 from aquarelle.train.config import load_config
 from aquarelle.train.data import load_prompts, prompt_dataset
 from aquarelle.train.envglue import EnvTimer, SketchScorer
@@ -33,9 +34,8 @@ def make_reward(preset: str, env_urls: list[str]):
         rewards = []
         for completion, prompt, s in zip(completions, painting_prompt, seed):
             # a chat completion is a list of messages: the sketch is in the assistant's
-            text = completion if isinstance(completion, str) else "\n".join(
-                m["content"] for m in completion if m.get("role") == "assistant" and isinstance(m.get("content"), str))
-            _, outcome = scorer.score_completion(text, prompt=prompt, seed=s, preset=preset, weights=None)
+            _, outcome = scorer.score_completion(completion_text(completion), prompt=prompt, seed=s, preset=preset,
+                                                 weights=None)
             rewards.append(outcome.reward)
         return rewards
 

@@ -79,6 +79,15 @@ def prompt_opens_thinking(tokenizer: Any) -> bool:
     return isinstance(text, str) and text.rstrip().endswith("<think>")
 
 
+def completion_text(completion: Any) -> str:
+    """The text a completion answers with: itself, or a chat completion's assistant messages joined (TRL hands a
+    reward function a list of messages when the dataset is conversational)."""
+    if isinstance(completion, str):
+        return completion
+    return "\n".join(m["content"] for m in completion
+                     if m.get("role") == "assistant" and isinstance(m.get("content"), str))
+
+
 def as_written(completion_text: str, opens_thinking: bool) -> str:
     """The completion with the <think> its prompt opened, so it is read as the model wrote it."""
     return "<think>" + completion_text if opens_thinking and "<think>" not in completion_text else completion_text

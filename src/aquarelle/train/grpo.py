@@ -23,7 +23,7 @@ from typing import Any
 from ..outputs import checkpoints
 from ..provenance import provenance
 from . import TRAIN_COMPLETION_CHARS, Terminated, read_summary, say
-from .completion import prompt_opens_thinking, unrun_calls
+from .completion import completion_text, prompt_opens_thinking, unrun_calls
 from .config import TrainConfig
 from .data import load_prompts, prompt_dataset, prompt_file
 from .envglue import EnvTimer, Outcome, SketchScorer, env_class, finish_episode, timed_class
@@ -189,17 +189,6 @@ def _not_saved(e: Exception) -> str:
     return f"image not saved: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
 
 
-def _completion_text(completion: Any) -> str:
-    if isinstance(completion, str):
-        return completion
-    parts = []
-    for m in completion:
-        c = m.get("content")
-        if isinstance(c, str) and m.get("role") == "assistant":
-            parts.append(c)
-    return "\n".join(parts)
-
-
 def _transcript(completion: Any) -> str:
     """The rollout as the model wrote it (tool calls and tool results inline), for reading rollouts.jsonl."""
     if isinstance(completion, str):
@@ -255,7 +244,7 @@ def make_reward_func(cfg: TrainConfig, recorder: Recorder, timer: EnvTimer, num_
                     code = outcome.source or code
                 outcome.errors += unrun_calls(completion, cfg.generation.max_completion_length)
             else:
-                code, outcome = scorer.score_completion(_completion_text(completion),
+                code, outcome = scorer.score_completion(completion_text(completion),
                                                         prompt=row.get("painting_prompt", ""),
                                                         seed=int(row.get("seed", 0)), preset=row.get("preset"),
                                                         weights=weights, opens_thinking=opens_thinking)
