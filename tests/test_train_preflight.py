@@ -461,6 +461,27 @@ def test_a_vllm_server_ready_for_weights_passes_and_one_not_up_yet_is_a_note(tmp
     assert len(notes) == 1
 
 
+def test_a_vllm_server_serving_another_model_is_a_note(tmp_path):
+    """TRL overwrites the served model's weights with the policy's each step: a server started for another model
+    fails only once the policy has loaded, so train says which model it serves (a note: a local copy of the same
+    model under another path is common)."""
+    from aquarelle.train.preflight import check_vllm_server
+
+    def served(name: str) -> dict:
+        return {**READY, "vllm_config": {**READY["vllm_config"], "model_config": {"model": name}}}
+
+    notes: list[str] = []
+    for name in ("Qwen/Qwen3-4B", "/models/qwen3-4b/", "meta-llama/Llama-3.2-1B"):
+        stub = _VLLMStub(served(name))
+        try:
+            check_vllm_server(_vllm_args(tmp_path, stub.url), "Qwen/Qwen3-4B", log=notes.append)
+        finally:
+            stub.stop()
+    assert len(notes) == 1, notes
+    assert "serves meta-llama/Llama-3.2-1B" in notes[0] and "trains Qwen/Qwen3-4B" in notes[0], notes
+    assert "trl vllm-serve --model Qwen/Qwen3-4B" in notes[0] and "\n" not in notes[0], notes
+
+
 def test_train_asks_the_vllm_server_before_any_model_loads(tmp_path):
     """The check is wired into `aquarelle train`'s preflight: a plain vLLM server is one line, before the model
     (the CPU default would load for minutes). vllm itself is not installed here: a stand-in package makes

@@ -352,6 +352,19 @@ def check_vllm_server(args: Any, model: str, *, log: Callable[[str], None] | Non
     if vllm_config.get("weight_transfer_config") is None:
         raise ConfigError(f"{_vllm_key(args)}: the vLLM server at {base} has no weight-transfer engine, so TRL "
                           f"cannot send it the policy's weights ({fix}, which passes --weight-transfer-config)")
+    model_config = vllm_config.get("model_config")
+    served = model_config.get("model") if isinstance(model_config, dict) else None
+    if isinstance(served, str) and not _same_model(served, model):
+        log(f"note: the vLLM server at {base} serves {served}, and this run trains {model}: TRL sends it the "
+            f"policy's weights each step, which fails once the model has loaded unless both share an architecture "
+            f"({fix})")
+
+
+def _same_model(served: str, trained: str) -> bool:
+    """The same Hub id or path, or the same model's last path part (a local copy of a Hub model, e.g.
+    /models/Qwen3-4B for Qwen/Qwen3-4B), case aside."""
+    a, b = served.rstrip("/"), trained.rstrip("/")
+    return a == b or a.rsplit("/", 1)[-1].lower() == b.rsplit("/", 1)[-1].lower()
 
 
 def preflight(cfg: TrainConfig, run: Path, *, resume: bool, config_file: str | None = None,
