@@ -134,3 +134,27 @@ def test_a_command_whose_extra_is_not_installed_says_which_in_one_line(tmp_path)
         assert r.returncode == 2, r.stderr[-2000:]
         last = r.stderr.strip().splitlines()[-1]
         assert last.startswith("error: this command needs the train extra (no module ") and "Traceback" not in r.stderr
+
+
+def test_a_hatch_with_nothing_to_draw_its_lines_is_refused_as_render_refuses_it(tmp_path):
+    """p5.brush throws at the first line of a hatch with no brush or colour (no hatchStyle, no stroke), so render
+    refuses it; check passed it. Whether the hatch has a line depends on the shape (a 2 px rect at spacing 50 has
+    none, and paints): check renders just these programs to find out."""
+    def program(name, cmds):
+        path = tmp_path / f"{name}.json"
+        path.write_text(Program(commands=[validate(m, a) for m, a in cmds]).dumps())
+        return path
+
+    bare = program("bare", [("noStroke", []), ("hatch", [5, 45]), ("rect", [100, 100, 300, 300])])
+    none = program("none", [("noStroke", []), ("hatch", [50, 45]), ("rect", [100, 100, 2, 2])])
+    styled = program("styled", [("hatch", [5, 45]), ("hatchStyle", ["HB", "red"]), ("noStroke", []),
+                                ("rect", [100, 100, 300, 300])])
+    r = check("--json", bare, none, styled)
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [row["ok"] for row in rows] == [False, True, True], rows
+    assert rows[0]["reason"].startswith("render: hatch: no brush or colour set for its lines"), rows[0]
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    for path, code in ((bare, 1), (none, 0), (styled, 0)):  # as render decides
+        out = tmp_path / f"{path.stem}.png"
+        assert subprocess.run([sys.executable, "-m", "aquarelle.cli", "render", str(path), "-o", str(out)],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT).returncode == code, path

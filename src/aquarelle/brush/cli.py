@@ -56,15 +56,26 @@ def _check_one(path: Path, action_space: str) -> dict:
 
 def _over_budget(out: dict, program) -> dict:
     """A clean program that ``render`` refuses before painting (over its painting calls or watercolour fills) is not
-    ok: check passed 19,990 fills that render then refused. (What render refuses as it paints, its other budgets,
-    only a render finds.)"""
+    ok: check passed 19,990 fills that render then refused. A program that hatches a shape with no brush or colour
+    for the lines is rendered to find out whether its hatch has a line (p5.brush throws at the first; check passed
+    it and render refused it). (What render refuses as it paints, its other budgets, only a render finds.)"""
     if not out["ok"] or program is None:
         return out
     from aquarelle.render.errors import RenderError
-    from aquarelle.render.precheck import precheck
+    from aquarelle.render.precheck import precheck, unstyled_hatch
 
     try:
         precheck(program.commands)
+        if unstyled_hatch(program.commands):
+            import time
+
+            from aquarelle.render.native import render_full
+
+            t0 = time.perf_counter()
+            try:
+                render_full(program)
+            finally:
+                out["ms"] = round(out["ms"] + (time.perf_counter() - t0) * 1000, 2)
     except RenderError as e:
         out.update(ok=False, reason=f"render: {e}")
     return out

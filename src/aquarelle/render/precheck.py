@@ -1,4 +1,5 @@
-"""The render budget's counts that a program shows before it is painted: painting calls and watercolour fills.
+"""The render budget's counts that a program shows before it is painted: painting calls and watercolour fills;
+and whether it hatches a shape with nothing to draw the lines with (``unstyled_hatch``).
 
 Why its own module: ``aquarelle check`` says whether ``render`` will refuse a program for them, and importing the
 native renderer (numba) to count would cost check seconds; the renderer refuses with the same words.
@@ -36,3 +37,22 @@ def precheck(cmds: list[Command], ops_limit: int = MAX_OPS, fills_limit: int = M
         raise RenderError(f"program is over the render budget: {ops} painting calls (at most {ops_limit})")
     if fills > fills_limit:
         raise RenderError(f"program is over the render budget: {fills} watercolour fills (at most {fills_limit})")
+
+
+def unstyled_hatch(cmds: list[Command]) -> bool:
+    """Whether a shape is hatched with no brush or colour for its lines (no ``hatchStyle``, no stroke). p5.brush
+    throws at such a hatch's first line, so render refuses it then; whether it has a line depends on the shape's
+    jittered outline and the spacing, which only painting it decides (``aquarelle check`` renders these few)."""
+    st = PaintState()
+    for c in cmds:
+        try:
+            op = st.apply(c)
+        except CommandError:
+            return False
+        if op is None or c.method not in SHAPES + ("hatchArray",):
+            continue
+        h = op.state.hatch
+        if (h.active or c.method == "hatchArray") and h.style is None and not (op.state.stroke.active
+                                                                             and op.state.stroke.color):
+            return True
+    return False
