@@ -783,7 +783,8 @@ def test_a_walker_turned_by_the_nan_past_the_table_stops_and_its_stroke_ends_the
 def test_arcs_stroked_in_one_call_match_each_arc_stroked_alone(field):
     """A mass strokes its arcs in one compiled call (``paint_arcs``); stroking each arc alone (``arc_plot``, the
     walker, ``paint_stroke``) must give the same brush mask, dirty box and random streams afterwards, through a
-    field and without, with zero sweeps, sub-step arcs and arcs far off the canvas among them."""
+    field and without, with zero sweeps, sub-step arcs (one of no step, whose numbers p5.brush still draws) and
+    arcs far off the canvas among them."""
     from aquarelle.render.brush_random import make_state
     from aquarelle.render.fields import FieldBank
     from aquarelle.render.brush_random import Stream2
@@ -794,7 +795,8 @@ def test_arcs_stroked_in_one_call_match_each_arc_stroked_alone(field):
     arcs = np.column_stack([rng.uniform(-100, 700, 60), rng.uniform(-100, 700, 60), rng.uniform(0.2, 300, 60),
                             rng.uniform(-400, 400, 60), rng.uniform(-400, 400, 60)])
     arcs[3, 4] = arcs[3, 3] + 360.0  # zero sweep: not drawn
-    arcs[7, 2] = 0.05  # shorter than a step: not drawn
+    arcs[7, 2] = 0.05  # shorter than a step
+    arcs[8, 2:5] = (300.0, 10.0, 10.007)  # 0.04 px, under half a step: no step, but its numbers drawn
     arcs[11, :2] = (5000.0, -4000.0)  # far off the canvas
     if field:
         grid = FieldBank(600, 600, 3).get("hand", 0, {}, Stream2(4))
@@ -815,9 +817,7 @@ def test_arcs_stroked_in_one_call_match_each_arc_stroked_alone(field):
                 ap = arc_plot(cx, cy, r, s0, e0)
                 if ap is None:
                     continue
-                n = math.floor(ap[0].length / b.spacing + 0.5)
-                if n <= 0:
-                    continue
+                n = max(math.floor(ap[0].length / b.spacing + 0.5), 0)  # (no step: still a stroke, as plot_draw's)
                 steps += n
                 xs, ys, _, _, pang, ppres = walker.walk_plot(ap[0], ap[1], ap[2], b.spacing, n)
                 path = Path(xs[:-1], ys[:-1], pang, ppres, float(ap[0].length), (xs[-1], ys[-1]))

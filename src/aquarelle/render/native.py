@@ -43,8 +43,8 @@ from .geometry import Plot, Walker, arc_plot, circle_plot, spline_plot
 from .hatch import MAX_HATCH_LINES, hatch_lines, mass_arcs, mass_layers, pivot_bias, scan_checks
 from .raster import fill_polygon
 from .resample import render_size, resample
-from .strokes import (Path, StrokeStream, arc_steps, brush_params, line_rows, paint_arcs, paint_lines, paint_stroke,
-                      stamp_budget)
+from .strokes import (Path, StrokeStream, arc_steps, arc_strokes, brush_params, line_rows, paint_arcs, paint_lines,
+                      paint_stroke, stamp_budget)
 
 __all__ = ["render", "render_full", "RenderError", "RenderResult", "Budget"]
 
@@ -452,7 +452,7 @@ class _Painter:
             self.budget.spend(self.used, "hatch_lines", len(arcs))
             # each arc is a stroke of the mass brush (``plot_draw``'s work), all of them in one compiled call
             steps = arc_steps(arcs, b.spacing)
-            if steps == 0:
+            if arc_strokes(arcs) == 0:  # (arcs of no step are still strokes: p5.brush draws their numbers)
                 continue
             self.budget.spend(self.used, "steps", steps)
             self.mix.begin(True, m.color)

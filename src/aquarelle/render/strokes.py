@@ -304,6 +304,15 @@ def arc_steps(arcs, spacing):
     return total
 
 
+def arc_strokes(arcs) -> int:
+    """How many of these arcs p5.brush strokes: every one with a sweep (``arc`` returns before its plot at 0), of
+    a step or none (an arc with no step still draws its numbers and blends its colour in, ``paint_arcs``)."""
+    if len(arcs) == 0:
+        return 0
+    sweep = ((arcs[:, 4] - arcs[:, 3]) % 360.0 + 360.0) % 360.0  # as ``arc_arrays``
+    return int(np.count_nonzero(sweep != 0.0))
+
+
 @njit_inline
 def _arc_plot(arcs, k, spacing):
     """Arc k's steps (0: not drawn) and plot arrays."""
@@ -333,9 +342,22 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
     """The arcs' strokes; returns (steps, the gaussian pool, grown if a stroke needed more room). Stops once the
     stamp budget ``left`` is overspent."""
     total = 0
+    z = np.zeros(0)
     for k in range(arcs.shape[0]):
         n, cum, seg, ang, pres, length, sx, sy = _arc_plot(arcs, k, spacing)
         if n == 0:
+            if seg.shape[0] == 0:  # a zero sweep: p5.brush's arc() returns before it makes a plot
+                continue
+            # an arc under half a spacing long takes no step, but p5.brush's draw() runs all the same: the stroke's
+            # seed and pressure numbers (and a marker's tips, at the arc's start) are drawn, so whatever is painted
+            # after it draws the numbers it does in the browser (``_line_strokes`` does the same for a line)
+            ox, oy, od, oa, og, m = _stroke_stamps(st, pool, npool, pstate, kind, 0, 0, z, z, z, z, True, 0.0,
+                                                   length, spacing, sx, sy, grain, scatter, sharp, bweight, weight,
+                                                   alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
+                                                   samples, left)
+            _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, m, left)
+            if left[0] < 0.0 or left[1] < 0.0:
+                break
             continue
         total += n
         pool = _reserved(pool, 2 * n)
