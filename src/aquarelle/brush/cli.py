@@ -47,14 +47,14 @@ def _check_one(path: Path, action_space: str) -> dict:
         out["ok"] = not out["violations"]
         out["reason"] = "; ".join(out["violations"])
         out["ms"] = round((time.perf_counter() - t0) * 1000, 2)
-        return _over_budget(out, prog)
+        return _render_refusal(out, prog)
     res = run_sketch(painting, action_space=action_space)
     out.update(ok=res.ok, reason=res.reason, violations=list(res.violations), ms=round(res.ms, 2), limit=res.limit,
                summary=res.program.summary() if res.program is not None else None)
-    return _over_budget(out, res.program)
+    return _render_refusal(out, res.program)
 
 
-def _over_budget(out: dict, program) -> dict:
+def _render_refusal(out: dict, program) -> dict:
     """A clean program that ``render`` refuses before painting (over its painting calls or watercolour fills) is not
     ok: check passed 19,990 fills that render then refused. A program that hatches a shape with no brush or colour
     for the lines is rendered to find out whether its hatch has a line (p5.brush throws at the first; check passed
