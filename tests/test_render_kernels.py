@@ -185,59 +185,71 @@ def test_composite_of_one_colour_waits_on_one_mix_across_many_rows():
     assert np.array_equal(canvas.reshape(-1, 3), np.broadcast_to(want, (h * w, 3)))
 
 
-def _inside_nonzero(px: float, py: float, xs: np.ndarray, ys: np.ndarray) -> bool:
-    wind = 0
-    n = len(xs)
-    for k in range(n):
-        xa, ya, xb, yb = xs[k], ys[k], xs[(k + 1) % n], ys[(k + 1) % n]
-        if (ya <= py) != (yb <= py):
-            x = xa + (py - ya) * (xb - xa) / (yb - ya)
-            if px < x:
-                wind += 1 if yb > ya else -1
-    return wind != 0
-
-
-def _scanline_fill(xs: np.ndarray, ys: np.ndarray):
-    """fill_polygon into a 40 x 48 buffer, with its dirty box and the pixels whose centre is inside (nonzero)."""
+def _wash_cover(xs: np.ndarray, ys: np.ndarray, a: float = 0.5):
+    """fill_polygon at alpha ``a`` into a 40 x 48 buffer: the coverage it gave each pixel, its dirty box, and the
+    reference coverage (the share of 16 x 16 points in each pixel inside the polygon, nonzero winding)."""
     from aquarelle.render.raster import fill_polygon
 
     buf = np.zeros((40, 48))
     dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
-    fill_polygon(buf, xs, ys, 1.0, 0, 0, dirty)
-    want = np.array([[_inside_nonzero(c + 0.5, r + 0.5, xs, ys) for c in range(48)] for r in range(40)])
-    return buf, dirty, want
+    fill_polygon(buf, xs, ys, math.log(1 - a), 0, 0, dirty)
+    n = 16
+    py, px = np.mgrid[0:40 * n, 0:48 * n]
+    px, py = (px + 0.5) / n, (py + 0.5) / n
+    wind = np.zeros(px.shape, np.int64)
+    for k in range(len(xs)):
+        xa, ya, xb, yb = xs[k], ys[k], xs[(k + 1) % len(xs)], ys[(k + 1) % len(xs)]
+        if ya == yb:
+            continue
+        cross = (ya <= py) != (yb <= py)
+        x = xa + (py - ya) * (xb - xa) / (yb - ya)
+        wind += np.where(cross & (px < x), 1 if yb > ya else -1, 0)
+    want = (wind != 0).reshape(40, n, 48, n).mean(axis=(1, 3))
+    return -np.expm1(buf) / a, buf, dirty, want
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_scanline_fill_covers_exactly_the_pixel_centres_inside(seed):
-    """fill_polygon (crossings listed in one pass, counting sort per row) against point-in-polygon at every centre,
-    on self-intersecting, jagged polygons that leave the buffer."""
+@pytest.mark.parametrize("seed", range(6))
+def test_wash_polygon_covers_each_pixel_by_its_area_inside(seed):
+    """fill_polygon antialiases as the canvas's ``fill()`` does (p5.brush's wash is one): a pixel takes the polygon's
+    alpha times the share of its area inside, checked against 16 x 16 samples a pixel on jagged polygons that leave
+    the buffer; a pixel deep inside adds exactly log(1 - a), one well outside nothing."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(3, 40))
-    ang = np.sort(rng.random(n)) * 2 * np.pi if seed % 2 else rng.random(n) * 2 * np.pi
+    n = int(rng.integers(4, 40))
+    ang = (np.arange(n) + rng.uniform(0, 0.8, n)) * 2 * np.pi / n  # star-shaped: its edges never cross
     rad = rng.uniform(5, 30, n)
     xs = 24 + rad * np.cos(ang) + rng.uniform(-0.5, 0.5)
     ys = 20 + rad * np.sin(ang)
-    buf, dirty, want = _scanline_fill(xs, ys)
-    assert np.array_equal(buf != 0, want)
-    if want.any():
-        rows, cols = np.nonzero(want)
-        assert dirty[0] <= cols.min() and dirty[2] >= cols.max() + 1
-        assert dirty[1] <= rows.min() and dirty[3] >= rows.max() + 1
+    cov, buf, dirty, want = _wash_cover(xs, ys)
+    assert np.abs(cov - want).max() < 0.07
+    pad = np.pad(want, 1, mode="edge")
+    near = [pad[1 + i:41 + i, 1 + j:49 + j] for i in (-1, 0, 1) for j in (-1, 0, 1)]
+    inner, outer = np.logical_and.reduce([v == 1 for v in near]), np.logical_and.reduce([v == 0 for v in near])
+    assert np.all(buf[inner] == math.log(0.5)) and np.all(buf[outer] == 0)
+    rows, cols = np.nonzero(buf)
+    assert (dirty[0], dirty[1], dirty[2], dirty[3]) == (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1)
 
 
 @pytest.mark.parametrize("xs,ys", [
-    ([4.0, 30.0, 30.0, 4.0], [5.5, 5.5, 20.5, 20.5]),  # horizontal edges on row centres (their slope is inf)
+    ([4.0, 30.0, 30.0, 4.0], [5.5, 5.5, 20.5, 20.5]),  # horizontal edges on row centres
     ([2.0, 40.0, 40.0, 21.0, 2.0], [3.0, 3.0, 30.0, 12.5, 30.0]),  # a notch whose tip lies on a row centre
     ([10.0, 10.2, 40.0], [-20.0, 60.0, 20.5]),  # edges taller than the buffer, leaving it above and below
     ([5.0, 45.0, 5.0, 45.0], [2.5, 2.5, 37.5, 37.5]),  # a bow tie: two triangles meeting in the middle
+    ([-30.0, 100.0, 20.0], [10.0, 12.0, 30.5]),  # edges leaving the buffer left and right within a row
+    ([3.0, 44.0, 3.0], [7.0, 7.6, 8.1]),  # a sliver thinner than a pixel: no pixel centre inside
 ])
-def test_scanline_fill_on_row_centres_and_horizontal_edges(xs, ys):
-    """Vertices and horizontal edges exactly on pixel-row centres, where a crossing is in or out by the
-    half-open rule, and edges over many rows or off the buffer."""
-    buf, _, want = _scanline_fill(np.array(xs), np.array(ys))
+def test_wash_polygon_on_row_centres_edges_off_the_buffer_and_slivers(xs, ys):
+    """Vertices and horizontal edges on pixel-row centres, edges over many rows or off the buffer, and a sliver a
+    pixel-centre rule missed altogether (p5.brush's wash paints it, faint)."""
+    cov, _, _, want = _wash_cover(np.array(xs), np.array(ys))
     assert want.any()
-    assert np.array_equal(buf != 0, want)
+    assert np.abs(cov - want).max() < 0.07
+
+
+def test_wash_polygon_edges_exact_on_a_rect():
+    """A rect's rim pixels take exactly their area inside: a quarter, a half, and their product at a corner."""
+    cov, _, _, _ = _wash_cover(np.array([4.75, 30.0, 30.0, 4.75]), np.array([5.5, 5.5, 20.0, 20.0]))
+    assert cov[10, 4] == pytest.approx(0.25) and cov[5, 10] == pytest.approx(0.5) and cov[5, 4] == pytest.approx(0.125)
+    assert cov[10, 30] == 0 and cov[20, 10] == 0 and cov[10, 10] == pytest.approx(1.0)
 
 
 def _resolved_random_count(resolve, lw, seed, box):

@@ -344,6 +344,7 @@ class _Painter:
         self.budget.spend(self.used, "wash_rows", _edge_rows(verts, self.h, self.rows))
         self.mix.begin(False, st.wash.color)
         a = min(st.wash.opacity / 255.0, 0.999)
+        # p5.brush fills the path on the 2-D canvas, which antialiases: a rim pixel takes alpha times its area inside
         fill_polygon(self.mix.masks["fill"], np.ascontiguousarray(verts[:, 0]), np.ascontiguousarray(verts[:, 1]),
                      math.log(1 - a), 0, 0, self.mix.dirty["fill"])
 

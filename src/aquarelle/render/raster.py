@@ -23,7 +23,7 @@ def _row_crossings(xy, ox, oy, m, h):
 
     Rows r0..r1 (within [-m, h + m): m is a margin, 0 but for the fills' cover count) hold crossings; row r's
     crossings are ``cx[counts[r - r0]:counts[r - r0 + 1]]`` with winding directions in ``cw``. r1 < r0 means
-    nothing to fill. Used by ``_row_spans`` and ``span_polygon``.
+    nothing to fill. Used by ``span_polygon``.
     Each vertex's first row at or below it is taken once (an edge crosses the row centres from one end's row
     to the other's). The crossings are listed in edge order in one pass that does not branch on whether an
     edge crosses a row (a fill's edges are about a row tall, so that branch went either way at random; only
@@ -110,76 +110,158 @@ def _row_crossings(xy, ox, oy, m, h):
     return rmin, rmax, counts, cx, cw
 
 
-@njit
-def _row_spans(xy, ox, oy, m, h, w):
-    """The polygon's inside (nonzero winding, like canvas ``fill()``) as pixel spans, row by row.
-
-    Returns (r0, r1, k, rows, c0s, c1s): span j covers columns c0s[j]..c1s[j] of row rows[j] (clipped to
-    [-m, w + m) x [-m, h + m): ``m`` a margin past the buffer, see ``span_polygon``), rows ascending; r0..r1 are
-    the rows holding edge crossings. Shared by the scanline kernels.
-    """
-    r0, r1, counts, cx, cw = _row_crossings(xy, ox, oy, m, h)
-    nmax = cx.shape[0] // 2  # a span closes at least two crossings
-    rows = np.empty(nmax, np.int64)
-    c0s = np.empty(nmax, np.int64)
-    c1s = np.empty(nmax, np.int64)
-    k = 0
-    for r in range(r1 - r0 + 1):
-        s = counts[r]
-        e = counts[r + 1]
-        if e - s < 2:
+@njit_inline
+def _cover_edge(acc, xa, ya, xb, yb, h, w):
+    """Add one edge's signed area to ``acc`` ((h, w + 2)): after a prefix sum along a row, each pixel holds the
+    winding-weighted area of itself that the polygon covers (the accumulation rasteriser of font-rs). The edge
+    is in the buffer's coordinates and lies within x in [0, w]; rows outside [0, h) take nothing."""
+    if ya == yb:
+        return
+    d = 1.0
+    if ya > yb:
+        xa, ya, xb, yb = xb, yb, xa, ya
+        d = -1.0
+    dxdy = (xb - xa) / (yb - ya)
+    r0 = max(int(math.floor(ya)), 0)
+    r1 = min(int(math.ceil(yb)), h)
+    for r in range(r0, r1):
+        ta = max(float(r), ya)
+        tb = min(float(r + 1), yb)
+        dy = tb - ta
+        if dy <= 0.0:
             continue
-        wind = 0
-        start = 0.0
-        for i in range(s, e):
-            prev = wind
-            wind += cw[_u(i)]
-            if prev == 0 and wind != 0:
-                start = cx[_u(i)]
-            elif prev != 0 and wind == 0:
-                c0 = max(int(math.ceil(start - 0.5)), -m)
-                c1 = min(int(math.ceil(cx[_u(i)] - 0.5)) - 1, w + m - 1)
-                if c1 >= c0:
-                    rows[_u(k)] = r + r0
-                    c0s[_u(k)] = c0
-                    c1s[_u(k)] = c1
-                    k += 1
-    return r0, r1, k, rows, c0s, c1s
+        x = xa + (ta - ya) * dxdy
+        xn = xa + (tb - ya) * dxdy
+        if r + 1 >= yb:
+            xn = xb
+        x0 = max(min(x, xn), 0.0)
+        x1 = min(max(x, xn), float(w))
+        dd = dy * d
+        ur = _u(r)
+        x0f = math.floor(x0)
+        i0 = int(x0f)
+        x1c = math.ceil(x1)
+        i1 = int(x1c)
+        if i1 <= i0 + 1:  # within one pixel: the part right of the edge's mid-x goes to that pixel
+            xm = 0.5 * (x0 + x1) - x0f
+            acc[ur, _u(i0)] += dd * (1.0 - xm)
+            acc[ur, _u(i0 + 1)] += dd * xm
+        else:  # over several pixels: the trapezoids the edge cuts from each
+            s = 1.0 / (x1 - x0)
+            f0 = x0 - x0f
+            a0 = 0.5 * s * (1.0 - f0) * (1.0 - f0)
+            f1 = x1 - x1c + 1.0
+            am = 0.5 * s * f1 * f1
+            acc[ur, _u(i0)] += dd * a0
+            if i1 == i0 + 2:
+                acc[ur, _u(i0 + 1)] += dd * (1.0 - a0 - am)
+            else:
+                a1 = s * (1.5 - f0)
+                acc[ur, _u(i0 + 1)] += dd * (a1 - a0)
+                for i in range(i0 + 2, i1 - 1):
+                    acc[ur, _u(i)] += dd * s
+                a2 = a1 + (i1 - i0 - 3) * s
+                acc[ur, _u(i1 - 1)] += dd * (1.0 - a2 - am)
+            acc[ur, _u(i1)] += dd * am
 
 
 @njit
 def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
-    """Add ``val`` to pixels inside the polygon (nonzero winding, like canvas ``fill()``).
+    """Fill a polygon into a log-transparency mask as the canvas's antialiased ``fill()`` does: a pixel the
+    polygon covers wholly adds ``val`` (``log(1 - a)``), one on its rim ``log(1 - a * cover)`` with ``cover`` the
+    part of its area inside (nonzero winding; an area covered twice counts once).
 
-    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows.
-    Edges are bucketed by row, so the cost is vertices + crossings + area.
+    ``buf`` covers canvas pixels [ox, ox+w) x [oy, oy+h); ``dirty`` (x0, y0, x1, y1) grows. The areas are summed
+    over the polygon's box clipped to the buffer; an edge's parts left or right of it run along its side (what
+    they cover there is the same), so the cost is vertices + the rows the edges cross + the box's area.
     """
     h, w = buf.shape
-    if xs.shape[0] < 3:
+    n = xs.shape[0]
+    if n < 3:
         return
-    xy = np.empty((2, xs.shape[0]))
-    xy[0] = xs
-    xy[1] = ys
-    r0, r1, k, rows, c0s, c1s = _row_spans(xy, ox, oy, 0, h, w)
-    if k == 0:
+    xmin = math.inf
+    xmax = -math.inf
+    ymin = math.inf
+    ymax = -math.inf
+    for k in range(n):
+        x = xs[k] - ox
+        y = ys[k] - oy
+        if not (abs(x) < 1e15 and abs(y) < 1e15):
+            return  # a NaN or far-off vertex: no path the canvas would fill here
+        xmin = min(xmin, x)
+        xmax = max(xmax, x)
+        ymin = min(ymin, y)
+        ymax = max(ymax, y)
+    c0 = max(int(math.floor(xmin)), 0)
+    c1 = min(int(math.ceil(xmax)), w)
+    q0 = max(int(math.floor(ymin)), 0)
+    q1 = min(int(math.ceil(ymax)), h)
+    if c1 <= c0 or q1 <= q0:
         return
+    bw = c1 - c0
+    bh = q1 - q0
+    acc = np.zeros((bh, bw + 2))
+    fw = float(bw)
+    for k in range(n):
+        k1 = k + 1 if k + 1 < n else 0
+        xa = xs[k] - ox - c0
+        ya = ys[k] - oy - q0
+        xb = xs[k1] - ox - c0
+        yb = ys[k1] - oy - q0
+        # split the edge where it leaves [0, bw] across: each part is then clamped to the box's side
+        ta = 0.0
+        tb = 1.0
+        t0 = 2.0
+        t1 = 2.0
+        if xb != xa:
+            t0 = (0.0 - xa) / (xb - xa)
+            t1 = (fw - xa) / (xb - xa)
+            if t0 > t1:
+                t0, t1 = t1, t0
+        px = xa
+        py = ya
+        for j in range(3):
+            t = t0 if j == 0 else (t1 if j == 1 else 1.0)
+            if t <= ta or t > tb:
+                continue
+            nx = xb if t == 1.0 else xa + (xb - xa) * t
+            ny = yb if t == 1.0 else ya + (yb - ya) * t
+            _cover_edge(acc, min(max(px, 0.0), fw), py, min(max(nx, 0.0), fw), ny, bh, bw)
+            px = nx
+            py = ny
+            ta = t
+    a = -math.expm1(val)
     cmin = w
     cmax = -1
-    for j in range(k):
-        row = rows[j]
-        cmin = min(cmin, c0s[j])
-        cmax = max(cmax, c1s[j])
-        for c in range(c0s[j], c1s[j] + 1):
-            buf[row, c] += val
-    # rows: conservative (r0..r1)
+    rmin = h
+    rmax = -1
+    for q in range(bh):
+        s = 0.0
+        uq = _u(q + q0)
+        for i in range(bw):
+            s += acc[_u(q), _u(i)]
+            cov = min(abs(s), 1.0)
+            if cov < 1e-9:
+                continue
+            c = i + c0
+            if cov > 1.0 - 1e-9:
+                buf[uq, _u(c)] += val
+            else:
+                buf[uq, _u(c)] += math.log1p(-a * cov)
+            cmin = min(cmin, c)
+            cmax = max(cmax, c)
+            rmin = min(rmin, q + q0)
+            rmax = q + q0
+    if rmax < 0:
+        return
     if cmin + ox < dirty[0]:
         dirty[0] = cmin + ox
-    if r0 + oy < dirty[1]:
-        dirty[1] = r0 + oy
+    if rmin + oy < dirty[1]:
+        dirty[1] = rmin + oy
     if cmax + 1 + ox > dirty[2]:
         dirty[2] = cmax + 1 + ox
-    if r1 + 1 + oy > dirty[3]:
-        dirty[3] = r1 + 1 + oy
+    if rmax + 1 + oy > dirty[3]:
+        dirty[3] = rmax + 1 + oy
 
 
 @njit_inline
