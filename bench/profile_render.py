@@ -10,8 +10,11 @@ format for JIT code), then renders the given programs in a loop. Run:
       .venv/bin/python -m bench.profile_render pool/sketches/flowers_iris.js --seconds 40
     perf report -i /tmp/perf.data --no-children --sort symbol
 
-``-D`` skips the compile (about 25 s; the cache directory must start empty each time);
-the loop runs ``--seconds`` after it.
+``-D`` skips the compile (about 25 s alone; the cache directory must start empty each time);
+the loop runs ``--seconds`` after it. On a loaded machine the compile can outlast any fixed
+delay (over 90 s for six paintings beside other work: the samples are then the compiler's,
+with Python and its GC on top): start the script with a long ``--seconds`` and attach
+``perf record -p PID -F 1000 -o /tmp/perf.data -- sleep 40`` once it prints "kernels mapped".
 
 With ``--code-dir DIR`` it also saves each kernel's machine code there, so
 ``bench/annotate_kernel.py`` can show which instructions of a kernel the samples
