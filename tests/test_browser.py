@@ -1366,7 +1366,9 @@ def test_a_null_sharpness_or_grain_is_0_as_in_p5_brush(renderer):
               " pressure: [1, 1]});\n  brush.set('mine', '#223344', 2);\n  brush.line(30, 300, 570, 300);\n}\n")
     res = run_sketch(sketch)
     assert res.ok, res.reason
-    assert _painted(renderer.render_sketch(sketch), white).mean() > 0.02
+    # (unseeded: p5.brush's own random seed each run, so its line's scatter paints 1.9-2.2% of the canvas; a bare
+    # canvas paints 0)
+    assert _painted(renderer.render_sketch(sketch), white).mean() > 0.005
 
 
 def test_sketches_our_sandbox_takes_run_in_p5_brush_itself(renderer):
