@@ -210,7 +210,6 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
         yb = ys[k1] - oy - q0
         # split the edge where it leaves [0, bw] across: each part is then clamped to the box's side
         ta = 0.0
-        tb = 1.0
         t0 = 2.0
         t1 = 2.0
         if xb != xa:
@@ -222,7 +221,7 @@ def fill_polygon(buf, xs, ys, val, ox, oy, dirty):
         py = ya
         for j in range(3):
             t = t0 if j == 0 else (t1 if j == 1 else 1.0)
-            if t <= ta or t > tb:
+            if t <= ta or t > 1.0:
                 continue
             nx = xb if t == 1.0 else xa + (xb - xa) * t
             ny = yb if t == 1.0 else ya + (yb - ya) * t

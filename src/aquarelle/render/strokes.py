@@ -304,13 +304,14 @@ def arc_steps(arcs, spacing):
     return total
 
 
-def arc_strokes(arcs) -> int:
+@njit
+def arc_strokes(arcs):
     """How many of these arcs p5.brush strokes: every one with a sweep (``arc`` returns before its plot at 0), of
     a step or none (an arc with no step still draws its numbers and blends its colour in, ``paint_arcs``)."""
-    if len(arcs) == 0:
-        return 0
-    sweep = ((arcs[:, 4] - arcs[:, 3]) % 360.0 + 360.0) % 360.0  # as ``arc_arrays``
-    return int(np.count_nonzero(sweep != 0.0))
+    total = 0
+    for k in range(arcs.shape[0]):
+        total += arc_arrays(arcs[k, 0], arcs[k, 1], arcs[k, 2], arcs[k, 3], arcs[k, 4])[0] > 0
+    return total
 
 
 @njit_inline
