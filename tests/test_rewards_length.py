@@ -81,3 +81,59 @@ def test_the_reward_reads_the_counted_calls_in_tools_mode():
                                                               ("circle", [100 + 5 * i, 300, 40]))])
     assert model.score(image=None, program=many, mode="tools").breakdown["length"] == length_score(mode="tools",
                                                                                                    n_calls=120)
+
+
+_ONE_CIRCLE = ("function setup() { createCanvas(600, 600, WEBGL); }\n"
+               "function draw() { translate(-width / 2, -height / 2); brush.fill('#5b8fd6', 120); "
+               "brush.circle(300, 300, 200); }\n")
+
+
+def test_code_the_painting_never_runs_pads_nothing():
+    """A one-circle sketch padded with an unused string, array or function (or a branch never taken) earned the
+    whole term in sketch mode, the sandbox's program unchanged: the count is capped by the program's export."""
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.rewards import RewardModel
+    from aquarelle.rewards.config import RewardConfig
+
+    pads = ["const notes = '" + "soft wet wash, " * 800 + "';\n",
+            "const data = [" + ", ".join(str(i * 7 % 600) for i in range(3000)) + "];\n",
+            "function unused() {\n" + "  brush.circle(120, 140, 30);\n" * 400 + "}\n",
+            "function later(k) { if (k > 1) {\n" + "  brush.circle(120, 140, 30);\n" * 400 + "} }\n"]
+    model = RewardModel(RewardConfig(weights={"gate": 0.5, "length": 0.5, "judge": 0, "preference": 0}))
+    for pad in pads:
+        src = pad + _ONE_CIRCLE
+        res = run_sketch(src)
+        assert res.ok, res.reason
+        assert ramp(len(src) / 4) > 0.3  # what it earned before
+        assert length_score(source=src, program=res.program) == 0.0
+        assert model.score(image=None, program=res.program, source=src, mode="sketch").breakdown["length"] == 0.0
+    # the same calls written out are the painting's own code, and count in full
+    drawn = _ONE_CIRCLE.replace("brush.circle(300, 300, 200); }", "brush.circle(300, 300, 200);\n"
+                                + "brush.circle(120, 140, 30);\n" * 400 + "}")
+    res = run_sketch(drawn)
+    assert length_score(source=drawn, program=res.program) == length_score(source=drawn) > 0.5
+
+
+def test_the_cap_leaves_hand_written_sketches_whole_and_only_ever_lowers():
+    """Loops and helpers make a sketch shorter than its export, not longer: every pool, bench, parity and example
+    sketch scores as before. An overlong sketch stays 0 even where its program would be in range."""
+    from pathlib import Path
+
+    from aquarelle.brush.export import to_sketch
+    from aquarelle.brush.sandbox import run_sketch
+    from aquarelle.rewards.length import MIN_CALL_CHARS, estimated_tokens, written_calls
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted([*root.glob("pool/sketches/*.js"), *root.glob("bench/sketches/*.js"),
+                    *root.glob("bench/parity_sketches/*.js"), *root.glob("examples/*.js")])
+    assert len(files) >= 40
+    for f in files:
+        src = f.read_text()
+        res = run_sketch(src)
+        assert res.ok, f"{f.name}: {res.reason}"
+        assert length_score(source=src, program=res.program) == length_score(source=src), f.name
+        # the bound that spares writing the export out holds
+        assert estimated_tokens(to_sketch(res.program)) >= written_calls(res.program) * MIN_CALL_CHARS / 4, f.name
+    long_src = _ONE_CIRCLE.replace("brush.circle(300, 300, 200); }", "brush.circle(300, 300, 200);\n"
+                                   + "brush.circle(120, 140, 30);\n" * 1000 + "}")
+    assert length_score(source=long_src, program=run_sketch(long_src).program) == length_score(source=long_src) == 0.0

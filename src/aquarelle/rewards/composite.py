@@ -156,13 +156,13 @@ class RewardModel:
             except Exception as e:  # noqa: BLE001 - the renderer's own failure (a bug, a plain ValueError): None
                 return RewardResult(reward=None, weights=wd, gate_reasons=[], error=f"renderer failed: {_one_line(e)}",
                                     breakdown={"gate": None, "length": length_score(mode=mode, source=source,
-                                                                                    n_calls=n_calls),
+                                                                                    n_calls=n_calls, program=program),
                                                "judge": None, "preference": None})
         gate = check_gate(image=image, program=program, source=source if mode != "tools" else None,
                           violations=violations, error=error,
                           action_space=action_space if action_space is not None else "full",
                           coverage_value=coverage, background=background)
-        length = length_score(mode=mode, source=source, n_calls=n_calls)
+        length = length_score(mode=mode, source=source, n_calls=n_calls, program=program)
         breakdown: dict[str, float | None] = {"gate": gate.value, "length": length, "judge": None, "preference": None}
         if not gate.passed:
             return RewardResult(reward=0.0, breakdown=breakdown, weights=wd, gate_reasons=gate.reasons,

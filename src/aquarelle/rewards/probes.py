@@ -6,8 +6,9 @@ check then says "no sign of it". The local CPU scorers are such scorers (a QA pa
 beat 95% of the love paintings under judge-led, padded with a comment it beat all). So the probes are scored with
 the very reward config a run uses, against the pool's love paintings scored the same way, and a probe at or above
 their median is said beside every gaming verdict and by ``aquarelle pool validate``. A probe is scored as if
-padded to the whole length term: unused code (sketch mode) or calls that paint nothing (tools mode) reach it at no
-cost to the painting (a second pass that day), so the probes under weights leaning on length read low without it.
+padded to the whole length term: calls that paint nothing (off the canvas, sub-pixel) reach it at no cost to the
+painting in either mode (a second pass that day; unused code no longer does since 2026-12-07, ``length.sketch_tokens``),
+so the probes under weights leaning on length read low without it.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def probe_scorers(config: RewardConfig | None = None, group_seeds: tuple[int, ..
         bad = next((s.error for s in scores if s.reward is None), None)
         if bad:
             raise RewardError(f"{name}: {bad}")
-        if padded:  # as if padded to the whole length term, which unused code reaches in either mode
+        if padded:  # as if padded to the whole length term, which calls that paint nothing reach in either mode
             pad = model.config.weights_resolved().length
             scores = [s.model_copy(update={"reward": s.reward + pad * (1 - (s.breakdown.get("length") or 0))})
                       if s.reward > 0 else s for s in scores]
