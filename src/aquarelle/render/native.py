@@ -240,9 +240,11 @@ class _Painter:
         """p5.brush's ``seed``: both of its streams restart and the fill's gaussian pools are drawn anew."""
         self.brush_rng = make_state(s)
         self.pools = fill_pools(self.brush_rng)
-        lost = self.strokes.pstate[2] if hasattr(self, "strokes") else 0.0  # (a seed leaves the mask's rect as it is)
+        # (a seed leaves the mask's rect as it is, and the last plot step's heading)
+        kept = self.strokes.pstate[2:].copy() if hasattr(self, "strokes") else None
         self.strokes = StrokeStream(self.brush_rng)
-        self.strokes.pstate[2] = lost
+        if kept is not None:
+            self.strokes.pstate[2:] = kept
         self.mix.stroke_state = self.strokes.pstate
         self.rng2 = Stream2(s)
 

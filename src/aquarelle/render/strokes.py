@@ -171,9 +171,10 @@ class StrokeStream:
         self.st = st
         self.pool = np.empty(4096)
         self.npool = np.zeros(1, np.int64)
-        # pressureCount, cachedPressure, and 1 once a stroke's first stamp was a tip of NaN pressure (``_stroke_stamps``:
-        # the compositor then paints nothing of the brush mask's pending strokes)
-        self.pstate = np.array([10.0, math.nan, 0.0])
+        # pressureCount, cachedPressure, 1 once a stroke's first stamp was a tip of NaN pressure (``_stroke_stamps``:
+        # the compositor then paints nothing of the brush mask's pending strokes), and the heading of the last plot
+        # step taken (p5.brush's ``_cachedPlotAngle``: a plot stroke's marker tips turn by it, ``_stroke_stamps``)
+        self.pstate = np.array([10.0, math.nan, 0.0, 0.0])
 
     def reserve(self, n: int) -> None:
         if self.pool.shape[0] < n:
@@ -660,6 +661,8 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + rx, y + ry, weight * bweight * p, a, ang)
             st[0] = advance(ss, up)  # (up stays 0 for the other kinds)
+            if has_plot and n > 0:
+                pstate[3] = heading[n - 1]
             # the cache the steps leave: counted since its last recomputation, every 10 steps
             pstate[0] = float((n - 1) % 10 + 1) if n > 0 else 10.0
             pstate[1] = pres[n - 1] if n > 0 else math.nan
@@ -680,9 +683,10 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
         tx = xs[0] if phase == 0 and nx > 0 else ex
         ty = ys[0] if phase == 0 and nx > 0 else ey
         if kind == 2 or kind == 3:  # nine marker dabs, or four image tips, growing to a tenth of the pressure
-            hh = direction
-            if has_plot and heading.shape[0] > 0:
-                hh = heading[0] if phase == 0 else heading[heading.shape[0] - 1]
+            # a plot's tips turn ("natural") by p5.brush's ``_cachedPlotAngle``, which only a plot's steps set: the
+            # opening tips take the last plot step's heading before this stroke (0 before any), a stroke of no step
+            # leaves it as it was (a line has its own heading, ``direction``)
+            hh = pstate[3] if has_plot else direction
             for q in range(1, 10 if kind == 2 else 5):
                 pq = p * q / 10.0
                 rx, ry, ang, a = _tip(st, kind, vib, rot, hh, pq, alpha * (8.0 if kind == 2 else 2.0))
