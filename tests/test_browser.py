@@ -972,6 +972,42 @@ def test_image_tips_of_a_plot_turn_by_the_last_plot_step_as_in_p5_brush(renderer
         assert off < 0.1 * np.abs(255 - browser[box].astype(int)).mean(), (box, off)  # (0.02 and 0.04 of the ink)
 
 
+def test_natural_image_tips_turn_with_the_field_as_in_p5_brush(renderer):
+    """p5.brush's drawImageTip turns a "natural" image tip by its heading plus ``_position.angle()``: the field's
+    angle (times the wiggle) where the tip is, 0 outside the field or with none on. Ours turned it by the heading
+    alone: bars on a flowLine, a line, a spline and an arc through a field lay flat where p5.brush lays them along
+    the field (mean difference 0.62 of the ink, 0.04 now; around the short line's tips 0.52, 0 now). The strokes'
+    steps, their opening and closing marker tips (at the stroke's start and end) and those of a line under half a
+    step (no step: both at its start) all turn; so do they in the "hand" field of ``wiggle(4)``."""
+    from aquarelle.render.native import render as native_render
+
+    bar = [[1.0 if 13 <= i <= 18 else 0.0 for _ in range(32)] for i in range(32)]  # a flat bar: its turn shows
+    prog = Program.from_calls(
+        [("background", ["#ffffff"]),
+         ("add", ["bar", {"type": "custom", "weight": 40, "scatter": 0, "sharpness": 0.5, "grain": 1, "opacity": 220,
+                          "spacing": 40, "pressure": [1, 1], "rotate": "natural", "tip": bar}]),
+         ("set", ["bar", "#223366", 1]),
+         ("field", ["curved"]),
+         ("flowLine", [100, 150, 400, 0]),
+         ("line", [80, 250, 520, 300]),
+         ("spline", [[[100, 400], [300, 450], [500, 380]]]),
+         ("arc", [300, 520, 60, 200, 340]),
+         ("line", [40, 190, 50, 190]),  # under half a step: only its marker tips, at its start
+         ("wiggle", [4]),
+         ("flowLine", [80, 60, 300, 10])],
+        seed=5,
+    )
+    browser, ours = renderer.render(prog), native_render(prog)
+    ink = np.abs(255 - browser.astype(int)).mean()
+    assert ink > 2.0, ink
+    off = np.abs(ours.astype(int) - browser).mean()
+    assert off < 0.15 * ink, (off, ink)
+    box = (slice(165, 215), slice(15, 65))  # the short line's marker tips alone
+    assert _painted(browser[box], np.array([255, 255, 255])).mean() > 0.01
+    off = np.abs(ours[box].astype(int) - browser[box]).mean()
+    assert off < 0.2 * np.abs(255 - browser[box].astype(int)).mean(), off
+
+
 def test_hatch_and_mass_arrays_paint_in_p5_brush_and_alike_natively(renderer):
     """p5.brush 2.2.2's hatchArray/massArray take Polygon objects (plain point arrays throw inside it): the export
     writes ``new brush.Polygon(...)``, the real p5.brush paints it, and the native renderer paints the same."""

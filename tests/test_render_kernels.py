@@ -833,7 +833,7 @@ def test_arcs_stroked_in_one_call_match_each_arc_stroked_alone(field):
                 steps += n
                 xs, ys, _, _, pang, ppres = walker.walk_plot(ap[0], ap[1], ap[2], b.spacing, n)
                 path = Path(xs[:-1], ys[:-1], pang, ppres, float(ap[0].length), (xs[-1], ys[-1]))
-                paint_stroke(mask, dirty, path, b, 1, rs)
+                paint_stroke(mask, dirty, path, b, 1, rs, walker=walker)
         results.append((mask, dirty, rs.st.copy(), rs.pstate.copy(), rs.pool[:rs.npool[0]].copy(), steps))
     (m1, d1, s1, p1, g1, n1), (m2, d2, s2, p2, g2, n2) = results
     assert n1 == n2 == arc_steps(arcs, b.spacing) > 1000
@@ -1053,7 +1053,7 @@ def _line_alone(painter, st, x1, y1, x2, y2, brush, color, weight):
     painter.mix.begin(True, color)
     paint_stroke(painter.mix.masks["brush"], painter.mix.dirty["brush"],
                  Path(xs[:-1], ys[:-1], np.zeros(0), np.ones(0), float(length), (xs[-1], ys[-1])), b, weight,
-                 painter.strokes, steps=n, k0=k0, direction=direction, left=painter.left)
+                 painter.strokes, steps=n, k0=k0, direction=direction, left=painter.left, walker=wk)
     painter._stamped()
 
 

@@ -382,6 +382,21 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
     return xs, ys, idx, plotted, pang, ppres
 
 
+@njit_inline
+def field_angle(x, y, field):
+    """p5.brush's ``Position.angle()`` at (x, y): the field's angle there times the wiggle, 0 outside the field or
+    with none on. ``field`` is (fgrid, field_on, wiggle, res, width, height), as ``walk`` takes them; the cell is
+    found as ``walk`` finds it (positions in its frame)."""
+    fgrid, field_on, wiggle, res, width, height = field
+    if not field_on:
+        return 0.0
+    fcol = np.floor((x + 0.5 * width) / res + 0.5)  # Math.round; a NaN position is outside, as in p5.brush
+    frow = np.floor((y + 0.5 * height) / res + 0.5)
+    if fcol >= 0.0 and frow >= 0.0 and fcol < fgrid.shape[0] and frow < fgrid.shape[1]:
+        return fgrid[int(fcol), int(frow)] * wiggle
+    return 0.0
+
+
 @njit
 def visible_steps(x, y, direction, step, n, reach, width, height):
     """Steps [k0, k1) of a straight line of n steps from (x, y) that can reach the canvas: a stamp within

@@ -334,7 +334,7 @@ class _Painter:
         self.mix.begin(True, color)
         self._warn_clip(st)
         paint_stroke(self.mix.masks["brush"], self.mix.dirty["brush"], path, b, weight, self.strokes, left=self.left,
-                     xf=xf)
+                     xf=xf, walker=wk)
         self._stamped()
 
     # ---------------------------------------------------------------- areas

@@ -22,7 +22,7 @@ import numpy as np
 
 from ._jit import njit, njit_inline
 from .brush_random import LUT_COS, LUT_SIN, advance, between, draw, draws, gauss, js_hypot, lut_index, rnd, rr
-from .geometry import NO_FRAME, _calc_angle, arc_arrays, moves_nothing, visible_steps, walk
+from .geometry import NO_FRAME, _calc_angle, arc_arrays, field_angle, moves_nothing, visible_steps, walk
 from .raster import stamp_discs, stamp_tips
 
 _KEYS = ("weight", "scatter", "sharpness", "grain", "opacity", "spacing", "pressure", "type", "tip", "rotate",
@@ -203,13 +203,14 @@ def _stroke_args(b: Brush, weight: float) -> tuple:
 
 def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weight: float, rs: StrokeStream,
                  steps: int | None = None, k0: int = 0, direction: float | None = None,
-                 left: np.ndarray | None = None, xf: np.ndarray | None = None) -> int:
+                 left: np.ndarray | None = None, xf: np.ndarray | None = None, walker=None) -> int:
     """Stamp one stroke into the brush mask; returns the number of stamps.
 
     ``steps`` is the whole stroke's step count when ``path`` holds only its steps k0.. (a line whose far parts
     cannot reach the canvas): every step still draws its numbers, as p5.brush's does. ``direction`` is a
     line's heading (degrees); a plot stroke takes each step's heading from ``path``. ``left`` is the stamp budget
-    (``stamp_budget``), spent here. ``xf``: a frame the stamps are taken through (``_through``)."""
+    (``stamp_budget``), spent here. ``xf``: a frame the stamps are taken through (``_through``). ``walker``: the
+    field the path was walked through (a "natural" image tip turns by its angle), none if None."""
     n = path.xs.shape[0] if steps is None else int(steps)
     left = _left(left)
     rs.reserve(2 * n)
@@ -221,7 +222,7 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
         rs.st, rs.pool, rs.npool, rs.pstate, kind, n, k0, path.xs, path.ys, path.heading,
         path.plot_pressure, has_plot, dcs, float(path.length), float(b.spacing), float(path.end[0]), float(path.end[1]),
         grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb, samples,
-        left)
+        left, _field(walker))
     if xf is not None:
         _through(xs, ys, ds, m, xf)
     _stamp(mask, dirty, kind, b.tip if b.tip is not None else _NO_TIP, xs, ys, ds, als, angs, m, left)
@@ -229,6 +230,14 @@ def paint_stroke(mask: np.ndarray, dirty: np.ndarray, path: Path, b: Brush, weig
 
 
 _NO_TIP = np.zeros((1, 1))
+
+
+def _field(walker) -> tuple:
+    """``walker``'s field as ``_stroke_stamps`` takes it (``field_angle``); none for None."""
+    if walker is None:
+        return _NO_TIP, False, 1.0, 1.0, 1.0, 1.0
+    return (walker.fgrid, bool(walker.field_on), float(walker.wiggle), float(walker.res), float(walker.width),
+            float(walker.height))
 
 
 def stamp_budget(stamps: float = math.inf, pixels: float = math.inf) -> np.ndarray:
@@ -345,6 +354,7 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
     stamp budget ``left`` is overspent."""
     total = 0
     z = np.zeros(0)
+    field = (fgrid, field_on, wiggle, res, width, height)
     for k in range(arcs.shape[0]):
         n, cum, seg, ang, pres, length, sx, sy = _arc_plot(arcs, k, spacing)
         if n == 0:
@@ -356,7 +366,7 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
             ox, oy, od, oa, og, m = _stroke_stamps(st, pool, npool, pstate, kind, 0, 0, z, z, z, z, True, 0.0,
                                                    length, spacing, sx, sy, grain, scatter, sharp, bweight, weight,
                                                    alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
-                                                   samples, left)
+                                                   samples, left, field)
             _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, m, left)
             if left[0] < 0.0 or left[1] < 0.0:
                 break
@@ -368,7 +378,7 @@ def _arc_strokes(mask, dirty, arcs, spacing, fgrid, field_on, wiggle, res, width
         ox, oy, od, oa, og, m = _stroke_stamps(st, pool, npool, pstate, kind, n, 0, xs[:n], ys[:n], pang, ppres, True,
                                                0.0, length, spacing, xs[n], ys[n], grain, scatter, sharp, bweight,
                                                weight, alpha0, noise, marker_tip, rot, custom, pmin, pmax, ca, cb,
-                                               samples, left)
+                                               samples, left, field)
         _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, m, left)
         if left[0] < 0.0 or left[1] < 0.0:
             break
@@ -421,6 +431,7 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
     total = 0.0
     z = np.zeros(1)
     framed = not moves_nothing(xf)
+    field = (fgrid, field_on, wiggle, res, width, height)
     for k in range(lines.shape[0]):
         x1 = lines[k, 0]
         y1 = lines[k, 1]
@@ -437,7 +448,7 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
                 ox, oy, od, oa, og, mm = _stroke_stamps(st, pool, npool, pstate, kind, 0, 0, z[:0], z[:0],
                                                         np.zeros(0), np.ones(0), False, direction, d, spacing, x1,
                                                         y1, grain, scatter, sharp, bweight, w, a0, noise, marker_tip,
-                                                        rot, custom, pmin, pmax, ca, cb, samples, left)
+                                                        rot, custom, pmin, pmax, ca, cb, samples, left, field)
                 _through(ox, oy, od, mm, xf)
                 _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm, left)
                 if left[0] < 0.0 or left[1] < 0.0:
@@ -461,7 +472,7 @@ def _line_strokes(mask, dirty, lines, spacing, jitter, steps_left, opacity, flat
         ox, oy, od, oa, og, mm = _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs[:m], ys[:m], np.zeros(0),
                                                 np.ones(0), False, direction, d, spacing, xs[m], ys[m], grain,
                                                 scatter, sharp, bweight, w, a0, noise, marker_tip, rot, custom, pmin,
-                                                pmax, ca, cb, samples, left)
+                                                pmax, ca, cb, samples, left, field)
         _through(ox, oy, od, mm, xf)
         _stamp(mask, dirty, kind, tip, ox, oy, od, oa, og, mm, left)
         if left[0] < 0.0 or left[1] < 0.0:
@@ -504,8 +515,9 @@ def _put(ox, oy, od, oa, og, m, x, y, d, a, ang):
 
 
 @njit_inline
-def _tip(st, kind, vib, rot, heading, p, alpha):
-    """``drawMarker`` / ``drawImageTip``: the offset, rotation (image tips) and alpha one tip draws, in order."""
+def _tip(st, kind, vib, rot, heading, fa, p, alpha):
+    """``drawMarker`` / ``drawImageTip``: the offset, rotation (image tips) and alpha one tip draws, in order. ``fa``:
+    the field's angle at the tip (``Position.angle()``), which a "natural" image tip adds to the heading."""
     rx = vib * rr(st, -1.0, 1.0)
     ry = vib * rr(st, -1.0, 1.0)
     ang = 0.0
@@ -513,7 +525,7 @@ def _tip(st, kind, vib, rot, heading, p, alpha):
         if rot == 1:
             ang = int(rr(st, 0.0, 360.0)) * (math.pi / 180.0)
         elif rot == 2:
-            ang = -heading * (math.pi / 180.0)
+            ang = (-heading + fa) * (math.pi / 180.0)
     return rx, ry, ang, alpha * max(0.8, p) * rr(st, 0.9, 1.1)
 
 
@@ -544,10 +556,11 @@ _AHEAD = 1024
 @njit
 def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_pres, has_plot, direction,
                    length, step, ex, ey, grain, scatter, sharp, bweight, weight, alpha0, noise, marker_tip, rot, custom,
-                   pmin, pmax, ca, cb, samples, left):
+                   pmin, pmax, ca, cb, samples, left, field):
     """Every random number one stroke draws, in p5.brush's order (``draw``: ``saveState``, the gaussian pool's
     top-up, one ``tip`` per step, ``restoreState``), and the stamps they place. Steps before k0 (whose
-    positions ``xs`` does not hold) draw their numbers but place nothing."""
+    positions ``xs`` does not hold) draw their numbers but place nothing. ``field``: the field the stroke walked
+    (``field_angle``)."""
     rnd(st)  # current.seed
     if custom:
         pa = 0.0
@@ -596,6 +609,9 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
     m = 0
     vib = weight * scatter
     nx = xs.shape[0]
+    # p5.brush's drawImageTip turns a "natural" image tip by its heading plus ``_position.angle()``, the field's
+    # angle where the tip is: looked up here for those tips alone (the other kinds' steps never read it)
+    turn = kind == 3 and rot == 2 and field[1]
     for phase in range(3):  # the opening marker tip, the steps, the closing marker tip
         if phase == 1:
             # the pool of gaussians grows to twice the step count before the steps draw from it
@@ -656,7 +672,8 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
                             m = _put(ox, oy, od, oa, og, m, x + rx, y + dy, sw, alpha, 0.0)
                 elif kind == 2 or kind == 3:
                     st[0] = ss
-                    rx, ry, ang, a = _tip(st, kind, vib, rot, heading[i] if has_plot else direction, p, alpha)
+                    fa = field_angle(x, y, field) if turn and show else 0.0
+                    rx, ry, ang, a = _tip(st, kind, vib, rot, heading[i] if has_plot else direction, fa, p, alpha)
                     ss = np.int64(st[0])
                     if show:
                         m = _put(ox, oy, od, oa, og, m, x + rx, y + ry, weight * bweight * p, a, ang)
@@ -687,9 +704,10 @@ def _stroke_stamps(st, pool, npool, pstate, kind, n, k0, xs, ys, heading, plot_p
             # opening tips take the last plot step's heading before this stroke (0 before any), a stroke of no step
             # leaves it as it was (a line has its own heading, ``direction``)
             hh = pstate[3] if has_plot else direction
+            fa = field_angle(tx, ty, field) if turn else 0.0  # at the stroke's start, or its end (restoreState)
             for q in range(1, 10 if kind == 2 else 5):
                 pq = p * q / 10.0
-                rx, ry, ang, a = _tip(st, kind, vib, rot, hh, pq, alpha * (8.0 if kind == 2 else 2.0))
+                rx, ry, ang, a = _tip(st, kind, vib, rot, hh, fa, pq, alpha * (8.0 if kind == 2 else 2.0))
                 if p == p:  # a NaN pressure (``_pressure_at``): the tip's numbers drawn, nothing painted
                     m = _put(ox, oy, od, oa, og, m, tx + rx, ty + ry, weight * bweight * pq, a, ang)
                 elif phase == 0:
