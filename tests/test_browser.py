@@ -1152,6 +1152,28 @@ def test_a_bordered_fills_outline_at_the_canvas_edge_is_p5_brushs(renderer, shap
         assert abs(native[ring].mean() - browser[ring].mean()) < 2.5, depth
 
 
+def test_an_outline_from_an_edge_just_past_the_canvas_paints_where_no_layer_reaches_it(renderer):
+    """A policy's spline through a custom field (parity fuzz seed 2, extras-014) made a fill polygon whose sharp
+    tip lies just off the left edge (x -8 to -16 over rows 257-415) and bleeds inward: no layer polygon reaches
+    the canvas in those rows, but their outlines (canvas stroke(), half of size / 25 x border each side) do, and
+    p5.brush paints a strip along the edge there. The native flush read only rows and columns where some layer
+    covered the canvas, so the strip was empty (its fill 0.89 of p5.brush's painted area). The field plays no
+    part: the polygon alone, as a plain fill, shows it."""
+    from aquarelle.render.native import render as native_render
+
+    tip = [[-196, 110], [-156, 233], [-88, 337], [-8, 415], [-16, 257], [30, 112], [94, -42], [113, -209], [323, 57]]
+    program = Program.from_calls([("noStroke", []), ("fill", ["#ee9b31", 80]), ("fillBleed", [0.1, "in", 302]),
+                                  ("fillTexture", [0.0, 0.6, False]), ("polygon", [tip])], seed=1354550488)
+    native = native_render(program)
+    browser = renderer.render(program)
+    white = np.array([255, 255, 255])
+    strip = (slice(260, 440), slice(0, 8))  # along the tip, which no layer polygon reaches in from
+    ours, theirs = _painted(native, white)[strip].mean(), _painted(browser, white)[strip].mean()
+    assert theirs > 0.8 and ours > 0.75 * theirs, (ours, theirs)
+    dark = [255.0 - img[strip].astype(float).mean() for img in (native, browser)]
+    assert abs(dark[0] - dark[1]) < 0.25 * dark[1], dark
+
+
 def test_a_self_crossing_fill_has_p5_brushs_outlines_inside_it(renderer):
     """canvas stroke() draws every edge of a layer polygon, also the edges of a pentagram's middle pentagon,
     which lie inside its filled area. The native outlines were read from the cover (0 or 1), which does not step

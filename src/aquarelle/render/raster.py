@@ -518,7 +518,8 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
     at [r + m, c + m]): a polygon's edge just past the canvas's edge still has its outline inside it (p5.brush's
     stroke reaches in from there). ``lo`` and ``hi`` (one per canvas row) grow to each row's first and last
     covered column, so the passes over the pixels can skip what no polygon reached (a thin or round shape
-    leaves much of its bounding box empty). ``dirty`` is the canvas's box of the spans (x0, y0, x1, y1), then
+    leaves much of its bounding box empty); a span wholly in the margin counts as covering the canvas pixel
+    nearest it (its outline may reach in). ``dirty`` is the canvas's box of the spans (x0, y0, x1, y1), then
     the margin's (the same in ``dcount``'s indices).
     """
     h = dbuf.shape[0]
@@ -561,6 +562,21 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
                     gmax = max(gmax, c1 + m)
                     grmin = min(grmin, row + m)
                     grmax = row + m
+                    if c1 < 0 or c0 >= w or not canvas_row:
+                        # wholly in the margin: its outline (canvas stroke(), half a width each side) can reach
+                        # onto the canvas where no filled span of the row lies. Mark the canvas pixel nearest
+                        # it as covered, so the flush's region and rows (lo, hi, which ``_alpha_rows`` widens
+                        # by the outline's reach) hold that reach; otherwise an edge just past the canvas whose
+                        # rows had nothing on it drew no outline (p5.brush paints a strip along the edge)
+                        rn = min(max(row, 0), h - 1)
+                        p0 = min(max(c0, 0), w - 1)
+                        p1 = min(max(c1, 0), w - 1)
+                        lo[_u(rn)] = min(lo[_u(rn)], p0)
+                        hi[_u(rn)] = max(hi[_u(rn)], p1)
+                        cmin = min(cmin, p0)
+                        cmax = max(cmax, p1)
+                        rmin = min(rmin, rn)
+                        rmax = max(rmax, rn)
                 if wind + cw[_u(i + 1)] == 0 and canvas_row:  # the filled span closes at the next crossing
                     c0 = max(int(math.ceil(start - 0.5)), 0)
                     c1 = min(int(math.ceil(cx[_u(i + 1)] - 0.5)) - 1, w - 1)
