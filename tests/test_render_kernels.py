@@ -580,6 +580,27 @@ def test_span_polygon_counts_winding_magnitudes_for_the_outlines_and_cover_for_t
     assert c.min() < m  # the star reaches into the margin
 
 
+@pytest.mark.parametrize("cx, cy", [(100.0, 30.0), (-25.0, 30.0), (35.0, -20.0), (35.0, 85.0), (-20.0, -20.0)])
+def test_a_polygon_wholly_in_the_margin_marks_the_canvas_pixel_nearest_it_inside_the_margins_box(cx, cy):
+    """A span wholly past the canvas marks the canvas pixel nearest it (its outline may reach in), and the margin's
+    box must hold that pixel as it holds every canvas span: the flush resolves the outlines over that box and
+    reads them within it. A circle 30 px past the right edge marked column w - 1 outside the box, and the alpha
+    pass wrote past its row buffer ("free(): invalid pointer" after a tools step's `circle(690, 200, 70)`)."""
+    from aquarelle.render import fill
+    from aquarelle.render.raster import span_polygon
+
+    h, w = 60, 70
+    m = fill.MARGIN
+    sc = fill.make_scratch(h, w)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
+    a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    span_polygon(sc.d, sc.dcount, np.stack([cx + 12.0 * np.cos(a), cy + 12.0 * np.sin(a)]), 1, dirty, sc.lo, sc.hi)
+    assert not np.cumsum(sc.d.astype(np.int64), axis=1)[:, :w].any()  # no layer cover on the canvas
+    assert dirty[2] >= dirty[0] and dirty[3] >= dirty[1]  # but the pixel nearest it is marked
+    assert dirty[4] <= dirty[0] + m and dirty[5] <= dirty[1] + m
+    assert dirty[6] >= dirty[2] + m and dirty[7] >= dirty[3] + m
+
+
 @pytest.mark.parametrize("r", [0, 1, 4])
 def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
     """The alpha, rim and blend passes visit only each row's [alo, ahi): every pixel within r (rows and columns)

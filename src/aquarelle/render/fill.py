@@ -693,7 +693,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, o
         if cb <= ca:
             continue
         if bands and q >= qlo and q < qhi:
-            b0 = max(ca, clo)
+            b0 = min(max(ca, clo), cb)  # (within the row's reach even if the resolved box lay past it)
             b1 = max(min(cb, chi), b0)
             _band_row(s, q, b0, b1, x0, lw, nb, m, cap)
             # the row's reach past them gets none (nb holds an earlier row's there): the region's rim, and

@@ -520,7 +520,7 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
     covered column, so the passes over the pixels can skip what no polygon reached (a thin or round shape
     leaves much of its bounding box empty); a span wholly in the margin counts as covering the canvas pixel
     nearest it (its outline may reach in). ``dirty`` is the canvas's box of the spans (x0, y0, x1, y1), then
-    the margin's (the same in ``dcount``'s indices).
+    the margin's (the same in ``dcount``'s indices), which holds the canvas's.
     """
     h = dbuf.shape[0]
     w = dbuf.shape[1] - 1
@@ -561,7 +561,7 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
                     gmin = min(gmin, c0 + m)
                     gmax = max(gmax, c1 + m)
                     grmin = min(grmin, row + m)
-                    grmax = row + m
+                    grmax = max(grmax, row + m)
                     if c1 < 0 or c0 >= w or not canvas_row:
                         # wholly in the margin: its outline (canvas stroke(), half a width each side) can reach
                         # onto the canvas where no filled span of the row lies. Mark the canvas pixel nearest
@@ -577,6 +577,13 @@ def span_polygon(dbuf, dcount, xy, val, dirty, lo, hi):
                         cmax = max(cmax, p1)
                         rmin = min(rmin, rn)
                         rmax = max(rmax, rn)
+                        # and the margin's box holds it, as it holds every canvas span (the flush resolves the
+                        # outlines over that box and reads them within it: a canvas pixel past it wrote past the
+                        # alpha pass's row buffer)
+                        gmin = min(gmin, p0 + m)
+                        gmax = max(gmax, p1 + m)
+                        grmin = min(grmin, rn + m)
+                        grmax = max(grmax, rn + m)
                 if wind + cw[_u(i + 1)] == 0 and canvas_row:  # the filled span closes at the next crossing
                     c0 = max(int(math.ceil(start - 0.5)), 0)
                     c1 = min(int(math.ceil(cx[_u(i + 1)] - 0.5)) - 1, w - 1)
