@@ -944,6 +944,14 @@ def test_a_mass_arc_with_no_step_draws_its_numbers_as_in_p5_brush(renderer, monk
     assert off < 2.0, off
 
 
+#: A custom tip with rotate "natural" on white: a flat bar, so its turn shows.
+_BAR = [[1.0 if 13 <= i <= 18 else 0.0 for _ in range(32)] for i in range(32)]
+_BAR_BRUSH = [("background", ["#ffffff"]),
+              ("add", ["bar", {"type": "custom", "weight": 40, "scatter": 0, "sharpness": 0.5, "grain": 1,
+                               "opacity": 220, "spacing": 40, "pressure": [1, 1], "rotate": "natural", "tip": _BAR}]),
+              ("set", ["bar", "#223366", 1])]
+
+
 def test_image_tips_of_a_plot_turn_by_the_last_plot_step_as_in_p5_brush(renderer):
     """A custom (image) tip with rotate "natural" turns by p5.brush's ``_cachedPlotAngle`` on a plot, which only a
     plot's steps set: a plot stroke's opening marker tips take the heading of the last plot step before it (0 before
@@ -954,12 +962,8 @@ def test_image_tips_of_a_plot_turn_by_the_last_plot_step_as_in_p5_brush(renderer
     now)."""
     from aquarelle.render.native import render as native_render
 
-    bar = [[1.0 if 13 <= i <= 18 else 0.0 for _ in range(32)] for i in range(32)]  # a flat bar: its turn shows
     prog = Program.from_calls(
-        [("background", ["#ffffff"]),
-         ("add", ["bar", {"type": "custom", "weight": 40, "scatter": 0, "sharpness": 0.5, "grain": 1, "opacity": 220,
-                          "spacing": 40, "pressure": [1, 1], "rotate": "natural", "tip": bar}]),
-         ("set", ["bar", "#223366", 1]),
+        [*_BAR_BRUSH,
          ("arc", [150, 300, 120, 200, 250]),
          ("arc", [450, 300, 100, 10, 10.001])],
         seed=5,
@@ -981,12 +985,8 @@ def test_natural_image_tips_turn_with_the_field_as_in_p5_brush(renderer):
     step (no step: both at its start) all turn; so do they in the "hand" field of ``wiggle(4)``."""
     from aquarelle.render.native import render as native_render
 
-    bar = [[1.0 if 13 <= i <= 18 else 0.0 for _ in range(32)] for i in range(32)]  # a flat bar: its turn shows
     prog = Program.from_calls(
-        [("background", ["#ffffff"]),
-         ("add", ["bar", {"type": "custom", "weight": 40, "scatter": 0, "sharpness": 0.5, "grain": 1, "opacity": 220,
-                          "spacing": 40, "pressure": [1, 1], "rotate": "natural", "tip": bar}]),
-         ("set", ["bar", "#223366", 1]),
+        [*_BAR_BRUSH,
          ("field", ["curved"]),
          ("flowLine", [100, 150, 400, 0]),
          ("line", [80, 250, 520, 300]),
