@@ -291,6 +291,20 @@ def _curve_angle(a0, a1, t):
     return a0 + t * (a1 - a0)
 
 
+@njit_inline
+def _field_cell(x, y, ncol, nrow, half_w, half_h, res):
+    """The field cell p5.brush's ``Position`` is in at (x, y): (inside, column, row), (False, -1, -1) outside.
+
+    Rounded as ``Math.round`` and tested as floats (numpy's floor stays a float; numba's math.floor is an
+    integer): a NaN position (a turn by ``lut_index``'s NaN entry) is outside, as in p5.brush, and is never
+    converted to an integer."""
+    fcol = np.floor((x + half_w) / res + 0.5)
+    frow = np.floor((y + half_h) / res + 0.5)
+    if fcol >= 0.0 and frow >= 0.0 and fcol < ncol and frow < nrow:
+        return True, int(fcol), int(frow)
+    return False, -1, -1
+
+
 @njit
 def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curve, length,
          fgrid, field_on, wiggle, res, width, height, ox=0.0, oy=0.0):
@@ -352,15 +366,8 @@ def walk(x0, y0, nsteps, step, use_plot, const_dir, cum, seg, ang, pres, is_curv
             if xc > bx0 and xc < bx1 and yc > by0 and yc < by1:
                 inside = True
             else:
-                fcol = np.floor((xc + half_w) / res + 0.5)  # Math.round, as p5.brush's Position rounds
-                frow = np.floor((yc + half_h) / res + 0.5)
-                # tested as floats (numpy's floor stays a float; numba's math.floor is an integer): a NaN
-                # position (a turn by ``lut_index``'s NaN entry) is outside, as in p5.brush, and is never
-                # converted to an integer
-                inside = fcol >= 0.0 and frow >= 0.0 and fcol < ncol and frow < nrow
+                inside, col, row = _field_cell(xc, yc, ncol, nrow, half_w, half_h, res)
                 if inside:
-                    col = int(fcol)
-                    row = int(frow)
                     fa = fgrid[col, row] * wiggle
                     # positions that round to (col, row), less a margin far above the rounding error of either test
                     bx0 = (col - 0.5) * res - half_w + 1e-6
@@ -390,11 +397,8 @@ def field_angle(x, y, field):
     fgrid, field_on, wiggle, res, width, height = field
     if not field_on:
         return 0.0
-    fcol = np.floor((x + 0.5 * width) / res + 0.5)  # Math.round; a NaN position is outside, as in p5.brush
-    frow = np.floor((y + 0.5 * height) / res + 0.5)
-    if fcol >= 0.0 and frow >= 0.0 and fcol < fgrid.shape[0] and frow < fgrid.shape[1]:
-        return fgrid[int(fcol), int(frow)] * wiggle
-    return 0.0
+    inside, col, row = _field_cell(x, y, fgrid.shape[0], fgrid.shape[1], 0.5 * width, 0.5 * height, res)
+    return fgrid[col, row] * wiggle if inside else 0.0
 
 
 @njit
