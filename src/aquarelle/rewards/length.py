@@ -58,10 +58,9 @@ def calls_to_tokens(n_calls: int) -> float:
 
 
 def written_calls(program) -> int:
-    """The calls an export writes a line of at least ``MIN_CALL_CHARS`` for (``frame`` may write none)."""
-    from ..brush.commands import SPECS
-
-    return sum(1 for c in program.commands if c.method != "frame" and SPECS[c.method].kind not in ("query", "noop"))
+    """The calls an export writes a line of at least ``MIN_CALL_CHARS`` for: those it exports (``recorded``)
+    but ``frame``, which may write none."""
+    return sum(1 for c in program.recorded().commands if c.method != "frame")
 
 
 def sketch_tokens(source: str, program=None) -> float:
