@@ -1174,6 +1174,33 @@ def test_an_outline_from_an_edge_just_past_the_canvas_paints_where_no_layer_reac
     assert abs(dark[0] - dark[1]) < 0.25 * dark[1], dark
 
 
+@pytest.mark.parametrize("calls, seed, area, dark", [
+    # a faint textured circle
+    ([("fill", ["#415a77", 80]), ("fillBleed", [0.1]), ("fillTexture", [0.7, 0.6]), ("circle", [300, 300, 150])],
+     11, 0.88, 0.978),
+    # the parity fuzz's extras-014 (seed 2): its first fill, mostly below the canvas
+    ([("fill", ["#ee9b31", 80]), ("fillBleed", [0.1, "in", 302]), ("fillTexture", [0.7, 0.6, False]),
+      ("beginShape", [0]), *[("vertex", [x, y, 1]) for x, y in
+                             [(577, 99), (17, 601), (1, 600), (-115, 677), (74, 401), (40, 771), (560, 419)]],
+      ("endShape", [True])],
+     1354550488, 0.82, 0.975),
+])
+def test_a_faint_fills_edge_quads_rim_as_chromiums_shader_draws_them(renderer, calls, seed, area, dark):
+    """The fill shader returns early where the mask's alpha is 0, and SwiftShader's derivatives are coarse (one
+    dFdx and one dFdy per 2x2 quad, from lanes 0-1 and 0-2): a lane that returned reads as 0, so every quad on
+    the mask's outer edge sees its live pixels' full alpha as the step and rims them hard. The rim table alone
+    gave those quads a fraction of that: faint textured fills came out light, these two painting 0.81 and 0.77
+    of p5.brush's area past the tolerance (darkness 0.970 and 0.967); with the edge quads 0.93 and 0.86."""
+    from aquarelle.render.native import render as native_render
+
+    program = Program.from_calls([("noStroke", []), *calls], seed=seed)
+    native, browser = native_render(program), renderer.render(program)
+    white = np.array([255, 255, 255])
+    ratio = _painted(native, white).mean() / _painted(browser, white).mean()
+    shade = (255.0 - native.astype(float).mean()) / (255.0 - browser.astype(float).mean())
+    assert area < ratio < 1.12 and shade > dark, (ratio, shade)
+
+
 def test_a_self_crossing_fill_has_p5_brushs_outlines_inside_it(renderer):
     """canvas stroke() draws every edge of a layer polygon, also the edges of a pentagram's middle pentagon,
     which lie inside its filled area. The native outlines were read from the cover (0 or 1), which does not step
