@@ -1254,8 +1254,9 @@ def test_big_stamp_coverage_is_the_shaders_smoothstep():
 def test_unit_stamps_by_table_match_the_quad_difference_coverage():
     """Thin pencils stamp at size 1 (every stamp of ``tree_mass`` and ``hatching``), which ``stamp_discs`` looks
     up in a table by quad parity and 1/16-px offset. Against the general formula written out per stamp (the
-    pixel whose centre lies in the half-open unit square, ``_point_f`` at it and its quad neighbours,
-    ``_coverage``, the 8-bit blend), over stamps on and off every edge of a small mask, piled on each other."""
+    pixel whose centre lies in the half-open unit square, ``_point_f`` at it, the GPU's coarse fwidth from its
+    quad's first pixel, ``_coverage``, alpha x coverage clamped to 1, the 8-bit blend), over stamps on and off
+    every edge of a small mask, piled on each other."""
     from aquarelle.render.raster import _coverage, _point_f, stamp_discs
 
     rng = np.random.default_rng(11)
@@ -1272,18 +1273,60 @@ def test_unit_stamps_by_table_match_the_quad_difference_coverage():
     box = [1 << 30, 1 << 30, -(1 << 30), -(1 << 30)]
     pf, cov = _point_f.py_func, _coverage.py_func
     for x, y, a in zip(xs, ys, als):
-        x, y, a = math.floor(x * 16 + 0.5) / 16, math.floor(y * 16 + 0.5) / 16, min(a, 0.999)
+        x, y = math.floor(x * 16 + 0.5) / 16, math.floor(y * 16 + 0.5) / 16
         c, q = math.ceil(x - 1.0), math.ceil(y - 1.0)  # the one centre in [x - 0.5, x + 0.5) x [y - 0.5, y + 0.5)
         if a <= 0 or not (0 <= c < 32 and 0 <= q < 24):
             continue
         box = [min(box[0], c), min(box[1], q), max(box[2], c + 1), max(box[3], q + 1)]
         f = pf(c, q, x, y, 1.0)
-        s = cov(f, abs(pf(c ^ 1, q, x, y, 1.0) - f) + abs(pf(c, q ^ 1, x, y, 1.0) - f))
+        ce, qe = c & ~1, q & ~1
+        f0 = pf(ce, qe, x, y, 1.0)
+        s = cov(f, abs(pf(ce + 1, qe, x, y, 1.0) - f0) + abs(pf(ce, qe + 1, x, y, 1.0) - f0))
         if s != 0.0:
             d = float(want[q, c])
-            want[q, c] = d + math.floor(a * s * (255.0 - d) + 0.5)
+            want[q, c] = d + math.floor(min(a * s, 1.0) * (255.0 - d) + 0.5)
     assert want.any() and (want > 100).any()  # piled up
     assert np.array_equal(mask, want) and list(dirty) == box
+
+
+def test_small_stamps_take_the_coarse_fwidth_and_snapped_edges():
+    """Stamps of 1-4 px (a spray's dots, a thick pencil's) go a quad at a time in ``stamp_discs``. Against the
+    rule written out per pixel: the pixels whose centres lie in the half-open square with its edges snapped to
+    the 1/16-px grid (Chromium's point rasterisation), ``_point_f`` at each, the GPU's coarse fwidth from the
+    quad's first pixel, alpha x coverage clamped to 1, the 8-bit blend; over stamps on and off every edge of a
+    small mask, odd and even first columns and rows, piled on each other. The per-pixel fwidth, the unsnapped
+    square or the clamp before the coverage each fail it."""
+    from aquarelle.render.raster import _coverage, _point_f, stamp_discs
+
+    rng = np.random.default_rng(12)
+    n = 400
+    xs = np.round(rng.uniform(-4, 36, n) * 16) / 16 + rng.choice([0.0, 0.01, -0.02], n)
+    ys = np.round(rng.uniform(-4, 28, n) * 16) / 16 + rng.choice([0.0, 0.03, -0.01], n)
+    ds = rng.choice([1.3, 1.6, 2.0, 2.5, 3.1, 3.9], n)
+    als = np.where(rng.random(n) < 0.1, rng.uniform(1.0, 1.25, n), rng.uniform(0.0, 0.3, n))  # a rotring's over 1
+    mask = np.zeros((24, 32), np.float32)
+    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)], np.int64)
+    stamp_discs(mask, xs, ys, ds, als, dirty)
+
+    want = np.zeros((24, 32), np.float32)
+    pf, cov = _point_f.py_func, _coverage.py_func
+    for x, y, d, a in zip(xs, ys, ds, als):
+        x, y, inv, r = math.floor(x * 16 + 0.5) / 16, math.floor(y * 16 + 0.5) / 16, 1.0 / d, d / 2
+        if a <= 0:
+            continue
+        snap = [math.floor(v * 16 + 0.5) / 16 for v in (x - r, x + r, y - r, y + r)]
+        for q in range(24):
+            for c in range(32):
+                if not (snap[0] <= c + 0.5 < snap[1] and snap[2] <= q + 0.5 < snap[3]):
+                    continue
+                ce, qe = c & ~1, q & ~1
+                f0 = pf(ce, qe, x, y, inv)
+                s = cov(pf(c, q, x, y, inv), abs(pf(ce + 1, qe, x, y, inv) - f0) + abs(pf(ce, qe + 1, x, y, inv) - f0))
+                if s != 0.0:
+                    v = float(want[q, c])
+                    want[q, c] = v + math.floor(min(a * s, 1.0) * (255.0 - v) + 0.5)
+    assert (want > 100).any() and (want < 60).mean() > 0.2  # piled up in places, not saturated
+    assert np.array_equal(mask, want)
 
 
 @pytest.mark.parametrize("shape", [(40, 60), (60, 40), (7, 300)])

@@ -279,6 +279,19 @@ def _point_f(px, py, x, y, inv):
 
 
 @njit
+def _coarse_fw(c, q, x, y, inv):
+    """``fwidth`` of the point coordinate at pixel (c, q) as Chromium's GPU (SwiftShader) takes it: coarse
+    derivatives, one pair per 2x2 quad, both read at the quad's first pixel (ce, qe) = (c & ~1, q & ~1):
+    |f(ce + 1, qe) - f(ce, qe)| + |f(ce, qe + 1) - f(ce, qe)|. (Per-pixel differences, f(c ^ 1, q) - f(c, q),
+    differ on the quad's three other pixels: a unit stamp there got 0.96 of p5.brush's coverage, measured
+    on all 1024 1/16-px offsets and parities; with the quad's first pixel all 1024 agree.)"""
+    ce = c & ~1
+    qe = q & ~1
+    f0 = _point_f(ce, qe, x, y, inv)
+    return abs(_point_f(ce + 1, qe, x, y, inv) - f0) + abs(_point_f(ce, qe + 1, x, y, inv) - f0)
+
+
+@njit
 def _coverage(f, fw):
     """``s = 1 - smoothstep(0.5 - fw, 0.5 + fw, f)`` for a pixel at point coordinate ``f``; 0.0 where it adds nothing."""
     lo = 0.5 - fw
@@ -299,7 +312,11 @@ def _stamp_coverage(sv, c0, c1, q0, q1, x, y, inv):
     """``_coverage`` of pixels c0..c1 of rows q0..q1 under a stamp of size >= 4, into ``sv[q - q0, :c1 - c0 + 1]``
     (float32): the whole stamp in one call, its rows one vector loop each.
 
-    There ``fw`` is the analytic gradient of the point coordinate, ``a / f`` with ``a = (|dx| + |dy|) inv^2``.
+    There ``fw`` is the analytic gradient of the point coordinate, ``a / f`` with ``a = (|dx| + |dy|) inv^2``,
+    at each pixel, not the GPU's coarse difference at the quad's first pixel (``_coarse_fw``): a marker line's
+    ink comes out 1.2% lighter than Chromium's (a unit stamp's was 4%, so those take the coarse one), and the
+    coarse difference in vector loops cost 20% on marker paintings (it needs the quad's other pixels: three
+    roots a quad, or loops that read across lanes and did not vectorise).
     Multiplied through by f, the smoothstep's tests and ramp need one division (by ``2a``) instead of two:
     with ``p = f^2 - f/2``, the pixel is fully in where ``p + a <= 0`` (the stamp's centre pixel, f = 0,
     included), out where ``p - a >= 0``, and in between ``t = (p + a) / 2a``. In float32 as the GPU's
@@ -335,6 +352,10 @@ def _over8(d, a):
     framebuffer (p5's default, 8 bits a channel) keeps it: the blend (ONE_MINUS_DST_ALPHA, ONE) adds
     a x (1 - d / 255), rounded to the nearest 1/255. A faint stamp (the marker's ~0.003) then adds nothing
     once a x (255 - d) < 0.5: a marker line saturates at about a third, as in p5.brush, not at 0.7."""
+    # the fragment's alpha (stamp alpha x coverage) is clamped to 1 before the blend, as a GPU does for an 8-bit
+    # target: a stamp's alpha over 255 (a rotring's pressure takes it to ~1.23) is not clamped first, so its
+    # antialiased rim gets min(1, alpha x coverage), as in Chromium (a NaN still blends in as NaN)
+    a = 1.0 if a > 1.0 else a
     # np.floor keeps the value a double: math.floor's integer cost two conversions per stamped pixel
     return d + np.floor(a * (255.0 - d) + 0.5)
 
@@ -352,9 +373,7 @@ def _unit_coverage():
             for j in range(16):
                 x = c + 0.5 - (i - 8) / 16.0
                 y = q + 0.5 - (j - 8) / 16.0
-                f = _point_f(c, q, x, y, 1.0)
-                fw = abs(_point_f(c ^ 1, q, x, y, 1.0) - f) + abs(_point_f(c, q ^ 1, x, y, 1.0) - f)
-                out[par * 256 + i * 16 + j] = _coverage(f, fw)
+                out[par * 256 + i * 16 + j] = _coverage(_point_f(c, q, x, y, 1.0), _coarse_fw(c, q, x, y, 1.0))
     return out
 
 
@@ -366,10 +385,11 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
     """Brush stamps as p5.brush's WebGL points, blended into a canvas-sized 8-bit alpha mask (``_over8``).
 
     A point of size ``max(d, 1)`` covers the pixels whose centres lie in its (half-open) square; each gets
-    ``1 - smoothstep(0.5 - fw, 0.5 + fw, |coord - 0.5|)`` with ``fw`` the 2x2-quad finite
-    difference a GPU takes for ``fwidth``. For sub-pixel stamps (every thin pencil) fw is ~1, so a
-    stamp gives its pixel about 0.45-0.8 of its alpha, not all of it: that is why thin lines in
-    p5.brush are lighter than full-strength dots. Big stamps take their coverage from ``_stamp_coverage``.
+    ``1 - smoothstep(0.5 - fw, 0.5 + fw, |coord - 0.5|)`` with ``fw`` the coarse 2x2-quad finite difference
+    Chromium's GPU takes for ``fwidth`` (``_coarse_fw``), times the stamp's alpha, clamped to 1. For sub-pixel
+    stamps (every thin pencil) fw is ~1, so a stamp gives its pixel about 0.45-0.8 of its alpha, not all of it:
+    that is why thin lines in p5.brush are lighter than full-strength dots. Big stamps (4 px and up) take their
+    coverage from ``_stamp_coverage``, with the analytic gradient at each pixel for fw.
     """
     h, w = buf.shape
     # the big stamps' coverage, a row per stamp row: room for the biggest stamp (clipped to the canvas), and its
@@ -385,8 +405,6 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         a = alphas[k]
         if a <= 0.0 or not _placeable(x, y):
             continue
-        if a > 0.999:
-            a = 0.999
         size = max(diams[k], 1.0)
         inv = 1.0 / size
         r = 0.5 * size
@@ -410,11 +428,17 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
                 buf[q, c] = _over8(buf[q, c], a * s)
             continue
         # the pixels whose centres lie in the half-open square [x - r, x + r) x [y - r, y + r), as a GPU
-        # rasterises a point: a 1 px stamp centred on a pixel edge lands in one pixel, not in both
-        c0 = max(int(math.ceil(x - r - 0.5)), 0)
-        c1 = min(int(math.ceil(x + r - 0.5)) - 1, w - 1)
-        q0 = max(int(math.ceil(y - r - 0.5)), 0)
-        q1 = min(int(math.ceil(y + r - 0.5)) - 1, h - 1)
+        # rasterises a point: a 1 px stamp centred on a pixel edge lands in one pixel, not in both. The square's
+        # edges, like the centre, are snapped to the 1/16-px grid first (measured in Chromium: a 1.6 px stamp at
+        # y = 20.3125 spans [19.5125, 21.1125) and inks row 19, whose centre 19.5 lies on the snapped edge)
+        ex0 = math.floor((x - r) * 16.0 + 0.5) * 0.0625
+        ex1 = math.floor((x + r) * 16.0 + 0.5) * 0.0625
+        ey0 = math.floor((y - r) * 16.0 + 0.5) * 0.0625
+        ey1 = math.floor((y + r) * 16.0 + 0.5) * 0.0625
+        c0 = max(int(math.ceil(ex0 - 0.5)), 0)
+        c1 = min(int(math.ceil(ex1 - 0.5)) - 1, w - 1)
+        q0 = max(int(math.ceil(ey0 - 0.5)), 0)
+        q1 = min(int(math.ceil(ey1 - 0.5)) - 1, h - 1)
         if c1 < c0 or q1 < q0:
             continue
         if c0 < dirty[0]:
@@ -426,15 +450,23 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         if q1 + 1 > dirty[3]:
             dirty[3] = q1 + 1
         if size < 4.0:
-            for q in range(q0, q1 + 1):
-                for c in range(c0, c1 + 1):
-                    # the quad's other column (c ^ 1) and row (q ^ 1); |u - v| is symmetric, so this is
-                    # |f(ce + 1) - f(ce)| + |f(qe + 1) - f(qe)| with f(c, q) computed once
-                    f = _point_f(c, q, x, y, inv)
-                    fw = abs(_point_f(c ^ 1, q, x, y, inv) - f) + abs(_point_f(c, q ^ 1, x, y, inv) - f)
-                    s = _coverage(f, fw)
-                    if s != 0.0:  # a NaN coverage still blends in (NaN), as it always did
-                        buf[q, c] = _over8(buf[q, c], a * s)
+            # a quad at a time: its fw (``_coarse_fw``) reads the point coordinate at three of its pixels, which
+            # are those pixels' own, so a quad costs four roots where a pixel at a time took three a pixel
+            for qe in range(q0 & ~1, q1 + 1, 2):
+                for ce in range(c0 & ~1, c1 + 1, 2):
+                    f00 = _point_f(ce, qe, x, y, inv)
+                    f10 = _point_f(ce + 1, qe, x, y, inv)
+                    f01 = _point_f(ce, qe + 1, x, y, inv)
+                    fw = abs(f10 - f00) + abs(f01 - f00)
+                    for q in range(max(qe, q0), min(qe + 1, q1) + 1):
+                        for c in range(max(ce, c0), min(ce + 1, c1) + 1):
+                            if q == qe:
+                                f = f00 if c == ce else f10
+                            else:
+                                f = f01 if c == ce else _point_f(c, q, x, y, inv)
+                            s = _coverage(f, fw)
+                            if s != 0.0:  # a NaN coverage still blends in (NaN), as it always did
+                                buf[q, c] = _over8(buf[q, c], a * s)
             continue
         # coverage over whole 16-wide float32 vectors (the spare columns are computed, never blended): a stamp
         # row is 8-16 px, and the scalar remainder of the vector loop cost as much as the vectors
@@ -445,9 +477,15 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
             # and vectorises
             uq = _u(q)
             us = _u(q - q0)
-            for i in range(c1 - c0 + 1):
-                c = _u(c0 + i)
-                buf[uq, c] = _over8(buf[uq, c], a * sv[us, _u(i)])
+            if a <= 1.0:  # alpha x coverage needs no clamp (``_over8``): without its select, big stamps ~5% faster
+                for i in range(c1 - c0 + 1):
+                    c = _u(c0 + i)
+                    d = buf[uq, c]
+                    buf[uq, c] = d + np.floor(a * sv[us, _u(i)] * (255.0 - d) + 0.5)
+            else:
+                for i in range(c1 - c0 + 1):
+                    c = _u(c0 + i)
+                    buf[uq, c] = _over8(buf[uq, c], a * sv[us, _u(i)])
 
 
 @njit
@@ -458,7 +496,7 @@ def stamp_tips(buf, xs, ys, sizes, alphas, angles, tip, dirty):
     for k in range(xs.shape[0]):
         x = xs[k]
         y = ys[k]
-        a = min(alphas[k], 0.999)
+        a = alphas[k]
         s = sizes[k]
         if a <= 0.0 or s <= 0.0 or not _placeable(x, y):
             continue
