@@ -353,7 +353,7 @@ def _over8(d, a):
     a x (1 - d / 255), rounded to the nearest 1/255. A faint stamp (the marker's ~0.003) then adds nothing
     once a x (255 - d) < 0.5: a marker line saturates at about a third, as in p5.brush, not at 0.7."""
     # the fragment's alpha (stamp alpha x coverage) is clamped to 1 before the blend, as a GPU does for an 8-bit
-    # target: a stamp's alpha over 255 (a rotring's pressure takes it to ~1.23) is not clamped first, so its
+    # target: a stamp's alpha over 1 (a rotring's pressure takes it to ~1.23) is not clamped first, so its
     # antialiased rim gets min(1, alpha x coverage), as in Chromium (a NaN still blends in as NaN)
     a = 1.0 if a > 1.0 else a
     # np.floor keeps the value a double: math.floor's integer cost two conversions per stamped pixel
