@@ -352,6 +352,12 @@ def _padded(logm_h, logm_w, ox, oy, ch, cw, x0, y0, x1, y1):
     return x0, y0, x1, y1, ex0, ey0, ex1 - ex0, ey1 - ey0
 
 
+def _rim_smoothstep(v: np.ndarray) -> np.ndarray:
+    """The fill shader's rim for a mask step of v 8-bit levels: smoothstep(0.05, 0.35, 15 x v / 255)."""
+    t = np.clip((15.0 / 255.0 * v - 0.05) / 0.3, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
 def _edge_lut(sub: int = 4) -> np.ndarray:
     """g[i, j]: the shader's smoothstep(0.05, 0.35, 15 x |(dFdx, dFdy)|) where our hard mask steps by i/255
     across a quad in x and j/255 in y (see ``_edge_term``), averaged over where the edge falls in its pixel.
@@ -364,19 +370,13 @@ def _edge_lut(sub: int = 4) -> np.ndarray:
     steps of faint layers and texture holes and too much on large ones: textured fills came out 2-9% fainter
     than p5.brush's (0.977 of its darkness against 0.955 for texture 0.5 on white, 0.956 against 0.915 on a
     dark ground)."""
-    c = 15.0 / 255.0
     h = 1.0 / sub
     x = (np.arange(255 * sub) + 0.5) * h  # midpoints of the grid cells over [0, 255]
     k = np.arange(1, 256)
-
-    def smooth(v):
-        t = np.clip((c * v - 0.05) / 0.3, 0.0, 1.0)
-        return t * t * (3.0 - 2.0 * t)
-
     out = np.zeros((256, 256))
-    area = smooth(np.hypot(x[:, None], x[None, :])).cumsum(0).cumsum(1) * (h * h)
+    area = _rim_smoothstep(np.hypot(x[:, None], x[None, :])).cumsum(0).cumsum(1) * (h * h)
     out[1:, 1:] = area[k[:, None] * sub - 1, k[None, :] * sub - 1] / (k[:, None] * k[None, :])
-    line = smooth(x).cumsum() * h  # a step in one direction only
+    line = _rim_smoothstep(x).cumsum() * h  # a step in one direction only
     out[0, 1:] = out[1:, 0] = line[k * sub - 1] / k
     return out
 
@@ -435,6 +435,14 @@ def _edge_term(a8, ex0, ey0, rw, rh, g, h3, elo, ehi):
             h3[uq, c] = g[max(c - 2, 0)] + g[c] + g[min(c + 2, rw - 1)]
 
 
+@njit_inline
+def _rim_ratio(a, s):
+    """A fill pixel's mix ratio, in the key's 1/1020 units on the mask's 1/255 grid: t x 255 for
+    t = min(a / 255 + 0.1 x s / 9, 1), alpha a in 8 bits and s the rim's nine taps summed, multiplied out so the
+    vector loop that calls it holds no division."""
+    return 4 * int(min(a + s * (25.5 / 9.0), 255.0) + 0.5)
+
+
 @njit_vec
 def _rim_row(a8, q, h3, qm, q0, qp, c0, c1, tqr):
     """Row q's mix ratio with the rim term (h3 rows qm, q0, qp) over columns [c0, c1), rounded to the 8-bit
@@ -453,20 +461,12 @@ def _rim_row(a8, q, h3, qm, q0, qp, c0, c1, tqr):
     up = _u(qp)
     for j in range(c1 - c0):
         c = _u(c0 + j)
-        s = h3[um, c] + h3[u0, c] + h3[up, c]
-        # t x 255 for t = min(a / 255 + 0.1 x s / 9, 1), multiplied out so the loop holds no division
-        tqr[c] = 4 * int(min(a8[uq, c] + s * (25.5 / 9.0), 255.0) + 0.5)
+        tqr[c] = _rim_ratio(a8[uq, c], h3[um, c] + h3[u0, c] + h3[up, c])
 
 
-def _plain_edge_lut() -> np.ndarray:
-    """p[i, j]: the shader's smoothstep(0.05, 0.35, 15 x |(i, j)| / 255) for whole 8-bit steps, unaveraged
-    (``_dead_lanes``: the step against a lane that returned reads the lane as 0, wherever an edge falls)."""
-    k = np.arange(256.0)
-    t = np.clip((15.0 / 255.0 * np.hypot(k[:, None], k[None, :]) - 0.05) / 0.3, 0.0, 1.0)
-    return t * t * (3.0 - 2.0 * t)
-
-
-_PLAIN_FLAT = _plain_edge_lut().ravel()
+#: ``_rim_smoothstep`` of |(i, j)| for whole 8-bit steps, unaveraged, at i * 256 + j (``_dead_lanes``: the step
+#: against a lane that returned reads the lane as 0, wherever an edge falls)
+_PLAIN_FLAT = _rim_smoothstep(np.hypot(np.arange(256.0)[:, None], np.arange(256.0)[None, :])).ravel()
 
 
 @njit_inline
@@ -543,7 +543,7 @@ def _dead_quad(a8, uq, r0, r2, xe, k0, k1, l0, l1, l2, rw, rh, c0, c1, tqr):
     for c in range(max(xe, c0), min(xe + 2, c1)):
         a = a8[uq, _u(c)]
         if a != 0:
-            tqr[_u(c)] = 4 * int(min(a + s * (25.5 / 9.0), 255.0) + 0.5)
+            tqr[_u(c)] = _rim_ratio(a, s)
 
 
 #: Misses collected before their mixes are computed together: enough that the batch's loops run on full
