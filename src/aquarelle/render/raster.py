@@ -279,16 +279,23 @@ def _point_f(px, py, x, y, inv):
 
 
 @njit
-def _coarse_fw(c, q, x, y, inv):
-    """``fwidth`` of the point coordinate at pixel (c, q) as Chromium's GPU (SwiftShader) takes it: coarse
-    derivatives, one pair per 2x2 quad, both read at the quad's first pixel (ce, qe) = (c & ~1, q & ~1):
+def _quad_fw(ce, qe, x, y, inv):
+    """The point coordinate at three pixels of the 2x2 quad whose first pixel is (ce, qe) (that one, the one right
+    of it, the one below it) and the quad's ``fwidth`` from them, as Chromium's GPU (SwiftShader) takes it:
+    coarse derivatives, one pair per quad, both read at its first pixel:
     |f(ce + 1, qe) - f(ce, qe)| + |f(ce, qe + 1) - f(ce, qe)|. (Per-pixel differences, f(c ^ 1, q) - f(c, q),
     differ on the quad's three other pixels: a unit stamp there got 0.96 of p5.brush's coverage, measured
     on all 1024 1/16-px offsets and parities; with the quad's first pixel all 1024 agree.)"""
-    ce = c & ~1
-    qe = q & ~1
-    f0 = _point_f(ce, qe, x, y, inv)
-    return abs(_point_f(ce + 1, qe, x, y, inv) - f0) + abs(_point_f(ce, qe + 1, x, y, inv) - f0)
+    f00 = _point_f(ce, qe, x, y, inv)
+    f10 = _point_f(ce + 1, qe, x, y, inv)
+    f01 = _point_f(ce, qe + 1, x, y, inv)
+    return f00, f10, f01, abs(f10 - f00) + abs(f01 - f00)
+
+
+@njit
+def _coarse_fw(c, q, x, y, inv):
+    """``fwidth`` of the point coordinate at pixel (c, q): its quad's (``_quad_fw``)."""
+    return _quad_fw(c & ~1, q & ~1, x, y, inv)[3]
 
 
 @njit
@@ -355,7 +362,12 @@ def _over8(d, a):
     # the fragment's alpha (stamp alpha x coverage) is clamped to 1 before the blend, as a GPU does for an 8-bit
     # target: a stamp's alpha over 1 (a rotring's pressure takes it to ~1.23) is not clamped first, so its
     # antialiased rim gets min(1, alpha x coverage), as in Chromium (a NaN still blends in as NaN)
-    a = 1.0 if a > 1.0 else a
+    return _add8(d, 1.0 if a > 1.0 else a)
+
+
+@njit_inline
+def _add8(d, a):
+    """``_over8`` for an alpha known not to pass 1 (no clamp: a big stamp's row then blends with no select)."""
     # np.floor keeps the value a double: math.floor's integer cost two conversions per stamped pixel
     return d + np.floor(a * (255.0 - d) + 0.5)
 
@@ -450,14 +462,11 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         if q1 + 1 > dirty[3]:
             dirty[3] = q1 + 1
         if size < 4.0:
-            # a quad at a time: its fw (``_coarse_fw``) reads the point coordinate at three of its pixels, which
+            # a quad at a time: its fw (``_quad_fw``) reads the point coordinate at three of its pixels, which
             # are those pixels' own, so a quad costs four roots where a pixel at a time took three a pixel
             for qe in range(q0 & ~1, q1 + 1, 2):
                 for ce in range(c0 & ~1, c1 + 1, 2):
-                    f00 = _point_f(ce, qe, x, y, inv)
-                    f10 = _point_f(ce + 1, qe, x, y, inv)
-                    f01 = _point_f(ce, qe + 1, x, y, inv)
-                    fw = abs(f10 - f00) + abs(f01 - f00)
+                    f00, f10, f01, fw = _quad_fw(ce, qe, x, y, inv)
                     for q in range(max(qe, q0), min(qe + 1, q1) + 1):
                         for c in range(max(ce, c0), min(ce + 1, c1) + 1):
                             if q == qe:
@@ -480,8 +489,7 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
             if a <= 1.0:  # alpha x coverage needs no clamp (``_over8``): without its select, big stamps ~5% faster
                 for i in range(c1 - c0 + 1):
                     c = _u(c0 + i)
-                    d = buf[uq, c]
-                    buf[uq, c] = d + np.floor(a * sv[us, _u(i)] * (255.0 - d) + 0.5)
+                    buf[uq, c] = _add8(buf[uq, c], a * sv[us, _u(i)])
             else:
                 for i in range(c1 - c0 + 1):
                     c = _u(c0 + i)
