@@ -1251,13 +1251,28 @@ def test_big_stamp_coverage_is_the_shaders_smoothstep():
     assert worst < 5e-6 and centres >= 60 and flat > 100000
 
 
+def _stamp_pixel_reference(want, c, q, x, y, inv, a):
+    """One stamp's blend into pixel (c, q) of ``want`` as the GPU's rule reads, written out: ``_point_f`` at the
+    pixel, the coarse fwidth from its quad's first pixel, ``_coverage``, alpha x coverage clamped to 1, the 8-bit
+    blend."""
+    from aquarelle.render.raster import _coverage, _point_f
+
+    pf = _point_f.py_func
+    ce, qe = c & ~1, q & ~1
+    f0 = pf(ce, qe, x, y, inv)
+    s = _coverage.py_func(pf(c, q, x, y, inv), abs(pf(ce + 1, qe, x, y, inv) - f0) + abs(pf(ce, qe + 1, x, y, inv) - f0))
+    if s != 0.0:
+        d = float(want[q, c])
+        want[q, c] = d + math.floor(min(a * s, 1.0) * (255.0 - d) + 0.5)
+
+
 def test_unit_stamps_by_table_match_the_quad_difference_coverage():
     """Thin pencils stamp at size 1 (every stamp of ``tree_mass`` and ``hatching``), which ``stamp_discs`` looks
     up in a table by quad parity and 1/16-px offset. Against the general formula written out per stamp (the
     pixel whose centre lies in the half-open unit square, ``_point_f`` at it, the GPU's coarse fwidth from its
     quad's first pixel, ``_coverage``, alpha x coverage clamped to 1, the 8-bit blend), over stamps on and off
     every edge of a small mask, piled on each other."""
-    from aquarelle.render.raster import _coverage, _point_f, stamp_discs
+    from aquarelle.render.raster import stamp_discs
 
     rng = np.random.default_rng(11)
     n = 4000
@@ -1271,20 +1286,13 @@ def test_unit_stamps_by_table_match_the_quad_difference_coverage():
 
     want = np.zeros((24, 32), np.float32)
     box = [1 << 30, 1 << 30, -(1 << 30), -(1 << 30)]
-    pf, cov = _point_f.py_func, _coverage.py_func
     for x, y, a in zip(xs, ys, als):
         x, y = math.floor(x * 16 + 0.5) / 16, math.floor(y * 16 + 0.5) / 16
         c, q = math.ceil(x - 1.0), math.ceil(y - 1.0)  # the one centre in [x - 0.5, x + 0.5) x [y - 0.5, y + 0.5)
         if a <= 0 or not (0 <= c < 32 and 0 <= q < 24):
             continue
         box = [min(box[0], c), min(box[1], q), max(box[2], c + 1), max(box[3], q + 1)]
-        f = pf(c, q, x, y, 1.0)
-        ce, qe = c & ~1, q & ~1
-        f0 = pf(ce, qe, x, y, 1.0)
-        s = cov(f, abs(pf(ce + 1, qe, x, y, 1.0) - f0) + abs(pf(ce, qe + 1, x, y, 1.0) - f0))
-        if s != 0.0:
-            d = float(want[q, c])
-            want[q, c] = d + math.floor(min(a * s, 1.0) * (255.0 - d) + 0.5)
+        _stamp_pixel_reference(want, c, q, x, y, 1.0, a)
     assert want.any() and (want > 100).any()  # piled up
     assert np.array_equal(mask, want) and list(dirty) == box
 
@@ -1296,7 +1304,7 @@ def test_small_stamps_take_the_coarse_fwidth_and_snapped_edges():
     quad's first pixel, alpha x coverage clamped to 1, the 8-bit blend; over stamps on and off every edge of a
     small mask, odd and even first columns and rows, piled on each other. The per-pixel fwidth, the unsnapped
     square or the clamp before the coverage each fail it."""
-    from aquarelle.render.raster import _coverage, _point_f, stamp_discs
+    from aquarelle.render.raster import stamp_discs
 
     rng = np.random.default_rng(12)
     n = 400
@@ -1309,7 +1317,6 @@ def test_small_stamps_take_the_coarse_fwidth_and_snapped_edges():
     stamp_discs(mask, xs, ys, ds, als, dirty)
 
     want = np.zeros((24, 32), np.float32)
-    pf, cov = _point_f.py_func, _coverage.py_func
     for x, y, d, a in zip(xs, ys, ds, als):
         x, y, inv, r = math.floor(x * 16 + 0.5) / 16, math.floor(y * 16 + 0.5) / 16, 1.0 / d, d / 2
         if a <= 0:
@@ -1317,14 +1324,8 @@ def test_small_stamps_take_the_coarse_fwidth_and_snapped_edges():
         snap = [math.floor(v * 16 + 0.5) / 16 for v in (x - r, x + r, y - r, y + r)]
         for q in range(24):
             for c in range(32):
-                if not (snap[0] <= c + 0.5 < snap[1] and snap[2] <= q + 0.5 < snap[3]):
-                    continue
-                ce, qe = c & ~1, q & ~1
-                f0 = pf(ce, qe, x, y, inv)
-                s = cov(pf(c, q, x, y, inv), abs(pf(ce + 1, qe, x, y, inv) - f0) + abs(pf(ce, qe + 1, x, y, inv) - f0))
-                if s != 0.0:
-                    v = float(want[q, c])
-                    want[q, c] = v + math.floor(min(a * s, 1.0) * (255.0 - v) + 0.5)
+                if snap[0] <= c + 0.5 < snap[1] and snap[2] <= q + 0.5 < snap[3]:
+                    _stamp_pixel_reference(want, c, q, x, y, inv, a)
     assert (want > 100).any() and (want < 60).mean() > 0.2  # piled up in places, not saturated
     assert np.array_equal(mask, want)
 
