@@ -812,6 +812,24 @@ def test_a_walker_turned_by_the_nan_past_the_table_stops_and_its_stroke_ends_the
     assert np.array_equal(v, flat[:len(v)])  # the vertices before the turn, as without it
 
 
+def test_a_walker_at_the_left_edge_keeps_no_vertex_as_genpols_pos_x_test():
+    """p5.brush's ``genPol`` keeps a step's position only ``&& pos.x``: at x = 0 exactly (its x + width / 2: the
+    canvas's left edge for an untransformed shape) it keeps none, and, as nothing was kept, its side count runs
+    on and the next step that is kept is the one after. The vertices move one step along the walk; their count
+    stays."""
+    from aquarelle.render.geometry import _select_vertices
+
+    n = 20
+    xs = np.array([9.0] + [8.0 - i for i in range(n)])  # leftwards in whole pixels: x = 0 at step 8
+    ys = np.full(n + 1, 300.0)
+    idx = np.zeros(n, np.int64)
+    seg = np.array([100.0])
+    v = _select_vertices(xs, ys, idx, seg, 0.0, np.zeros(n))  # side 0: the first step, then every 8th
+    assert v[:, 0].tolist() == [8.0, -1.0, -9.0]  # without the test: 8, 0, -8
+    xs[1:] += 0.5  # nowhere at 0: every 8th step
+    assert _select_vertices(xs, ys, idx, seg, 0.0, np.zeros(n))[:, 0].tolist() == [8.5, 0.5, -7.5]
+
+
 @pytest.mark.parametrize("field", [False, True])
 def test_arcs_stroked_in_one_call_match_each_arc_stroked_alone(field):
     """A mass strokes its arcs in one compiled call (``paint_arcs``); stroking each arc alone (``arc_plot``, the

@@ -448,6 +448,10 @@ def _ray_box(x, y, dx, dy, ax, ay, bx, by):
 
 @njit
 def _select_vertices(xs, ys, idx, seg, side, rnd2):
+    """``genPol``'s vertex choice over a walk in its frame (xs, ys: the start, then a position per step; x is
+    p5.brush's x + width / 2, the canvas's left edge at 0 when no transform moves the shape). p5.brush keeps a
+    step's position only when ``pos.x`` is truthy: a walker at x = 0 exactly or at NaN keeps none there and, as
+    nothing was kept, neither restarts its side count nor advances its segment index."""
     n = idx.shape[0]
     out = np.empty((n, 2))
     k = 0
@@ -460,8 +464,9 @@ def _select_vertices(xs, ys, idx, seg, side, rnd2):
             maxs = 8.0
         else:
             maxs = max(seg[j] * side * (0.7 + 0.6 * rnd2[i]), 20.0)
-        if (pside >= maxs or j >= prev):
-            out[k, 0] = xs[i + 1]
+        x = xs[i + 1]
+        if (pside >= maxs or j >= prev) and x != 0.0 and x == x:
+            out[k, 0] = x
             out[k, 1] = ys[i + 1]
             k += 1
             pside = 0.0
@@ -519,8 +524,8 @@ class Walker:
         v = _select_vertices(xs, ys, idx, seg, float(side), r)
         v[:, 0] -= hw
         v[:, 1] -= hh
-        # a walker that turned by ``lut_index``'s NaN entry sits at NaN: its vertices are left out, as a canvas
-        # path ignores a ``lineTo`` to NaN
+        # a walker that turned by ``lut_index``'s NaN entry sits at NaN, where ``_select_vertices`` keeps nothing
+        # (p5.brush's ``&& pos.x``); one at an infinity is left out here, as a canvas path ignores its ``lineTo``
         ok = np.isfinite(v).all(axis=1)
         return v if ok.all() else v[ok]
 
