@@ -298,6 +298,12 @@ def _coarse_fw(c, q, x, y, inv):
     return _quad_fw(c & ~1, q & ~1, x, y, inv)[3]
 
 
+@njit_inline
+def _snap16(v):
+    """A coordinate snapped to the GPU's 1/16-pixel grid, as Chromium places a point and its square's edges."""
+    return math.floor(v * 16.0 + 0.5) * 0.0625
+
+
 @njit
 def _coverage(f, fw):
     """``s = 1 - smoothstep(0.5 - fw, 0.5 + fw, f)`` for a pixel at point coordinate ``f``; 0.0 where it adds nothing."""
@@ -422,8 +428,8 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         r = 0.5 * size
         # the GPU snaps a point's position to its 1/16-pixel grid (measured in Chromium: a line on a pixel edge
         # inks the pixel above/left of it unless it lies more than ~1/32 px past the edge)
-        x = math.floor(x * 16.0 + 0.5) * 0.0625
-        y = math.floor(y * 16.0 + 0.5) * 0.0625
+        x = _snap16(x)
+        y = _snap16(y)
         if size == 1.0:
             # a unit stamp (every thin pencil's) covers the one pixel (c, q) below, and its coverage depends only
             # on its 1/16-px offset from that pixel's centre and on the pixel's quad parity: a table lookup
@@ -443,14 +449,10 @@ def stamp_discs(buf, xs, ys, diams, alphas, dirty):
         # rasterises a point: a 1 px stamp centred on a pixel edge lands in one pixel, not in both. The square's
         # edges, like the centre, are snapped to the 1/16-px grid first (measured in Chromium: a 1.6 px stamp at
         # y = 20.3125 spans [19.5125, 21.1125) and inks row 19, whose centre 19.5 lies on the snapped edge)
-        ex0 = math.floor((x - r) * 16.0 + 0.5) * 0.0625
-        ex1 = math.floor((x + r) * 16.0 + 0.5) * 0.0625
-        ey0 = math.floor((y - r) * 16.0 + 0.5) * 0.0625
-        ey1 = math.floor((y + r) * 16.0 + 0.5) * 0.0625
-        c0 = max(int(math.ceil(ex0 - 0.5)), 0)
-        c1 = min(int(math.ceil(ex1 - 0.5)) - 1, w - 1)
-        q0 = max(int(math.ceil(ey0 - 0.5)), 0)
-        q1 = min(int(math.ceil(ey1 - 0.5)) - 1, h - 1)
+        c0 = max(int(math.ceil(_snap16(x - r) - 0.5)), 0)
+        c1 = min(int(math.ceil(_snap16(x + r) - 0.5)) - 1, w - 1)
+        q0 = max(int(math.ceil(_snap16(y - r) - 0.5)), 0)
+        q1 = min(int(math.ceil(_snap16(y + r) - 0.5)) - 1, h - 1)
         if c1 < c0 or q1 < q0:
             continue
         if c0 < dirty[0]:
