@@ -1254,6 +1254,32 @@ def test_a_self_crossing_shape_with_very_wide_outlines_is_as_dark_as_in_p5_brush
     assert np.linalg.norm(native - browser) < 8.0
 
 
+def test_a_self_crossing_fills_trimmed_layers_keep_the_outline_of_the_edge_they_share(renderer):
+    """A self-crossing shape's two lobes are wound opposite ways, and a trimmed layer polygon (p5.brush's
+    ``grow(f < 1)`` closes it with a chord) can keep the one lobe while the whole polygon's other lobe lies across
+    their shared edge. Both polygons stroke that edge; summed as winding magnitudes (1 on each side) the count did
+    not step there, and the outline vanished: this faint fill's band along the edge from (305, 483) towards
+    (669, -95) was 2.4 dark natively against p5.brush's 6.7, its painted area 0.52 of p5.brush's
+    (`bench/parity_fuzz.py --seed 7`'s fills-036, its one program unlike p5.brush). Read by winding sign apart
+    where the crossings of such a shared edge meet (``raster.span_polygon``): 6.9 and 0.85 (the rest is the faint
+    textured fill's own shortfall)."""
+    from aquarelle.render.native import render as native_render
+
+    program = Program.from_calls(
+        [("noStroke", []), ("fill", ["#94c296", 60]), ("fillTexture", [0.4, 0.6, True]), ("beginShape", [0.3]),
+         *[("vertex", [x, y, 1]) for x, y in ((305, 483), (669, -95), (527, -128), (-131, -39), (607, 138))],
+         ("endShape", [True])], seed=1864700479)
+    native, browser = native_render(program).astype(float), renderer.render(program).astype(float)
+    yy, xx = np.mgrid[:600, :600] + 0.5
+    (ax, ay), (bx, by) = (305.0, 483.0), (669.0, -95.0)
+    strip = ((np.abs((by - ay) * (xx - ax) - (bx - ax) * (yy - ay)) / math.hypot(bx - ax, by - ay) < 6)
+             & (yy > 150) & (yy < 400))
+    dark = (255.0 - native[strip]).mean() / (255.0 - browser[strip]).mean()
+    white = np.array([255, 255, 255])
+    area = _painted(native, white, 8).mean() / _painted(browser, white, 8).mean()
+    assert 0.8 < dark < 1.25 and 0.75 < area < 1.2, (dark, area)
+
+
 @pytest.mark.parametrize("ground, fill, least", [("#ffffff", ["#415a77", 120], 0.965),
                                                  ("#607080", ["#e0c0a0", 120], 0.94)])
 def test_a_textured_fill_is_as_dark_as_in_p5_brush(renderer, ground, fill, least):

@@ -279,7 +279,8 @@ def test_fill_border_box_mean_equals_a_numpy_box_filter(lw):
     pixel's: numpy's edge padding). The count's buffers reach fill.MARGIN past the canvas on every side."""
     from aquarelle.render import fill
 
-    sc, (x0, y0, x1, y1), cnt = _resolved_random_count(fill._resolve_box, lw, int(lw * 10), (3, 2, 41, 35))
+    sc, (x0, y0, x1, y1), cnt = _resolved_random_count(lambda sc, *a: fill._resolve_box(sc.dcount, sc.l, sc.s, *a),
+                                                       lw, int(lw * 10), (3, 2, 41, 35))
     k = max(1, int(round(lw)))
     hh = k // 2
     rh, rw = cnt.shape
@@ -299,7 +300,8 @@ def test_wide_outlines_read_the_box_mean_of_the_edge_density(lw):
     from aquarelle.render import fill
 
     assert lw >= fill.WIDE_K
-    sc, (x0, y0, x1, y1), cnt = _resolved_random_count(fill._resolve_wide, lw, int(lw), (5, 3, 40, 33))
+    sc, (x0, y0, x1, y1), cnt = _resolved_random_count(
+        lambda sc, *a: fill._resolve_wide(sc.dcount, sc.dneg, False, sc.s, *a), lw, int(lw), (5, 3, 40, 33))
     e = np.pad(cnt, 1, mode="edge").astype(float)
     gx = 0.5 * (e[1:-1, 2:] - e[1:-1, :-2])
     gy = 0.5 * (e[2:, 1:-1] - e[:-2, 1:-1])
@@ -495,7 +497,7 @@ def test_miter_joins_reach_past_the_bevel_as_canvas_stroke_draws_them():
         mit = np.zeros((h, w + 1), np.int32)
         lo = np.full(h, 1 << 30, np.int64)
         hi = np.full(h, -(1 << 30), np.int64)
-        dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2 + [0], np.int64)
+        dirty = fill.new_dirty()
         fill._miter_spikes(mit, np.zeros((3, h + 1), np.int64), np.ascontiguousarray(poly.T), hw, lo, hi, dirty)
         got = np.cumsum(mit, axis=1)[:, :w]
         want = _miters_by_angles(poly, hw, h, w)
@@ -518,6 +520,7 @@ def test_miter_joins_reach_past_the_bevel_as_canvas_stroke_draws_them():
 def test_span_triangle_counts_one_shapes_overlapping_triangles_once():
     """The triangles of one shape are a union (the canvas fills one path): a pixel under two of them counts once
     for it, and once more for each other shape's; each row's spans stay closed and the cover grows to hold them."""
+    from aquarelle.render import fill
     from aquarelle.render.raster import span_triangle
 
     h, w = 40, 50
@@ -525,7 +528,7 @@ def test_span_triangle_counts_one_shapes_overlapping_triangles_once():
     last = np.zeros((3, h + 1), np.int64)
     lo = np.full(h, 1 << 30, np.int64)
     hi = np.full(h, -(1 << 30), np.int64)
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2 + [0], np.int64)
+    dirty = fill.new_dirty()
     tris = [(1, (5.2, 5.1, 30.7, 8.3, 12.4, 30.6)), (1, (10.3, 4.2, 40.1, 20.5, 8.8, 25.9)),
             (2, (15.6, 10.4, 45.3, 12.2, 20.1, 35.7))]
     yy, xx = np.mgrid[0:h, 0:w] + 0.5
@@ -558,10 +561,10 @@ def test_span_polygon_counts_winding_magnitudes_for_the_outlines_and_cover_for_t
     h, w = 60, 70
     m = fill.MARGIN
     sc = fill.make_scratch(h, w)
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
+    dirty = fill.new_dirty()
     a = np.radians(-90 + 144 * np.arange(5))
     xy = np.stack([8.3 + 36.0 * np.cos(a), 30.2 + 36.0 * np.sin(a)])
-    span_polygon(sc.d, sc.dcount, xy, 3, dirty, sc.lo, sc.hi)
+    span_polygon(sc.d, sc.dcount, sc.nl, sc.xm, sc.xs, -1, xy, 3, dirty, sc.lo, sc.hi)
     ys, xs = np.mgrid[-m:h + m, -m:w + m] + 0.5
     wind = np.zeros(ys.shape, np.int64)  # the winding number at each pixel centre, edge by edge
     for i in range(5):
@@ -571,6 +574,19 @@ def test_span_polygon_counts_winding_magnitudes_for_the_outlines_and_cover_for_t
         wind += np.where(cross & (xs < xc), np.where(y1 > y0, 1, -1), 0)
     count = np.cumsum(sc.dcount.astype(np.int64), axis=1)[:, :w + 2 * m]
     assert np.array_equal(count, np.abs(wind)) and count.max() == 2
+    # the negative windings' count apart (the canvas's winding sense is span_polygon's: the reference's may be
+    # its opposite): the star is wound one way, so it holds all of the count or none, and drawn the other way
+    # round the other
+    sc2 = fill.make_scratch(h, w)
+    dirty2 = fill.new_dirty()
+    span_polygon(sc2.d, sc2.dcount, sc2.nl, sc2.xm, sc2.xs, -1, np.ascontiguousarray(xy[:, ::-1]), 3, dirty2,
+                 sc2.lo, sc2.hi)
+    fill._neg_spans(sc.dneg, sc.nl, dirty[16])  # (the negative windings' spans are listed)
+    fill._neg_spans(sc2.dneg, sc2.nl, dirty2[16])
+    neg, neg2 = (np.cumsum(s.dneg.astype(np.int64), axis=1)[:, :w + 2 * m] for s in (sc, sc2))
+    assert np.array_equal(np.cumsum(sc2.dcount.astype(np.int64), axis=1)[:, :w + 2 * m], count)
+    assert sorted([neg.any(), neg2.any()]) == [False, True] and np.array_equal(neg + neg2, count)
+    assert (dirty[13] > dirty[11]) == neg.any() and (dirty2[13] > dirty2[11]) == neg2.any()
     cover = np.cumsum(sc.d.astype(np.int64), axis=1)[:, :w]
     assert np.array_equal(cover, 3 * (wind[m:m + h, m:m + w] != 0))
     r, c = np.nonzero(cover)
@@ -578,6 +594,39 @@ def test_span_polygon_counts_winding_magnitudes_for_the_outlines_and_cover_for_t
     r, c = np.nonzero(count)
     assert (dirty[4], dirty[5], dirty[6], dirty[7]) == (c.min(), r.min(), c.max() + 1, r.max() + 1)
     assert c.min() < m  # the star reaches into the margin
+
+
+def test_span_polygon_counts_the_crossings_of_an_edge_two_polygons_wound_opposite_ways_share():
+    """Two squares wound opposite ways that share an edge run the same way along it (a self-crossing shape and
+    its trimmed layer do): the cover count steps up for the one and down for the other there, so it is level
+    and their outlines would vanish. Every row's crossing of that edge is counted in ``dirty[9]`` (the flush
+    then reads the windings' two signs apart), and only then: not for the second square drawn the other way
+    round (wound the same way, both outlines step the count), nor a quarter px off, nor with marks off, nor
+    across two keys (segments)."""
+    from aquarelle.render import fill
+    from aquarelle.render.raster import MARK_EVERY, span_polygon
+
+    h, w = 60, 80
+    m = fill.MARGIN
+    a = np.array([[10.0, 40.0, 40.0, 10.0], [10.0, 10.0, 40.0, 40.0]])  # runs down x = 40
+    b = np.array([[40.0, 40.0, 70.0, 70.0], [10.0, 40.0, 40.0, 10.0]])  # runs down x = 40 too, wound the other way
+
+    def hits(second, keys=(0, 0)):
+        sc = fill.make_scratch(h, w)
+        dirty = fill.new_dirty()
+        for xy, key in zip((a, np.ascontiguousarray(second)), keys):
+            span_polygon(sc.d, sc.dcount, sc.nl, sc.xm, sc.xs, key, xy, 1, dirty, sc.lo, sc.hi)
+        return dirty, np.cumsum(sc.dcount.astype(np.int64), axis=1)[m + 25, m:m + w]
+
+    marked = [r for r in range(10, 40) if (r + m) % MARK_EVERY == 0]  # the rows whose centre lies in [10, 40)
+    assert len(marked) >= 3
+    dirty, row = hits(b)
+    assert dirty[9] == len(marked) and (dirty[14], dirty[15]) == (marked[0] + m, marked[-1] + m)
+    assert row[10:70].tolist() == [1] * 60  # level across x = 40: what the marks are there for
+    assert hits(b[:, ::-1])[0][9] == 0
+    assert hits(b + np.array([[0.25], [0.0]]))[0][9] == 0
+    assert hits(b, keys=(-1, -1))[0][9] == 0 and hits(b, keys=(0, 4))[0][9] == 0
+    assert hits(b, keys=(4, 4))[0][9] == len(marked)
 
 
 @pytest.mark.parametrize("cx, cy", [(100.0, 30.0), (-25.0, 30.0), (35.0, -20.0), (35.0, 85.0), (-20.0, -20.0)])
@@ -592,9 +641,10 @@ def test_a_polygon_wholly_in_the_margin_marks_the_canvas_pixel_nearest_it_inside
     h, w = 60, 70
     m = fill.MARGIN
     sc = fill.make_scratch(h, w)
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
+    dirty = fill.new_dirty()
     a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-    span_polygon(sc.d, sc.dcount, np.stack([cx + 12.0 * np.cos(a), cy + 12.0 * np.sin(a)]), 1, dirty, sc.lo, sc.hi)
+    span_polygon(sc.d, sc.dcount, sc.nl, sc.xm, sc.xs, -1, np.stack([cx + 12.0 * np.cos(a), cy + 12.0 * np.sin(a)]),
+                 1, dirty, sc.lo, sc.hi)
     assert not np.cumsum(sc.d.astype(np.int64), axis=1)[:, :w].any()  # no layer cover on the canvas
     assert dirty[2] >= dirty[0] and dirty[3] >= dirty[1]  # but the pixel nearest it is marked
     assert dirty[4] <= dirty[0] + m and dirty[5] <= dirty[1] + m
@@ -611,11 +661,12 @@ def test_alpha_rows_reach_every_pixel_within_r_of_a_polygon(r):
     rng = np.random.default_rng(r)
     h, w = 80, 90
     sc = fill.make_scratch(h, w)
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
+    dirty = fill.new_dirty()
     for cx, cy, rad in ((20.0, 20.0, 6.0), (60.0, 50.0, 12.0), (30.0, 62.0, 3.0)):
         a = np.linspace(0, 2 * np.pi, 40, endpoint=False)
         rr_ = rad * (0.7 + 0.3 * rng.random(40))
-        span_polygon(sc.d, sc.dcount, np.stack([cx + rr_ * np.cos(a), cy + rr_ * np.sin(a)]), 1, dirty, sc.lo, sc.hi)
+        span_polygon(sc.d, sc.dcount, sc.nl, sc.xm, sc.xs, -1, np.stack([cx + rr_ * np.cos(a), cy + rr_ * np.sin(a)]),
+                     1, dirty, sc.lo, sc.hi)
     m = fill.MARGIN
     cover = np.cumsum(sc.dcount[m:m + h].astype(np.int64), axis=1)[:, m:m + w] > 0
     x0, y0, x1, y1 = 5, 4, 85, 76  # a region that cuts nothing covered
@@ -657,24 +708,25 @@ def test_an_outline_thinner_than_a_pixel_replays_at_its_antialiased_alpha():
     assert [fill._band_class(3, lw) - 3 for lw in (0.2, 0.45, 0.7, 0.9)] == [1, 1, 2, 2]
 
 
-@pytest.mark.parametrize("bands", [False, True])
-def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
+@pytest.mark.parametrize("bands, two", [(False, False), (True, False), (True, True)])
+def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands, two):
     """The alpha pass sums the layer counts' row differences as it walks each row's reach, replays them through
     flattened tables and erodes by table: against cumsum over the whole region, the source-over arithmetic
-    looped layer by layer, the bands from the box mean's gradient and the rounded decay per hole count."""
+    looped layer by layer, the bands from the box mean's gradient and the rounded decay per hole count. With
+    ``two`` the rows [ty0, ty1) read the windings' two signs apart: lw x (|grad(s - s2)| + |grad s2|)."""
     from aquarelle.render import fill
     from aquarelle.render.raster import span_disc, span_polygon
 
-    rng = np.random.default_rng(7 + bands)
+    rng = np.random.default_rng(7 + bands + two)
     h, w = 70, 80
     sc = fill.make_scratch(h, w)
     m = fill.MARGIN
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2, np.int64)
+    dirty = fill.new_dirty()
     for i in range(14):  # main, scatter and darker layers (classes in bytes 0, 1 and 2 of the code)
         a = np.linspace(0, 2 * np.pi, 60, endpoint=False)
         rad = 18.0 * (0.6 + 0.4 * rng.random(60))
         xy = np.stack([40.0 + rng.uniform(-4, 4) + rad * np.cos(a), 34.0 + rng.uniform(-4, 4) + rad * np.sin(a)])
-        span_polygon(sc.d, sc.dcount, xy, (1, 256, 65536)[i % 3], dirty, sc.lo, sc.hi)
+        span_polygon(sc.d, sc.dcount, sc.nl, sc.xm, sc.xs, -1, xy, (1, 256, 65536)[i % 3], dirty, sc.lo, sc.hi)
     for _ in range(40):  # texture holes, overlapping
         span_disc(sc.e, rng.uniform(15, 65), rng.uniform(10, 60), rng.uniform(1, 9), 1, 0, 0, w, h)
     svals = (9, 4, 14, 6)
@@ -685,13 +737,17 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
     x0, y0, x1, y1 = max(dirty[0] - 4, 0), max(dirty[1] - 4, 0), min(dirty[2] + 4, w), min(dirty[3] + 4, h)
     d_before = sc.d.copy()
     if bands:
-        fill._resolve_box(sc, x0 + m, y0 + m, x1 + m, y1 + m, lw)
+        fill._resolve_box(sc.dcount, sc.l, sc.s, x0 + m, y0 + m, x1 + m, y1 + m, lw)
+    ty0, ty1 = (y0 + m + 9, y1 + m - 12) if two else (0, 0)
+    if two:  # a negative windings' mean of its own over some rows (s2 is 0 past them)
+        sc.s2[ty0 - 3:ty1 + 3, x0 + m:x1 + m] = sc.s[ty0 - 3:ty1 + 3, x0 + m:x1 + m] * rng.random((ty1 - ty0 + 6,
+                                                                                                   x1 - x0))
     ox, oy = x0 - 3, y0 - 3
     rh, rw = y1 - y0 + 6, x1 - x0 + 6
     alo, ahi = fill._alpha_rows(sc, x0, y0, x1, y1, 3 if bands else 0, ox, oy, rh)
     a8 = np.zeros((rh, rw), np.int32)
     fill._to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, 0, 0, h, etab, e8, a8, ox, oy, alo, ahi, 0, x0 + m, y0 + m,
-                   x1 + m, y1 + m, 3)
+                   x1 + m, y1 + m, 3, two, ty0, ty1)
     assert np.array_equal(sc.d, d_before)  # the layer counts are read, not resolved in place
 
     def replay(k, dv, m):
@@ -709,7 +765,14 @@ def test_fill_alpha_equals_the_layer_replay_computed_the_plain_way(bands):
             if bands and y0 < q < y1 - 1 and x0 < c < x1 - 1:
                 gx = 0.5 * (sc.s[q + m, c + m + 1] - sc.s[q + m, c + m - 1])
                 gy = 0.5 * (sc.s[q + m + 1, c + m] - sc.s[q + m - 1, c + m])
-                dv = replay(3, dv, int(lw * math.sqrt(gx * gx + gy * gy) + 0.5))
+                if ty0 <= q + m < ty1:
+                    hx = 0.5 * (sc.s2[q + m, c + m + 1] - sc.s2[q + m, c + m - 1])
+                    hy = 0.5 * (sc.s2[q + m + 1, c + m] - sc.s2[q + m - 1, c + m])
+                    px, py = gx - hx, gy - hy  # the positive windings'
+                    n = lw * (math.sqrt(px * px + py * py) + math.sqrt(hx * hx + hy * hy))
+                else:
+                    n = lw * math.sqrt(gx * gx + gy * gy)
+                dv = replay(3, dv, int(n + 0.5))
             for _ in range(int(holes[q, c])):  # one rounded destination-out per hole
                 if dv > stall:
                     dv = (dv * (255 - e8) + 127) // 255

@@ -26,7 +26,7 @@ from ._jit import uidx as _u
 from .brush_random import LUT_COS, LUT_SIN, POOL, advance, between, draw, draws, gauss_draw, js_hypot, lut_index, rr
 from .geometry import NO_FRAME, moves_nothing
 from .mix import LIN_LUT, Work, _blend, _padded, make_work
-from .raster import span_disc, span_polygon, span_triangle
+from .raster import MARK_EVERY, span_disc, span_polygon, span_triangle
 
 GROW_MAX_VERTS = 2024
 
@@ -251,7 +251,7 @@ def _s8(alpha_pct):
 
 
 @njit_inline
-def _layer(d, dcount, mit, mlast, lo, hi, p, s8, code, dirty, xf, sb, hw):
+def _layer(d, dcount, nl, xm, xs, key, mit, mlast, lo, hi, p, s8, code, dirty, xf, sb, hw):
     """One layer polygon into the row differences (the scratch's arrays are taken out once per fill: each
     attribute read of the namedtuple is a counted reference). Under a frame (``xf``, see ``watercolour``) the
     polygon is taken to the canvas first.
@@ -263,7 +263,7 @@ def _layer(d, dcount, mit, mlast, lo, hi, p, s8, code, dirty, xf, sb, hw):
     if s8 > 0 or sb > 0:
         c = code if s8 > 0 else 0
         q = p if moves_nothing(xf) else _framed(p, xf)
-        span_polygon(d, dcount, q, c, dirty, lo, hi)
+        span_polygon(d, dcount, nl, xm, xs, key if sb > 0 else -1, q, c, dirty, lo, hi)
         if sb > 0:
             _miter_spikes(mit, mlast, q, hw, lo, hi, dirty)
 
@@ -405,11 +405,12 @@ def _over_tables(svals):
 
 
 @njit_vec  # divides only by k * k >= 1
-def _resolve_box(sc, x0, y0, x1, y1, lw):
-    """The k x k box mean (k = round(lw)) of the cover count into ``s``: the faint outline every layer polygon
+def _resolve_box(cnt, hs, s, x0, y0, x1, y1, lw):
+    """The k x k box mean (k = round(lw)) of the cover count ``cnt`` (the scratch's dcount or dneg) into ``s``
+    (``hs``: the scratch's l, for the horizontal box sums): the faint outline every layer polygon
     gets (canvas ``stroke()``, width lw) is summed over all polygons of a segment at once, since each polygon
     edge is a unit step in the cover count and lw x |grad(box_lw * count)| counts the bands over a pixel.
-    ``dcount`` is prefix-summed in place over the region into the cover count (exact in int32) on the way.
+    ``cnt`` is prefix-summed in place over the region into the cover count (exact in int32) on the way.
     (The per-class layer counts ``d`` stay row differences: the alpha pass sums them as it goes.)
 
     The region is in the cover count's indices, which reach ``MARGIN`` px past the canvas (``span_polygon``):
@@ -424,11 +425,8 @@ def _resolve_box(sc, x0, y0, x1, y1, lw):
     counts are integers, so they are summed exactly in integers (``l`` holds the horizontal ones); only the
     mean is a double.
     """
-    cnt = sc.dcount
     k = max(1, int(round(lw)))
     h = k // 2
-    hs = sc.l
-    s = sc.s
     w = x1 - x0
     pp = np.empty(w, np.int64)  # the row's prefix sums of the cover count (a second prefix sum)
     # 2-D indices made unsigned (``_jit.uidx``): no wraparound tests, no row views to reference-count
@@ -486,14 +484,20 @@ def _box_rows(hs, hy, hx, accv, s, x0, y0, x1, y1, k):
             accv[j] += hs[ua, _u(x0 + j - hx)] - hs[ud, _u(x0 + j - hx)]
 
 
+#: A segment whose crossings met this many of the other winding sign's (``span_polygon``) reads its outlines
+#: from the two signs' counts apart near them (``_flush``).
+SHARED_EDGE_HITS = 1
+
+
 #: Outlines at least this wide (k = round(lw) px) are counted per polygon near, not per edge (``_resolve_wide``).
 WIDE_K = 24
 
 
 @njit
-def _resolve_wide(sc, x0, y0, x1, y1, lw):
+def _resolve_wide(cnt, cnt2, two, s, x0, y0, x1, y1, lw):
     """For outlines of width k >= WIDE_K: the k x k box mean of the edge density |grad C| of the outlines' count
-    into ``s`` (``_band_row`` then takes lw x that, at most the segment's polygon count, as the bands).
+    ``cnt`` (plus |grad C2| of ``cnt2`` when ``two``: the windings of the other sign) into ``s`` (``_band_row``
+    then takes lw x that, at most the segment's polygon count, as the bands).
 
     p5.brush strokes each layer polygon once: a pixel within half a width of any of its edges gets one band from
     it. The gradient of the count's box mean (``_resolve_box``) counts edges with their sense, so where a polygon's
@@ -501,18 +505,20 @@ def _resolve_wide(sc, x0, y0, x1, y1, lw):
     size, lies far off (outlines 115-187 px wide) kept few of its bands. The edge density does not cancel; it
     counts a pixel near two edges of a polygon twice, so the bands are capped at the number of polygons. Only
     this wide: at ordinary widths the density counts a jagged edge's extra length as more bands.
-    ``dcount`` is prefix-summed in place over the region (as ``_resolve_box`` does), and past the region the
+    The counts are prefix-summed in place over the region (as ``_resolve_box`` does), and past the region a
     count is taken as its edge pixel's."""
-    cnt = sc.dcount
-    s = sc.s
     k = max(1, int(round(lw)))
     h = k // 2
     w = x1 - x0
     for q in range(y0, y1):
         acc = 0
+        acc2 = 0
         for j in range(w):
             acc += cnt[_u(q), _u(x0 + j)]
             cnt[_u(q), _u(x0 + j)] = acc
+            if two:
+                acc2 += cnt2[_u(q), _u(x0 + j)]
+                cnt2[_u(q), _u(x0 + j)] = acc2
     hs = np.empty((y1 - y0, w))  # the edge density's horizontal box sums
     pp = np.empty(w + 1)
     for q in range(y0, y1):
@@ -523,7 +529,12 @@ def _resolve_wide(sc, x0, y0, x1, y1, lw):
             c = x0 + j
             gx = 0.5 * (cnt[_u(q), _u(min(c + 1, x1 - 1))] - cnt[_u(q), _u(max(c - 1, x0))])
             gy = 0.5 * (cnt[_u(qp), _u(c)] - cnt[_u(qm), _u(c)])
-            pp[j + 1] = pp[j] + math.sqrt(gx * gx + gy * gy)
+            g = math.sqrt(gx * gx + gy * gy)
+            if two:
+                gx = 0.5 * (cnt2[_u(q), _u(min(c + 1, x1 - 1))] - cnt2[_u(q), _u(max(c - 1, x0))])
+                gy = 0.5 * (cnt2[_u(qp), _u(c)] - cnt2[_u(qm), _u(c)])
+                g += math.sqrt(gx * gx + gy * gy)
+            pp[j + 1] = pp[j] + g
         first = pp[1]
         last = pp[w] - pp[w - 1]
         for j in range(w):  # the window [j + h - k + 1, j + h]; its pixels past the region read the edge pixel's
@@ -627,10 +638,11 @@ def erosion_table(holes: float):
 
 
 @njit_vec
-def _band_row(s, q, c0, c1, x0, lw, nb, m, cap):
+def _band_row(s, s2, two, q, c0, c1, x0, lw, nb, m, cap):
     """The border bands over columns [c0, c1) of row q (inner pixels of the region from x0) into ``nb[c - x0]``:
-    lw x |grad s| rounded (branch-free, so it vectorises), or for wide outlines (``cap`` > 0, ``_resolve_wide``)
-    lw x s rounded, at most ``cap``. ``s`` has the cover count's margin m (canvas pixel (q, c) at [q + m, c + m])."""
+    lw x |grad s| rounded (branch-free, so it vectorises; lw x (|grad s| + |grad s2|) when ``two``: the box mean
+    of the windings of the other sign), or for wide outlines (``cap`` > 0, ``_resolve_wide``) lw x s rounded, at
+    most ``cap``. ``s`` has the cover count's margin m (canvas pixel (q, c) at [q + m, c + m])."""
     if cap > 0:
         for j in range(c1 - c0):
             nb[_u(c0 + j - x0)] = min(cap, int(lw * s[_u(q + m), _u(c0 + j + m)] + 0.5))
@@ -638,6 +650,15 @@ def _band_row(s, q, c0, c1, x0, lw, nb, m, cap):
     uq = _u(q + m)
     um = _u(q + m - 1)
     up = _u(q + m + 1)
+    if two:
+        for j in range(c1 - c0):
+            c = c0 + j + m
+            hx = 0.5 * (s2[uq, _u(c + 1)] - s2[uq, _u(c - 1)])
+            hy = 0.5 * (s2[up, _u(c)] - s2[um, _u(c)])
+            gx = 0.5 * (s[uq, _u(c + 1)] - s[uq, _u(c - 1)]) - hx  # the positive windings' (s: all of them)
+            gy = 0.5 * (s[up, _u(c)] - s[um, _u(c)]) - hy
+            nb[_u(c - m - x0)] = int(lw * (math.sqrt(gx * gx + gy * gy) + math.sqrt(hx * hx + hy * hy)) + 0.5)
+        return
     for j in range(c1 - c0):  # 2-D indices unsigned (``_jit.uidx``): plain vector loads, no gathers
         c = c0 + j + m
         gx = 0.5 * (s[uq, _u(c + 1)] - s[uq, _u(c - 1)])
@@ -658,11 +679,12 @@ def _replay(tf, i, d, m):
 
 @njit
 def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, ox, oy, alo, ahi, cap, bx0, by0, bx1,
-              by1, bc):
+              by1, bc, two, ny0, ny1):
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
     alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing. The bands
-    replay through table class ``bc`` (``_band_class``).
+    replay through table class ``bc`` (``_band_class``); with ``two`` the box mean of the other sign's windings
+    (``s2``, resolved over rows [ny0, ny1) of the margin's indices, 0 past them) adds its own (``_band_row``).
 
     Only columns [alo, ahi) of each a8 row (``_alpha_rows``) can be non-zero; only they are written. The layer
     counts are summed from their row differences along the way, from alo: a row's differences lie at or right
@@ -671,6 +693,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, o
     [by0, by1), the cover count's indices): a miter's tip can reach past it, where only the miter counts."""
     lc = sc.d
     s = sc.s
+    s2 = sc.s2
     e = sc.e
     mit = sc.mit
     m = (s.shape[0] - lc.shape[0]) // 2
@@ -695,7 +718,7 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, o
         if bands and q >= qlo and q < qhi:
             b0 = min(max(ca, clo), cb)  # (within the row's reach even if the resolved box lay past it)
             b1 = max(min(cb, chi), b0)
-            _band_row(s, q, b0, b1, x0, lw, nb, m, cap)
+            _band_row(s, s2, two and q + m >= ny0 and q + m < ny1, q, b0, b1, x0, lw, nb, m, cap)
             # the row's reach past them gets none (nb holds an earlier row's there): the region's rim, and
             # where a miter reaches past the resolved box
             for c in range(ca, b0):
@@ -786,6 +809,7 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
     ww = sc.d.shape[1] - 1
     painted = dirty[2] > dirty[0] and dirty[3] > dirty[1]
     x0 = y0 = x1 = y1 = 0  # nothing painted: an empty region (the holes' numbers are drawn all the same)
+    nx0 = ny0 = nx1 = ny1 = 0  # the box dneg's mean was resolved over (where read apart), in the margin's indices
     pad = max(1, int(round(lw))) // 2 + 2
     if painted:
         # alpha reaches h + 1 px past the polygons (the k x k box mean reaches h, its gradient one more), and
@@ -803,15 +827,38 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         bands = _q8(border * 0.01) > 0.0 and lw > 0.0
         wide = int(round(lw)) >= WIDE_K
         bx0 = by0 = bx1 = by1 = 0  # (no box: only miter joins reached the canvas, from polygons past the margin)
+        # where polygons wound opposite ways share an edge (``span_polygon``), the windings read by sign apart
+        two = bands and dirty[9] >= SHARED_EDGE_HITS and dirty[13] > dirty[11] and dirty[16] <= sc.nl.shape[0]
+        ty0 = ty1 = 0  # the rows (margin's indices) whose bands are read from the two signs apart
+        if two:  # the negative windings' count, from their spans' list
+            _neg_spans(sc.dneg, sc.nl, dirty[16])
+        if two and wide:  # dcount - dneg: the positive windings' count (row differences, over dneg's spans' box)
+            sc.dcount[dirty[11]:dirty[13], dirty[10]:dirty[12] + 1] -= sc.dneg[dirty[11]:dirty[13],
+                                                                               dirty[10]:dirty[12] + 1]
         if bands and dirty[6] > dirty[4]:  # over the spans' box in the margin's indices (it holds the region's)
             gh, gw = sc.l.shape
             # (one px more: the bands at the canvas's edge read the mean one px into the margin)
             bx0, by0 = max(dirty[4] - pad - 1, 0), max(dirty[5] - pad - 1, 0)
             bx1, by1 = min(dirty[6] + pad + 1, gw), min(dirty[7] + pad + 1, gh)
             if wide:
-                _resolve_wide(sc, bx0, by0, bx1, by1, lw)
+                _resolve_wide(sc.dcount, sc.dneg, two, sc.s, bx0, by0, bx1, by1, lw)
+                if two:  # (dneg prefix-summed over this box)
+                    nx0, ny0, nx1, ny1 = bx0, by0, bx1, by1
             else:
-                _resolve_box(sc, bx0, by0, bx1, by1, lw)
+                _resolve_box(sc.dcount, sc.l, sc.s, bx0, by0, bx1, by1, lw)
+                if two:
+                    # the negative windings' box mean (0 past their box, as s2 is kept), over the rows the bands
+                    # of the shared edges can reach: their marked rows (every ``MARK_EVERY``th) and as many again
+                    # (the edge may go on to the next one), then a band's reach, then the box mean's own (the rows
+                    # read apart: within, the mean is as over all the rows)
+                    hk = max(1, int(round(lw))) // 2
+                    reach = MARK_EVERY + 2 * hk + 3
+                    nx0, ny0 = max(dirty[10] - pad - 1, 0), max(dirty[11] - pad - 1, dirty[14] - reach, 0)
+                    nx1, ny1 = min(dirty[12] + pad + 1, gw), min(dirty[13] + pad + 1, dirty[15] + 1 + reach, gh)
+                    _resolve_box(sc.dneg, sc.l, sc.s2, nx0, ny0, nx1, ny1, lw)
+                    # (where the marks' reach cut them: past it the mean of a cut box)
+                    ty0 = ny0 + hk + 1 if dirty[14] - reach > max(dirty[11] - pad - 1, 0) else ny0
+                    ty1 = ny1 - hk - 1 if dirty[15] + 1 + reach < min(dirty[13] + pad + 1, gh) else ny1
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
         # alpha reaches h + 1 px past the polygons with bands (see above), not past them without
@@ -819,23 +866,52 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
         a8 = work.a8
         a8[:rh, :rw] = 0  # only the rows' reach is written, and the pad ring is outside the mask
         _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, px0, py0, alo, ahi,
-                  npoly if bands and wide else 0, bx0, by0, bx1, by1, _band_class(_s8(border), lw))
+                  npoly if bands and wide else 0, bx0, by0, bx1, by1, _band_class(_s8(border), lw),
+                  two and not wide, ty0, ty1)
+        if two and not wide and nx1 > nx0:
+            sc.s2[ny0:ny1, nx0:nx1] = 0.0
         _blend(canvas, a8, px0, py0, rw, rh, x0, y0, x1, y1, pig, False, lut, work, alo, ahi)
         sc.d[y0:y1, x0:x1 + 1] = 0
         if dirty[8] != 0:  # the miter joins lie in the region (they grew its box)
             sc.mit[y0:y1, x0:x1 + 1] = 0
         sc.lo[y0:y1] = 1 << 30
         sc.hi[y0:y1] = -(1 << 30)
-    if dirty[7] > dirty[5]:  # the cover count, margin included (spans there may miss the canvas)
+    if dirty[7] > dirty[5]:  # the cover counts, margin included (spans there may miss the canvas)
         sc.dcount[dirty[5]:dirty[7], dirty[4]:dirty[6] + 1] = 0
+    if nx1 > nx0:  # dneg was written: its spans' box, and the box its prefix sums were resolved over
+        sc.dneg[min(dirty[11], ny0):max(dirty[13], ny1), min(dirty[10], nx0):max(dirty[12] + 1, nx1)] = 0
+    sc.tag[0] += 1  # the next segment's crossing marks (``span_polygon``)
     if ey1 > ey0:
         sc.e[ey0:ey1, ex0:] = 0
     dirty[8] = 0
-    for i in (0, 4):
+    dirty[9] = 0
+    dirty[14] = 1 << 30
+    dirty[15] = -(1 << 30)
+    dirty[16] = 0
+    for i in (0, 4, 10):
         dirty[i] = 1 << 30
         dirty[i + 1] = 1 << 30
         dirty[i + 2] = -(1 << 30)
         dirty[i + 3] = -(1 << 30)
+
+
+@njit
+def _neg_spans(dneg, nl, n):
+    """The negative windings' spans ``span_polygon`` listed, into the row differences ``dneg`` (zero)."""
+    for i in range(n):
+        dneg[nl[i, 0], nl[i, 1]] += nl[i, 3]
+        dneg[nl[i, 0], nl[i, 2]] -= nl[i, 3]
+
+
+@njit
+def new_dirty():
+    """A fill segment's bookkeeping, as ``span_polygon``, ``_miter_spikes`` and ``_flush`` keep it: [0:4] the
+    spans' box on the canvas, [4:8] in the cover count's margin, [8] whether ``mit`` holds miters, [9] how many
+    crossings met one of the other winding sign's at the same x (a shared edge), [10:14] the negative windings'
+    spans' box in the margin, [14:16] the first and last row of those meetings (margin), [16] how many negative
+    windings' spans were listed (boxes as x0, y0, x1, y1, ends exclusive; empty: 1 << 30 and -(1 << 30))."""
+    e = 1 << 30
+    return np.array([e, e, -e, -e, e, e, -e, -e, 0, 0, e, e, -e, -e, e, -e, 0], np.int64)
 
 
 @njit
@@ -916,10 +992,13 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
     darker = rr(st, 0.15, 0.7)
     s_main, s_tex, s_dark = svals[0], svals[1], svals[2]
     s_bord = svals[3] if size > 0.0 else 0  # the outline's 8-bit alpha (no outline without a width)
-    # the spans' box on the canvas, in the cover count's margin (span_polygon), and whether mit holds miters
-    dirty = np.array([1 << 30, 1 << 30, -(1 << 30), -(1 << 30)] * 2 + [0], np.int64)
+    dirty = new_dirty()
     sd = sc.d
     sdc = sc.dcount
+    sdn = sc.nl
+    key = sc.tag[0] * 4  # the key of this segment's crossing marks (``span_polygon``; each flush moves it on)
+    sxm = sc.xm
+    sxs = sc.xs
     smit = sc.mit
     smlast = sc.mlast
     slo = sc.lo
@@ -955,40 +1034,48 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
         for w in range(3):
             g = _grow(q1 if w == 0 else (q2 if w == 1 else q3), 999.0, st, bleed, outdeg, cap, pools, False)
             g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, False)
-            _layer(sd, sdc, smit, smlast, slo, shi, g, s_main, _CLASS[0], dirty, xf, s_bord, hw)
+            _layer(sd, sdc, sdn, sxm, sxs, key, smit, smlast, slo, shi, g, s_main, _CLASS[0], dirty, xf, s_bord, hw)
         if scatter:
             g = _grow(sp, 999.0, st, bleed, outdeg, cap, pools, False)
             # the texture's polygon grows with its edge directions inverted
             g = _grow(g, 997.0, st, bleed, outdeg, cap, pools, True)
-            _layer(sd, sdc, smit, smlast, slo, shi, g, s_tex, _CLASS[1], dirty, xf, s_bord, hw)
+            _layer(sd, sdc, sdn, sxm, sxs, key, smit, smlast, slo, shi, g, s_tex, _CLASS[1], dirty, xf, s_bord, hw)
         if layer % 2 == 0:
             g = _grow(pp, darker, st, bleed, outdeg, cap, pools, False)
             g = _grow(g, 999.0, st, bleed, outdeg, cap, pools, False)
-            _layer(sd, sdc, smit, smlast, slo, shi, g, s_dark, _CLASS[2], dirty, xf, s_bord, hw)
+            _layer(sd, sdc, sdn, sxm, sxs, key, smit, smlast, slo, shi, g, s_dark, _CLASS[2], dirty, xf, s_bord, hw)
         if layer % 8 == 0 or layer == 19:
             # the border strokes of this segment's polygons (all of similar width) are added in one pass
             _flush(canvas, sc, dirty, lw_sum / lw_n * xf[6], border, holes, sizex, sizey, midx, midy, st, pig, lut,
                    work, tab, etab, e8, xf, npoly)
+            key = sc.tag[0] * 4
             lw_sum = 0.0
             lw_n = 0
             npoly = 0
 
 
 #: Canvas-sized buffers a render reuses for every fill: row differences (d: the per-class layer counts, summed
-#: by the alpha pass as it reads them; dcount: the cover count, resolved in place when the fill has bands; both
-#: int32; e: the texture's holes), the horizontal box sums of the cover count (l, int32), its box mean (s) (the
-#: cover count's three reach ``MARGIN`` px past the canvas on every side: ``span_polygon``), and
+#: by the alpha pass as it reads them; dcount: the cover count, resolved in place when the fill has bands; dneg:
+#: its negative windings' part, written from their spans' list where a segment reads the two signs apart; all
+#: int32; e: the texture's holes), the horizontal box sums of the cover count (l, int32), its box mean (s; s2:
+#: dneg's) (the cover counts reach ``MARGIN`` px past the canvas on every side: ``span_polygon``), and
 #: per row the first and last column a layer polygon or a miter join covered since the last flush (lo, hi;
 #: 1 << 30 and -(1 << 30) when none: ``_alpha_rows``), and the outlines' miter joins (mit: row differences,
-#: int32, ``_miter_spikes``; mlast: per row the polygon and span that last wrote it, ``span_triangle``). A
+#: int32, ``_miter_spikes``; mlast: per row the polygon and span that last wrote it, ``span_triangle``); the
+#: crossings' marks (xm: x, xs: key; ``span_polygon``), tag[0]: the segment's number (the marks' key), and nl:
+#: the negative windings' spans (row, first column, column past the last, magnitude; ``NEG_SPANS`` of them). A
 #: namedtuple, so compiled kernels cache on disk.
-Scratch = namedtuple("Scratch", "d dcount e l s lo hi mit mlast")
+Scratch = namedtuple("Scratch", "d dcount e l s lo hi mit mlast dneg s2 xm xs tag nl")
 
 
 #: How far past the canvas's edge the cover count (dcount, and its box sums l and mean s) is kept: outlines of
 #: width up to 2 x MARGIN reaching in from polygon edges past the canvas are exact; wider ones read the count
 #: beyond as its value at the margin's edge (``_resolve_box``).
 MARGIN = 32
+
+#: How many negative windings' spans a segment lists (``span_polygon``); a segment with more reads its outlines
+#: from the magnitudes' count alone.
+NEG_SPANS = 1 << 16
 
 
 def make_scratch(height: int, width: int) -> Scratch:
@@ -997,7 +1084,10 @@ def make_scratch(height: int, width: int) -> Scratch:
                    np.zeros((height, width + 1), np.int16), np.zeros((height + 2 * m, width + 2 * m), np.int32),
                    np.zeros((height + 2 * m, width + 2 * m)), np.full(height, 1 << 30, np.int64),
                    np.full(height, -(1 << 30), np.int64), np.zeros((height, width + 1), np.int32),
-                   np.zeros((3, height + 1), np.int64))
+                   np.zeros((3, height + 1), np.int64), np.zeros((height + 2 * m, width + 2 * m + 1), np.int32),
+                   np.zeros((height + 2 * m, width + 2 * m)), np.zeros((height + 2 * m, width + 2 * m + 1)),
+                   np.full((height + 2 * m, width + 2 * m + 1), -1, np.int64), np.zeros(1, np.int64),
+                   np.zeros((NEG_SPANS, 4), np.int32))
 
 
 class FillScratch:
