@@ -1062,7 +1062,8 @@ def watercolour(canvas, bx, by, bleed, out_dir, has_angle, angle, svals, tab, et
 #: per row the first and last column a layer polygon or a miter join covered since the last flush (lo, hi;
 #: 1 << 30 and -(1 << 30) when none: ``_alpha_rows``), and the outlines' miter joins (mit: row differences,
 #: int32, ``_miter_spikes``; mlast: per row the polygon and span that last wrote it, ``span_triangle``); the
-#: crossings' marks (xm: x, xs: key; ``span_polygon``), tag[0]: the segment's number (the marks' key), and nl:
+#: crossings' marks (xm: x, xs: key; ``span_polygon``), tag[0]: the segment's number (the marks' key; from 1, so
+#: no key meets the zeros a fresh scratch holds, and a big canvas's scratch is not written through), and nl:
 #: the negative windings' spans (row, first column, column past the last, magnitude; ``NEG_SPANS`` of them). A
 #: namedtuple, so compiled kernels cache on disk.
 Scratch = namedtuple("Scratch", "d dcount e l s lo hi mit mlast dneg s2 xm xs tag nl")
@@ -1086,7 +1087,7 @@ def make_scratch(height: int, width: int) -> Scratch:
                    np.full(height, -(1 << 30), np.int64), np.zeros((height, width + 1), np.int32),
                    np.zeros((3, height + 1), np.int64), np.zeros((height + 2 * m, width + 2 * m + 1), np.int32),
                    np.zeros((height + 2 * m, width + 2 * m)), np.zeros((height + 2 * m, width + 2 * m + 1)),
-                   np.full((height + 2 * m, width + 2 * m + 1), -1, np.int64), np.zeros(1, np.int64),
+                   np.zeros((height + 2 * m, width + 2 * m + 1), np.int64), np.ones(1, np.int64),
                    np.zeros((NEG_SPANS, 4), np.int32))
 
 
