@@ -640,8 +640,8 @@ def erosion_table(holes: float):
 @njit_vec
 def _band_row(s, s2, two, q, c0, c1, x0, lw, nb, m, cap):
     """The border bands over columns [c0, c1) of row q (inner pixels of the region from x0) into ``nb[c - x0]``:
-    lw x |grad s| rounded (branch-free, so it vectorises; lw x (|grad s| + |grad s2|) when ``two``: the box mean
-    of the windings of the other sign), or for wide outlines (``cap`` > 0, ``_resolve_wide``) lw x s rounded, at
+    lw x |grad s| rounded (branch-free, so it vectorises; lw x (|grad(s - s2)| + |grad s2|) when ``two``: ``s2``
+    the negative windings' box mean, ``s`` all of them'), or for wide outlines (``cap`` > 0, ``_resolve_wide``) lw x s rounded, at
     most ``cap``. ``s`` has the cover count's margin m (canvas pixel (q, c) at [q + m, c + m])."""
     if cap > 0:
         for j in range(c1 - c0):
@@ -683,8 +683,8 @@ def _to_alpha(sc, x0, y0, x1, y1, tab, lw, bands, ex0, ey0, ey1, etab, e8, a8, o
     """The 8-bit mask alpha of the region into ``a8`` (origin ox, oy): the layer counts replayed through the
     source-over tables, the border bands (lw x |grad s|) on top, then the texture's holes: k hits erode the
     alpha k times with rounding, as the canvas does, so faint alpha survives instead of vanishing. The bands
-    replay through table class ``bc`` (``_band_class``); with ``two`` the box mean of the other sign's windings
-    (``s2``, resolved over rows [ny0, ny1) of the margin's indices, 0 past them) adds its own (``_band_row``).
+    replay through table class ``bc`` (``_band_class``); with ``two`` the rows [ny0, ny1) (the margin's indices)
+    read the windings' two signs apart, ``s2`` being the negative ones' box mean (``_band_row``).
 
     Only columns [alo, ahi) of each a8 row (``_alpha_rows``) can be non-zero; only they are written. The layer
     counts are summed from their row differences along the way, from alo: a row's differences lie at or right
@@ -851,14 +851,16 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
                     # of the shared edges can reach: their marked rows (every ``MARK_EVERY``th) and as many again
                     # (the edge may go on to the next one), then a band's reach, then the box mean's own (the rows
                     # read apart: within, the mean is as over all the rows)
-                    hk = max(1, int(round(lw))) // 2
+                    hk = pad - 2  # the box's half width
                     reach = MARK_EVERY + 2 * hk + 3
-                    nx0, ny0 = max(dirty[10] - pad - 1, 0), max(dirty[11] - pad - 1, dirty[14] - reach, 0)
-                    nx1, ny1 = min(dirty[12] + pad + 1, gw), min(dirty[13] + pad + 1, dirty[15] + 1 + reach, gh)
+                    ly0, ly1 = max(dirty[11] - pad - 1, 0), min(dirty[13] + pad + 1, gh)  # the spans' rows, padded
+                    my0, my1 = dirty[14] - reach, dirty[15] + 1 + reach  # the rows the meetings reach
+                    nx0, ny0 = max(dirty[10] - pad - 1, 0), max(ly0, my0)
+                    nx1, ny1 = min(dirty[12] + pad + 1, gw), min(ly1, my1)
                     _resolve_box(sc.dneg, sc.l, sc.s2, nx0, ny0, nx1, ny1, lw)
-                    # (where the marks' reach cut them: past it the mean of a cut box)
-                    ty0 = ny0 + hk + 1 if dirty[14] - reach > max(dirty[11] - pad - 1, 0) else ny0
-                    ty1 = ny1 - hk - 1 if dirty[15] + 1 + reach < min(dirty[13] + pad + 1, gh) else ny1
+                    # (where the meetings' reach cut the rows: next to the cut, the mean of a cut box)
+                    ty0 = ny0 + hk + 1 if my0 > ly0 else ny0
+                    ty1 = ny1 - hk - 1 if my1 < ly1 else ny1
         # the composite's padded region (3 px for the rim term): the mask goes straight into its buffer
         _, _, _, _, px0, py0, rw, rh = _padded(hh, ww, 0, 0, hh, ww, x0, y0, x1, y1)
         # alpha reaches h + 1 px past the polygons with bands (see above), not past them without
@@ -883,16 +885,7 @@ def _flush(canvas, sc, dirty, lw, border, holes, sizex, sizey, midx, midy, st, p
     sc.tag[0] += 1  # the next segment's crossing marks (``span_polygon``)
     if ey1 > ey0:
         sc.e[ey0:ey1, ex0:] = 0
-    dirty[8] = 0
-    dirty[9] = 0
-    dirty[14] = 1 << 30
-    dirty[15] = -(1 << 30)
-    dirty[16] = 0
-    for i in (0, 4, 10):
-        dirty[i] = 1 << 30
-        dirty[i + 1] = 1 << 30
-        dirty[i + 2] = -(1 << 30)
-        dirty[i + 3] = -(1 << 30)
+    _clear_dirty(dirty)
 
 
 @njit
@@ -910,8 +903,25 @@ def new_dirty():
     crossings met one of the other winding sign's at the same x (a shared edge), [10:14] the negative windings'
     spans' box in the margin, [14:16] the first and last row of those meetings (margin), [16] how many negative
     windings' spans were listed (boxes as x0, y0, x1, y1, ends exclusive; empty: 1 << 30 and -(1 << 30))."""
+    dirty = np.empty(17, np.int64)
+    _clear_dirty(dirty)
+    return dirty
+
+
+@njit
+def _clear_dirty(dirty):
+    """``new_dirty``'s empty state, in place (each flush starts the next segment's)."""
     e = 1 << 30
-    return np.array([e, e, -e, -e, e, e, -e, -e, 0, 0, e, e, -e, -e, e, -e, 0], np.int64)
+    for i in (0, 4, 10):
+        dirty[i] = e
+        dirty[i + 1] = e
+        dirty[i + 2] = -e
+        dirty[i + 3] = -e
+    dirty[8] = 0
+    dirty[9] = 0
+    dirty[14] = e
+    dirty[15] = -e
+    dirty[16] = 0
 
 
 @njit
