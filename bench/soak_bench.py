@@ -57,18 +57,18 @@ COLOURS = ["#d7263d", "#1b998b", "#f4d35e", "#2e294e", "#e08e45", "#5c80bc"]
 VICTIM = """
 import json, sys, time
 from websockets.sync.client import connect
-ws = connect(sys.argv[1].replace("http://", "ws://") + "/ws", open_timeout=60)
-ws.send(json.dumps({"type": "reset", "data": {"mode": "tools", "max_steps": 10000}}))
-msg = json.loads(ws.recv())
-if msg.get("type") != "observation":
-    print("refused " + json.dumps(msg)[:200], flush=True); sys.exit(1)
-ws.send(json.dumps({"type": "step", "data": {"calls": [{"method": "fill", "args": ["#224488", 200]}]}}))
-ws.recv()
-print("ready", flush=True)
-while True:
-    ws.send(json.dumps({"type": "step", "data": {"calls": []}}))
+with connect(sys.argv[1].replace("http://", "ws://") + "/ws", open_timeout=60) as ws:
+    ws.send(json.dumps({"type": "reset", "data": {"mode": "tools", "max_steps": 10000}}))
+    msg = json.loads(ws.recv())
+    if msg.get("type") != "observation":
+        print("refused " + json.dumps(msg)[:200], flush=True); sys.exit(1)
+    ws.send(json.dumps({"type": "step", "data": {"calls": [{"method": "fill", "args": ["#224488", 200]}]}}))
     ws.recv()
-    time.sleep(0.5)
+    print("ready", flush=True)
+    while True:
+        ws.send(json.dumps({"type": "step", "data": {"calls": []}}))
+        ws.recv()
+        time.sleep(0.5)
 """
 
 

@@ -306,14 +306,14 @@ def test_a_client_that_leaves_mid_step_is_one_log_line_not_a_traceback(server):
 HOLDER = """
 import json, sys, time
 from websockets.sync.client import connect  # the raw OpenEnv WebSocket protocol, light to start
-ws = connect(sys.argv[1].replace("http://", "ws://") + "/ws")
-ws.send(json.dumps({"type": "reset", "data": {"mode": "tools", "max_steps": 10000}}))
-assert json.loads(ws.recv())["type"] == "observation"
-print("ready", flush=True)
-while True:  # an active client: only its death or a hang (SIGSTOP) frees its slot
-    ws.send(json.dumps({"type": "step", "data": {"calls": []}}))
+with connect(sys.argv[1].replace("http://", "ws://") + "/ws") as ws:  # (a bare connect() is deprecated)
+    ws.send(json.dumps({"type": "reset", "data": {"mode": "tools", "max_steps": 10000}}))
     assert json.loads(ws.recv())["type"] == "observation"
-    time.sleep(0.2)
+    print("ready", flush=True)
+    while True:  # an active client: only its death or a hang (SIGSTOP) frees its slot
+        ws.send(json.dumps({"type": "step", "data": {"calls": []}}))
+        assert json.loads(ws.recv())["type"] == "observation"
+        time.sleep(0.2)
 """
 
 
