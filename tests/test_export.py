@@ -546,6 +546,39 @@ def test_check_render_and_score_take_what_export_takes(tmp_path):
     assert r.exit_code == 1 and "program JSON needs a 'commands' list" in r.output
 
 
+def test_check_render_and_score_read_standard_input_as_export_does(tmp_path):
+    """'-' reads a sketch or a program from stdin (export alone took it): piped in, it is checked, painted and
+    scored as the same file is; stdin is read once (named twice is a usage error) and no further than its limit."""
+    prog = _program(seed=4)
+    inputs = {"s.js": to_sketch(prog), "p.json": prog.dumps()}
+    runner = CliRunner()
+    for name, text in inputs.items():
+        (tmp_path / name).write_text(text)
+        r = runner.invoke(app, ["check", "-", "--json"], input=text)
+        assert r.exit_code == 0, r.output
+        row = json.loads(r.stdout)
+        assert row["sketch"] == "-" and row["summary"]["shapes"] == prog.summary()["shapes"]
+        r = runner.invoke(app, ["render", "-", "-o", str(tmp_path / "in.png"), "--size", "100", "--json"], input=text)
+        assert r.exit_code == 0 and json.loads(r.stdout)["sketch"] == "-", r.output
+        r = runner.invoke(app, ["render", str(tmp_path / name), "-o", str(tmp_path / "file.png"), "--size", "100"])
+        assert r.exit_code == 0 and (tmp_path / "in.png").read_bytes() == (tmp_path / "file.png").read_bytes()
+        piped, read = (json.loads(runner.invoke(app, ["score", src, "--json"], input=text).stdout)
+                       for src in ("-", str(tmp_path / name)))
+        assert piped["sketch"] == "-" and piped["reward"] is not None and piped["reward"] == read["reward"]
+    r = runner.invoke(app, ["render", "-", "--out-dir", str(tmp_path / "d"), "--size", "100"], input=inputs["s.js"])
+    assert r.exit_code == 0 and (tmp_path / "d" / "stdin.png").is_file(), r.output
+    r = runner.invoke(app, ["render", "-"], input=inputs["s.js"])  # nothing beside which to write it
+    assert r.exit_code == 2 and r.output.strip() == ("- (stdin) has no file to write beside: name the PNG with -o "
+                                                     "OUT.png or a folder with --out-dir DIR")
+    for args in (["check", "-", "-"], ["render", "-", "-", "--out-dir", str(tmp_path / "d")], ["score", "-", "-"]):
+        r = runner.invoke(app, args, input=inputs["s.js"])
+        assert r.exit_code == 2 and r.output.strip() == "'-' (standard input) can be read once; name it once"
+    big = "// " + "x" * 300_000  # past the sandbox's source limit: the sketch's own refusal, as a file's is
+    r = runner.invoke(app, ["check", "-", "--json"], input=big)
+    assert r.exit_code == 1 and json.loads(r.stdout)["limit"] == "source"
+    assert json.loads(r.stdout)["reason"] == "source limit: the sketch on stdin is 300003 bytes (at most 262144)"
+
+
 def test_export_names_a_format_that_its_file_name_contradicts_and_a_folder_before_its_suffix(tmp_path):
     src = tmp_path / "p.json"
     src.write_text(_program(seed=4).dumps())

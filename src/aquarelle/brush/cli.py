@@ -31,7 +31,7 @@ def _check_one(path: Path, action_space: str) -> dict:
         return out
     t0 = time.perf_counter()
     try:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
-        painting, program_json = painting_of(text, is_program(path))
+        painting, program_json = painting_of(text, is_program(path, text))
         prog = Program.from_json(painting) if program_json else None
         if prog is not None:
             out["violations"] = get_space(action_space).violations(prog.commands)
@@ -82,7 +82,8 @@ def _render_refusal(out: dict, program) -> dict:
 
 
 def check(
-    sketches: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or program JSON files (.json)."),
+    sketches: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or program JSON files (.json); '-' "
+                                          "reads one from stdin."),
     action_space: str = typer.Option("full", "--action-space", help="full, hf10, or a comma-separated list."),
     as_json: bool = typer.Option(False, "--json", help="stdout carries only JSON, one object per sketch per line."),
 ) -> None:
@@ -91,8 +92,12 @@ def check(
 
     from .action_space import get_space
     from .commands import CommandError
+    from .files import stdin_twice
     from .sandbox import SandboxError
 
+    if stdin_twice(sketches):
+        print(stdin_twice(sketches), file=sys.stderr)
+        raise typer.Exit(2)
     try:
         get_space(action_space)
     except CommandError as e:

@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
             _fail(str(e), 2)
         from .action_space import get_space
         from .commands import CommandError
-        from .files import InputError, is_program, read_input
+        from .files import InputError, is_program, is_stdin, read_input
 
         try:
             get_space(action_space)
@@ -118,20 +118,13 @@ def register(app: typer.Typer) -> None:
             reason = writable_folder(output.absolute().parent, make=False)
             if reason:
                 _fail(f"-o {output}: {reason}", 2)
-        if str(source) == "-":
-            stdin = getattr(sys.stdin, "buffer", None)
-            try:
-                text = stdin.read().decode("utf-8") if stdin is not None else sys.stdin.read()
-            except UnicodeDecodeError:
-                _fail("stdin is not UTF-8 text", 2)
-            name = "stdin"
-        else:
-            try:
-                text, name = read_input(source), str(source)
-            except InputError as e:
-                _fail(f"{source}: {e}", 2)
+        try:  # stdin too, read as check, render and score read it (at most a program's size)
+            text = read_input(source)
+        except InputError as e:
+            _fail(str(e) if is_stdin(source) else f"{source}: {e}", 2)
+        name = "stdin" if is_stdin(source) else str(source)
         try:
-            is_json = True if str(source) != "-" and is_program(source) else None
+            is_json = True if not is_stdin(source) and is_program(source) else None
             program = load_program(text, name=name, action_space=action_space, is_json=is_json)
         except ValueError as e:
             _fail(str(e))

@@ -24,19 +24,41 @@ class InputError(ValueError):
         self.limit = limit
 
 
-def is_program(path: Path) -> bool:
-    """A ``.json`` file is a command program; anything else is sketch source."""
+#: The input name that reads standard input (``check``, ``render``, ``score`` and ``export`` alike): a program when
+#: its text opens with ``{``, else sketch source, since it has no suffix to tell.
+STDIN = "-"
+
+
+def is_stdin(path: Path | str) -> bool:
+    return str(path) == STDIN
+
+
+def stdin_twice(paths) -> str | None:
+    """The usage error when standard input is named more than once (it reads once), else None."""
+    if sum(1 for p in paths if is_stdin(p)) > 1:
+        return "'-' (standard input) can be read once; name it once"
+    return None
+
+
+def is_program(path: Path, text: str | None = None) -> bool:
+    """A ``.json`` file is a command program; anything else is sketch source. Standard input (``text``, as read) is
+    a program when it opens with ``{``, as ``export`` has always read it."""
+    if is_stdin(path):
+        return text is not None and text.lstrip().startswith("{")
     return Path(path).suffix.lower() == ".json"
 
 
-def read_input(path: Path) -> str:
+def read_input(path: Path, stdin=None) -> str:
     """The file's text, reading at most its size limit plus one byte (the sandbox's source limit for a sketch,
     ``MAX_PROGRAM_BYTES`` for a program). Raises InputError: "is a directory", "no such file", "cannot read: ..."
-    (not a regular file, not UTF-8, unreadable) or "source limit: ...".
+    (not a regular file, not UTF-8, unreadable) or "source limit: ...". ``-`` reads standard input (``stdin``, a
+    binary stream, else the process's), once.
 
     Only regular files: a FIFO blocks on open and /dev/zero never ends."""
     from .sandbox import SandboxLimits
 
+    if is_stdin(path):
+        return _read_stdin(stdin)
     p = Path(path)
     if p.is_dir():
         raise InputError("is a directory")
@@ -59,6 +81,33 @@ def read_input(path: Path) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"cannot read: not UTF-8 text ({e})") from None
+
+
+def _read_stdin(stream=None) -> str:
+    """Standard input, at most a program's limit plus one byte (``cat /dev/zero | aquarelle check -`` stops there),
+    then held to the limit of what it opens with: a program's or a sketch's."""
+    import sys
+
+    from .sandbox import SandboxLimits
+
+    if stream is None:
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+    try:
+        raw = stream.read(MAX_PROGRAM_BYTES + 1)
+    except OSError as e:
+        raise InputError(f"cannot read stdin: {e.strerror or e.__class__.__name__}") from None
+    if isinstance(raw, str):  # a text stream (a test's, or a replaced sys.stdin)
+        raw = raw.encode("utf-8", "surrogateescape")
+    program = raw.lstrip().startswith(b"{")
+    limit = MAX_PROGRAM_BYTES if program else SandboxLimits.max_source_bytes
+    if len(raw) > limit:
+        more = " or more" if len(raw) > MAX_PROGRAM_BYTES else ""
+        raise InputError(f"source limit: the {'program' if program else 'sketch'} on stdin is {len(raw)} bytes{more} "
+                         f"(at most {limit})", limit="source")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("stdin is not UTF-8 text") from None
 
 
 def _size(f) -> int:

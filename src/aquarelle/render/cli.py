@@ -14,12 +14,15 @@ from typing import List, Optional
 
 import typer
 
+#: the name a sketch read from stdin (``-``) is written under in ``--out-dir``
+STDIN_STEM = "stdin"
 #: the longest ``--timeout``: a day; 1e7 s overflowed the OS wait under ``Connection.poll`` (a traceback)
 MAX_TIMEOUT_S = 86400.0
 
 
 def render_cmd(
-    sketch: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or command programs (.json)."),
+    sketch: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or command programs (.json); '-' reads "
+                                        "one from stdin (with -o, or --out-dir for DIR/stdin.png)."),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="Output PNG (one sketch only)."),
     out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="Directory for <name>.png per sketch."),
     backend: str = typer.Option("native", "--backend", help="native (default) or browser (real p5.brush)."),
@@ -33,8 +36,11 @@ def render_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON line per sketch on stdout."),
 ) -> None:
     """Render sketches to PNG. Exit 0 only if every sketch rendered."""
+    from ..brush.files import InputError, is_stdin, read_input, stdin_twice
     from .worker import Worker
 
+    if stdin_twice(sketch):
+        _fail(stdin_twice(sketch))
     if backend not in ("native", "browser"):
         _fail(f'--backend must be "native" or "browser", got {backend!r}')
     if out is not None and out_dir is not None:
@@ -47,14 +53,25 @@ def render_cmd(
         _fail(f"--timeout must be a number of seconds > 0 and at most {MAX_TIMEOUT_S:g}, got {timeout:g}")
     if out is not None and out.suffix.lower() != ".png":
         _fail(f"-o must end in .png, got {out}")
-    pngs = [out if out is not None else (out_dir / (p.stem + ".png") if out_dir else p.with_suffix(".png"))
+    if out is None and out_dir is None and any(is_stdin(p) for p in sketch):
+        _fail("- (stdin) has no file to write beside: name the PNG with -o OUT.png or a folder with --out-dir DIR")
+    pngs = [out if out is not None else (out_dir / ((STDIN_STEM if is_stdin(p) else p.stem) + ".png") if out_dir
+                                         else p.with_suffix(".png"))
             for p in sketch]
     _check_outputs(sketch, pngs, "-o" if out is not None else "--out-dir" if out_dir is not None else None)
     worker = Worker(backend)
     failed = 0
     try:
         for path, png in zip(sketch, pngs):
-            if path.is_dir():
+            if is_stdin(path):
+                try:  # read here, once; the worker gets the text
+                    text = read_input(path)
+                except InputError as e:
+                    res = {"ok": False, "error": str(e), "ms": None}
+                else:
+                    res = worker.run({"sketch": str(path), "text": text, "png": str(png), "size": size, "seed": seed,
+                                      "timeout": timeout}, timeout)
+            elif path.is_dir():
                 res = {"ok": False, "error": "is a directory", "ms": None}
             elif not path.is_file():
                 res = {"ok": False, "error": "no such file", "ms": None}
@@ -82,8 +99,10 @@ def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) 
 
     from aquarelle.outputs import input_finder, writable_folder
 
+    from aquarelle.brush.files import is_stdin
+
     first: dict[Path, Path] = {}
-    overwritten = input_finder(sketches)
+    overwritten = input_finder([p for p in sketches if not is_stdin(p)])
     for path, png in zip(sketches, pngs):
         hit = overwritten(png)
         if hit is not None:

@@ -15,20 +15,22 @@ import time
 from pathlib import Path
 
 
-def load_program(path: Path, seed: int | None, timeout_s: float):
+def load_program(path: Path, seed: int | None, timeout_s: float, text: str | None = None):
     """(program, None, render seed) or (None, reason, None): a ``.json`` program, rendered under ``seed`` (else its
     header's), or a sketch run in the sandbox under ``seed``, rendered under the seed its program records (a sketch
-    opening with its own ``randomSeed(n)`` is painted with n, as the environment paints it)."""
+    opening with its own ``randomSeed(n)`` is painted with n, as the environment paints it). ``text``: the input as
+    already read (standard input, which the parent read), else the file is read here."""
     from ..brush.commands import CommandError
     from ..brush.files import InputError, is_program, painting_of, read_input
     from ..brush.program import Program
 
-    try:
-        text = read_input(path)
-    except InputError as e:
-        return None, str(e), None
+    if text is None:
+        try:
+            text = read_input(path)
+        except InputError as e:
+            return None, str(e), None
     try:  # a program, or a rollout's {"program": ...} / {"code": ...} as export takes them
-        painting, program_json = painting_of(text, is_program(path))
+        painting, program_json = painting_of(text, is_program(path, text))
         if program_json:
             return Program.from_json(painting), None, seed
     except (CommandError, ValueError) as e:
@@ -54,7 +56,7 @@ def _job(job: dict, renderer) -> dict:
     from .resample import fit
 
     t0 = time.perf_counter()
-    program, reason, seed = load_program(Path(job["sketch"]), job["seed"], job["timeout"])
+    program, reason, seed = load_program(Path(job["sketch"]), job["seed"], job["timeout"], job.get("text"))
     if program is None:
         return {"ok": False, "error": reason, "ms": round((time.perf_counter() - t0) * 1000, 2)}
     try:  # a square canvas resampled by the renderer as always; any other keeps its shape (``resample.fit``)

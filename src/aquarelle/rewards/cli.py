@@ -31,7 +31,8 @@ def _config(config: Optional[Path], **overrides):
 
 
 def score_cmd(
-    sketches: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or command programs (.json)."),
+    sketches: List[Path] = typer.Argument(..., help="p5.brush sketches (.js) or command programs (.json); '-' "
+                                          "reads one from stdin."),
     preset: Optional[str] = typer.Option(None, "--preset", help="judge-led | hps-led | hps-only."),
     action_space: str = typer.Option("full", "--action-space", help="full | hf10 | comma-separated methods."),
     config: Optional[Path] = typer.Option(None, "--config", help="Reward or training config (JSON or YAML)."),
@@ -44,8 +45,11 @@ def score_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per sketch on stdout."),
 ) -> None:
     """Score sketches with the composite reward (gate, length, pairwise judge, preference)."""
+    from ..brush.files import stdin_twice
     from .config import RewardError, check_services
 
+    if stdin_twice(sketches):
+        _fail(stdin_twice(sketches))
     cfg = _config(config, preset=preset)
 
     try:
@@ -86,7 +90,7 @@ def score_cmd(
         painting, program = source, None
         if too_big is None:
             try:  # a program, or a rollout's {"program": ...} / {"code": ...}, as check, render and export take them
-                painting, program_json = painting_of(source, is_program(path))
+                painting, program_json = painting_of(source, is_program(path, source))
                 program = Program.from_json(painting) if program_json else None
             except CommandError as e:
                 unscored(path, str(e).splitlines()[0])
