@@ -576,7 +576,7 @@ def test_check_render_and_score_read_standard_input_as_export_does(tmp_path):
     big = "// " + "x" * 300_000  # past the sandbox's source limit: the sketch's own refusal, as a file's is
     r = runner.invoke(app, ["check", "-", "--json"], input=big)
     assert r.exit_code == 1 and json.loads(r.stdout)["limit"] == "source"
-    assert json.loads(r.stdout)["reason"] == "source limit: the sketch on stdin is 300003 bytes (at most 262144)"
+    assert json.loads(r.stdout)["reason"] == "source limit: the sketch on stdin is longer than 262144 bytes"
 
 
 def test_export_names_a_format_that_its_file_name_contradicts_and_a_folder_before_its_suffix(tmp_path):

@@ -84,26 +84,29 @@ def read_input(path: Path, stdin=None) -> str:
 
 
 def _read_stdin(stream=None) -> str:
-    """Standard input, at most a program's limit plus one byte (``cat /dev/zero | aquarelle check -`` stops there),
-    then held to the limit of what it opens with: a program's or a sketch's."""
+    """Standard input, read no further than its limit plus one byte: a sketch's, and only if it opens with ``{``, a
+    program's (``cat /dev/zero | aquarelle check -`` stops after 256 KiB)."""
     import sys
 
     from .sandbox import SandboxLimits
 
     if stream is None:
         stream = getattr(sys.stdin, "buffer", sys.stdin)
+    limit = SandboxLimits.max_source_bytes
     try:
-        raw = stream.read(MAX_PROGRAM_BYTES + 1)
+        raw = stream.read(limit + 1)
+        if isinstance(raw, str):  # a text stream (a test's, or a replaced sys.stdin)
+            raw = raw.encode("utf-8", "surrogateescape")
+        program = raw.lstrip().startswith(b"{")
+        if program and len(raw) > limit:
+            limit = MAX_PROGRAM_BYTES
+            more = stream.read(limit + 1 - len(raw))
+            raw += more.encode("utf-8", "surrogateescape") if isinstance(more, str) else more
     except OSError as e:
         raise InputError(f"cannot read stdin: {e.strerror or e.__class__.__name__}") from None
-    if isinstance(raw, str):  # a text stream (a test's, or a replaced sys.stdin)
-        raw = raw.encode("utf-8", "surrogateescape")
-    program = raw.lstrip().startswith(b"{")
-    limit = MAX_PROGRAM_BYTES if program else SandboxLimits.max_source_bytes
     if len(raw) > limit:
-        more = " or more" if len(raw) > MAX_PROGRAM_BYTES else ""
-        raise InputError(f"source limit: the {'program' if program else 'sketch'} on stdin is {len(raw)} bytes{more} "
-                         f"(at most {limit})", limit="source")
+        raise InputError(f"source limit: the {'program' if program else 'sketch'} on stdin is longer than {limit} bytes",
+                         limit="source")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
