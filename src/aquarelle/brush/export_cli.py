@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
             reason = writable_folder(output.absolute().parent, make=False)
             if reason:
                 _fail(f"-o {output}: {reason}", 2)
-        try:  # stdin too, read as check, render and score read it (at most a program's size)
+        try:  # stdin too, read as check, render and score read it (no further than its limit)
             text = read_input(source)
         except InputError as e:
             _fail(str(e) if is_stdin(source) else f"{source}: {e}", 2)
