@@ -95,8 +95,8 @@ def check(
     from .files import stdin_twice
     from .sandbox import SandboxError
 
-    if stdin_twice(sketches):
-        print(stdin_twice(sketches), file=sys.stderr)
+    if twice := stdin_twice(sketches):
+        print(twice, file=sys.stderr)
         raise typer.Exit(2)
     try:
         get_space(action_space)

@@ -48,17 +48,16 @@ def is_program(path: Path, text: str | None = None) -> bool:
     return Path(path).suffix.lower() == ".json"
 
 
-def read_input(path: Path, stdin=None) -> str:
+def read_input(path: Path) -> str:
     """The file's text, reading at most its size limit plus one byte (the sandbox's source limit for a sketch,
     ``MAX_PROGRAM_BYTES`` for a program). Raises InputError: "is a directory", "no such file", "cannot read: ..."
-    (not a regular file, not UTF-8, unreadable) or "source limit: ...". ``-`` reads standard input (``stdin``, a
-    binary stream, else the process's), once.
+    (not a regular file, not UTF-8, unreadable) or "source limit: ...". ``-`` reads standard input, once.
 
     Only regular files: a FIFO blocks on open and /dev/zero never ends."""
     from .sandbox import SandboxLimits
 
     if is_stdin(path):
-        return _read_stdin(stdin)
+        return _read_stdin()
     p = Path(path)
     if p.is_dir():
         raise InputError("is a directory")
@@ -83,25 +82,26 @@ def read_input(path: Path, stdin=None) -> str:
         raise InputError(f"cannot read: not UTF-8 text ({e})") from None
 
 
-def _read_stdin(stream=None) -> str:
+def _read_stdin() -> str:
     """Standard input, read no further than its limit plus one byte: a sketch's, and only if it opens with ``{``, a
     program's (``cat /dev/zero | aquarelle check -`` stops after 256 KiB)."""
     import sys
 
     from .sandbox import SandboxLimits
 
-    if stream is None:
-        stream = getattr(sys.stdin, "buffer", sys.stdin)
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+
+    def read(n: int) -> bytes:  # (a text stream, where sys.stdin was replaced by one, gives str)
+        got = stream.read(n)
+        return got.encode("utf-8", "surrogateescape") if isinstance(got, str) else got
+
     limit = SandboxLimits.max_source_bytes
     try:
-        raw = stream.read(limit + 1)
-        if isinstance(raw, str):  # a text stream (a test's, or a replaced sys.stdin)
-            raw = raw.encode("utf-8", "surrogateescape")
+        raw = read(limit + 1)
         program = raw.lstrip().startswith(b"{")
         if program and len(raw) > limit:
             limit = MAX_PROGRAM_BYTES
-            more = stream.read(limit + 1 - len(raw))
-            raw += more.encode("utf-8", "surrogateescape") if isinstance(more, str) else more
+            raw += read(limit + 1 - len(raw))
     except OSError as e:
         raise InputError(f"cannot read stdin: {e.strerror or e.__class__.__name__}") from None
     if len(raw) > limit:

@@ -39,8 +39,8 @@ def render_cmd(
     from ..brush.files import InputError, is_stdin, read_input, stdin_twice
     from .worker import Worker
 
-    if stdin_twice(sketch):
-        _fail(stdin_twice(sketch))
+    if twice := stdin_twice(sketch):
+        _fail(twice)
     if backend not in ("native", "browser"):
         _fail(f'--backend must be "native" or "browser", got {backend!r}')
     if out is not None and out_dir is not None:
@@ -97,9 +97,8 @@ def _check_outputs(sketches: List[Path], pngs: List[Path], flag: Optional[str]) 
     directory must be writable."""
     import os
 
-    from aquarelle.outputs import input_finder, writable_folder
-
     from aquarelle.brush.files import is_stdin
+    from aquarelle.outputs import input_finder, writable_folder
 
     first: dict[Path, Path] = {}
     overwritten = input_finder([p for p in sketches if not is_stdin(p)])

@@ -641,8 +641,8 @@ def erosion_table(holes: float):
 def _band_row(s, s2, two, q, c0, c1, x0, lw, nb, m, cap):
     """The border bands over columns [c0, c1) of row q (inner pixels of the region from x0) into ``nb[c - x0]``:
     lw x |grad s| rounded (branch-free, so it vectorises; lw x (|grad(s - s2)| + |grad s2|) when ``two``: ``s2``
-    the negative windings' box mean, ``s`` all of them'), or for wide outlines (``cap`` > 0, ``_resolve_wide``) lw x s rounded, at
-    most ``cap``. ``s`` has the cover count's margin m (canvas pixel (q, c) at [q + m, c + m])."""
+    the negative windings' box mean, ``s`` all of them), or for wide outlines (``cap`` > 0, ``_resolve_wide``) lw x s
+    rounded, at most ``cap``. ``s`` has the cover count's margin m (canvas pixel (q, c) at [q + m, c + m])."""
     if cap > 0:
         for j in range(c1 - c0):
             nb[_u(c0 + j - x0)] = min(cap, int(lw * s[_u(q + m), _u(c0 + j + m)] + 0.5))

@@ -48,8 +48,8 @@ def score_cmd(
     from ..brush.files import stdin_twice
     from .config import RewardError, check_services
 
-    if stdin_twice(sketches):
-        _fail(stdin_twice(sketches))
+    if twice := stdin_twice(sketches):
+        _fail(twice)
     cfg = _config(config, preset=preset)
 
     try:
